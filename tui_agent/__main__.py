@@ -1,0 +1,3 @@
+from tui_agent.cli import main
+
+raise SystemExit(main())

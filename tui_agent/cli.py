@@ -1,0 +1,173 @@
+"""The ``tui-agent`` command.
+
+Only argparse and our config are imported up front: ``--help`` and bad usage
+answer at once, and litellm is imported only when a model is about to be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from tui_agent import __version__
+
+COMMANDS = ("run", "sessions", "export", "config")
+
+
+def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
+    """Flags accepted before and after the command; after it they must not reset
+    what was given before it (``tui-agent --config F run ...``)."""
+    keep: dict[str, Any] = {"default": argparse.SUPPRESS} if inner else {}
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="config file (default: $TUI_AGENT_CONFIG, else "
+                             "$XDG_CONFIG_HOME/tui-agent/config.toml)", **keep)
+    parser.add_argument("--mcp-config", type=Path, action="append", metavar="FILE",
+                        help="MCP servers in JSON (mcpServers or servers format); repeatable",
+                        **keep)
+    parser.add_argument("--model", metavar="MODEL",
+                        help="any litellm model string, e.g. openai/gpt-4o-mini", **keep)
+    parser.add_argument("--api-base", metavar="URL",
+                        help="base URL of the provider or an OpenAI-compatible server", **keep)
+    parser.add_argument("--resume", nargs="?", const="\0latest", metavar="ID",
+                        help="continue a conversation (the latest when no ID is given)", **keep)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-agent",
+        description="A terminal chat agent for any LLM, with MCP tools behind an approval gate.",
+        epilog="Without a command: a chat on this terminal. "
+               "'tui-agent run --help' for headless use.")
+    parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
+    _common(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run one prompt headless and print the reply",
+                         description="Run one turn headless. Exit codes: 0 done, 1 the turn "
+                                     "failed or stopped early, 2 bad usage or config.")
+    _common(run, inner=True)
+    run.add_argument("--approve", choices=("ask", "auto", "deny"), default=None,
+                     help="tools that are not auto-approved: ask on the terminal, approve all "
+                          "allowed ones, or deny them (default: ask on a terminal, else deny)")
+    run.add_argument("--output", choices=("text", "jsonl"), default="text",
+                     help="text: the reply on stdout; jsonl: one JSON event per line")
+    run.add_argument("--session", type=Path, metavar="FILE",
+                     help="session file to write (continued if it exists)")
+    run.add_argument("--max-depth", type=int, metavar="N",
+                     help="tool-calling rounds one turn may take (default 10)")
+    run.add_argument("prompt", nargs="*", metavar="PROMPT",
+                     help="the prompt; '-' reads it from stdin")
+
+    sessions = sub.add_parser("sessions", help="list saved conversations")
+    sessions.add_argument("--limit", type=int, default=20, metavar="N")
+
+    export = sub.add_parser("export", help="write a conversation as Markdown")
+    export.add_argument("id", metavar="ID", help="session id (or a unique prefix, or a path)")
+    export.add_argument("-o", "--output", type=Path, metavar="FILE",
+                        help="write here instead of stdout")
+
+    config = sub.add_parser("config", help="where the configuration lives")
+    config.add_argument("--path", action="store_true", help="print the config file path")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "sessions":
+            return cmd_sessions(args.limit, sys.stdout)
+        if args.command == "export":
+            return cmd_export(args.id, args.output, sys.stdout, sys.stderr)
+        if args.command == "config":
+            from tui_agent.config import paths
+
+            print(paths.default_config_file())
+            return 0
+        return cmd_run(args, sys.stdin, sys.stdout, sys.stderr)
+    except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
+        sys.stderr.close()
+        return 0
+
+
+def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    from tui_agent import headless
+    from tui_agent.config import ConfigError, load
+    from tui_agent.core.llm import NO_MODEL_HELP, preload
+
+    preload()  # overlaps litellm's import with reading the config and the prompt
+    try:
+        settings = load(args.config, args.mcp_config or [])
+    except ConfigError as exc:
+        return headless.config_error(exc, err)
+    for warning in settings.warnings:
+        err.write(f"tui-agent: warning: {warning}\n")
+    model = settings.config.model
+    overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
+    settings.config.model = model.model_copy(update=overrides)
+    if getattr(args, "max_depth", None):
+        if args.max_depth < 1:
+            err.write("tui-agent: --max-depth must be at least 1\n")
+            return headless.EXIT_USAGE
+        settings.config.agent = settings.config.agent.model_copy(
+            update={"max_depth": args.max_depth})
+    if not settings.config.model.name:
+        err.write(f"tui-agent: {NO_MODEL_HELP}\n")
+        # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
+        return headless.EXIT_USAGE if args.command == "run" else 0
+    words = getattr(args, "prompt", [])
+    prompt = headless.read_prompt(words, stdin)
+    if prompt is None and not stdin.isatty():
+        prompt = stdin.read()
+    if prompt is not None and not prompt.strip():
+        err.write("tui-agent: the prompt is empty\n")
+        return headless.EXIT_USAGE
+    approve = getattr(args, "approve", None) or ("ask" if stdin.isatty() else "deny")
+    headless.install_sigterm()
+    return headless.execute(headless.Run(
+        settings, prompt, approve, getattr(args, "output", "text"),
+        session_file=getattr(args, "session", None), resume=args.resume), out, err)
+
+
+def cmd_sessions(limit: int, out: IO[str]) -> int:
+    from tui_agent.config import paths
+    from tui_agent.core.session import SessionStore, load
+
+    store = SessionStore(paths.sessions_dir())
+    found = store.paths()[-limit:] if limit > 0 else store.paths()
+    if not found:
+        out.write(f"no conversations yet (they are kept in {store.directory})\n")
+        return 0
+    for path in reversed(found):
+        conv = load(path)
+        cost = "" if conv.usage.cost is None else f" ${conv.usage.cost:.4f}"
+        model = conv.meta.get("model") or "?"
+        out.write(f"{conv.id}  {len(conv.entries):>3} msgs  {model:<24.24}{cost}  "
+                  f"{conv.title()}\n")
+    return 0
+
+
+def cmd_export(ref: str, target: Path | None, out: IO[str], err: IO[str]) -> int:
+    from tui_agent.config import paths
+    from tui_agent.core.export import to_markdown
+    from tui_agent.core.session import SessionError, SessionStore, load
+
+    try:
+        conv = load(SessionStore(paths.sessions_dir()).find(ref))
+    except SessionError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
+    text = to_markdown(conv)
+    if target is None:
+        out.write(text)
+    else:
+        target.write_text(text, encoding="utf-8")
+        err.write(f"wrote {target}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""The validated shape of the configuration.
+
+Every model forbids unknown keys, so a typo is reported (with the near key)
+instead of silently ignored. Values are validated once, at start-up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Transport = Literal["stdio", "sse", "http"]
+TRANSPORT_ALIASES: dict[str, Transport] = {
+    "stdio": "stdio",
+    "sse": "sse",
+    "http": "http",
+    "streamable-http": "http",
+    "streamable_http": "http",
+    "streamablehttp": "http",
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class ModelSettings(_Strict):
+    """``[model]``: which LLM to talk to and how."""
+
+    name: str | None = None
+    """Any litellm model string, e.g. ``openai/gpt-4o-mini``, ``anthropic/claude-sonnet-4-5``,
+    ``ollama/llama3.1``. Unset means no model is configured yet."""
+    api_base: str | None = None
+    """Base URL of the provider or of any OpenAI-compatible server (``${VAR}`` expanded)."""
+    api_key: str | None = None
+    """The key itself (``${VAR}`` expanded). Prefer ``api_key_env``."""
+    api_key_env: str | None = None
+    """Name of the environment variable that holds the key."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, gt=0)
+    system_prompt: str | None = None
+    timeout: float = Field(default=600.0, gt=0)
+    """Seconds one LLM request (including its whole stream) may take."""
+    max_retries: int = Field(default=3, ge=0, le=10)
+    """Retries on 429, 5xx and connection errors before the first token arrives."""
+    retry_backoff: float = Field(default=1.0, ge=0, le=60)
+    """First retry delay in seconds; it doubles each try (with jitter), capped at 30 s."""
+
+
+class AgentSettings(_Strict):
+    """``[agent]``: the chat loop."""
+
+    max_depth: int = Field(default=10, ge=1, le=1000)
+    """How many LLM round trips one turn may take while the model keeps calling tools."""
+    tool_timeout: float = Field(default=60.0, gt=0)
+    """Seconds a tool call may take; a server's own ``timeout`` wins."""
+
+
+class CodeModeSettings(_Strict):
+    """``[code_mode]``: tools reached through one Starlark script."""
+
+    enabled: bool = False
+    binding_level: Literal["server", "tool"] = "server"
+    timeout: float = Field(default=30.0, gt=0)
+    max_output: int = Field(default=65536, gt=0)
+    """Bytes of result plus logs a script may return."""
+
+
+class ServerConfig(_Strict):
+    """``[servers.NAME]``: one MCP server."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    transport: Transport | None = None
+    """``stdio`` (has ``command``), ``sse`` or ``http`` (streamable HTTP; has ``url``).
+    Inferred when unset."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    allow: list[str] = Field(default_factory=lambda: ["*"])
+    """Tools the model may call at all (glob patterns)."""
+    auto: list[str] = Field(default_factory=list)
+    """Tools that run without asking (glob patterns)."""
+    timeout: float | None = Field(default=None, gt=0)
+    disabled: bool = False
+    code_mode: bool | None = None
+    description: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise_transport(cls, data: object) -> object:
+        if isinstance(data, dict) and isinstance(data.get("transport"), str):
+            key = data["transport"].strip().lower()
+            data = {**data, "transport": TRANSPORT_ALIASES.get(key, data["transport"])}
+        return data
+
+    @model_validator(mode="after")
+    def _infer_transport(self) -> ServerConfig:
+        if self.transport is None:
+            if self.command:
+                self.transport = "stdio"
+            elif self.url:
+                self.transport = "sse" if re.search(r"/sse/?$", self.url) else "http"
+            else:
+                raise ValueError("needs either 'command' (a stdio server) or 'url' (sse or http)")
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("transport 'stdio' needs 'command'")
+        if self.transport in ("sse", "http") and not self.url:
+            raise ValueError(f"transport '{self.transport}' needs 'url'")
+        return self
+
+
+class Config(_Strict):
+    """The whole configuration, after every file and flag is merged."""
+
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
+    servers: dict[str, ServerConfig] = Field(default_factory=dict)
+
+
+SECTION_MODELS: dict[str, type[BaseModel]] = {
+    "model": ModelSettings,
+    "agent": AgentSettings,
+    "code_mode": CodeModeSettings,
+}

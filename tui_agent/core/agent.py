@@ -1,0 +1,307 @@
+"""The chat loop: user → LLM → tool calls → gate → tools → results → LLM …
+
+:meth:`Agent.run_turn` is an async generator of the events in
+:mod:`tui_agent.core.events`. The caller may stop it at any point (cancel the
+task, or ``aclose()`` the generator): what streamed so far is kept, marked
+incomplete, and every tool call the model made gets an answer in the history,
+so the next turn starts from a valid conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.config.models import AgentSettings
+from tui_agent.core.approval import Decision, Gate, PendingCall, Policy
+from tui_agent.core.events import (
+    ApprovalDecided,
+    ErrorOccurred,
+    Event,
+    Retrying,
+    StopReason,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    TurnDone,
+    Usage,
+)
+from tui_agent.core.llm import LLM, LLMError, Reply, StreamCut, ToolCallRequest
+from tui_agent.core.session import SessionWriter
+from tui_agent.core.tools import ToolOutcome, ToolSource, ToolSpec
+from tui_agent.tools.text import clean
+
+MAX_LISTED_TOOLS = 40
+
+
+@dataclass(slots=True)
+class _Call:
+    """One tool call of a reply on its way through validation, the gate and the tool."""
+
+    request: ToolCallRequest
+    spec: ToolSpec | None = None
+    arguments: dict[str, Any] | None = None
+    outcome: ToolOutcome | None = None
+
+
+class Agent:
+    """One conversation with one model, its tools and its gate."""
+
+    def __init__(self, llm: LLM, tools: ToolSource, gate: Gate, *,
+                 settings: AgentSettings | None = None, policy: Policy | None = None,
+                 session: SessionWriter | None = None, system_prompt: str | None = None,
+                 history: Sequence[dict[str, Any]] = ()) -> None:
+        self.llm = llm
+        self.tools = tools
+        self.gate = gate
+        self.settings = settings or AgentSettings()
+        self.policy = policy or Policy()
+        self.session = session
+        self.system_prompt = system_prompt
+        self.messages: list[dict[str, Any]] = repair_history(history)
+        self.usage = Usage()
+
+    def _request_messages(self) -> list[dict[str, Any]]:
+        if self.system_prompt:
+            return [{"role": "system", "content": self.system_prompt}, *self.messages]
+        return self.messages
+
+    def _offered(self) -> dict[str, ToolSpec]:
+        return {s.name: s for s in self.tools.specs()
+                if self.policy.classify(s.server, s.tool) != "deny"}
+
+    def _record(self, message: dict[str, Any], *, incomplete: bool = False,
+                usage: Usage | None = None, sync: bool = True) -> None:
+        self.messages.append(message)
+        if self.session is not None:
+            self.session.message(message, incomplete=incomplete, usage=usage, sync=sync)
+
+    async def run_turn(self, text: str) -> AsyncGenerator[Event, None]:
+        """Send ``text`` and run the loop until the model answers without tools, the
+        depth bound is reached, or something fails. Always ends with ``TurnDone``
+        unless the caller stops it first."""
+        self._record({"role": "user", "content": text})
+        usage = Usage()
+        reason: StopReason = "end"
+        try:
+            for depth in range(1, self.settings.max_depth + 1):
+                offered = self._offered()
+                reply = Reply()
+                try:
+                    async with aclosing(self._stream(offered, reply)) as stream:
+                        async for item in stream:
+                            yield item
+                except LLMError as exc:
+                    reason = "error"
+                    yield ErrorOccurred(str(exc), kind=exc.kind)
+                    break
+                finally:
+                    usage = usage + reply.usage
+                if not reply.tool_calls:
+                    break
+                if depth == self.settings.max_depth:
+                    reason = "max_depth"
+                    async with aclosing(self._refuse(reply.tool_calls, offered)) as refused:
+                        async for event in refused:
+                            yield event
+                    yield ErrorOccurred(
+                        f"stopped: the model was still calling tools after {depth} rounds "
+                        f"(max_depth = {depth}). Send another message to let it go on, or "
+                        "raise [agent] max_depth.", kind="max_depth")
+                    break
+                async with aclosing(self._run_tools(reply.tool_calls, offered)) as running:
+                    async for event in running:
+                        yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            reason = "cancelled"
+            raise
+        finally:
+            self.usage = self.usage + usage
+            if self.session is not None:
+                self.session.turn_end(reason, usage)
+        yield TurnDone(usage, reason)
+
+    async def _stream(self, offered: dict[str, ToolSpec],
+                      reply: Reply) -> AsyncGenerator[TextDelta | Retrying, None]:
+        """Stream one reply into ``reply`` and record it, however the stream ends."""
+        specs = [s.to_openai() for s in offered.values()]
+        parts: list[str] = []
+        done = False
+        try:
+            async with aclosing(self.llm.stream(self._request_messages(), specs)) as stream:
+                async for item in stream:
+                    if isinstance(item, Reply):
+                        _copy(item, reply)
+                        done = True
+                        continue
+                    if isinstance(item, TextDelta):
+                        parts.append(item.delta)
+                        if self.session is not None:
+                            self.session.partial(item.delta)
+                    yield item
+        except StreamCut as cut:
+            _copy(cut.partial, reply)
+            self._record(reply.message(), incomplete=True, usage=reply.usage)
+            raise
+        finally:
+            if not done and not reply.incomplete and parts:
+                # Cancelled mid-stream: keep what arrived, marked incomplete.
+                reply.text, reply.incomplete = "".join(parts), True
+                self._record(reply.message(), incomplete=True)
+        if done:
+            self._record(reply.message(), usage=reply.usage)
+
+    def _prepare(self, request: ToolCallRequest, offered: dict[str, ToolSpec]) -> _Call:
+        """Resolve the tool and parse the arguments; a problem becomes the call's outcome."""
+        call = _Call(request, offered.get(request.name))
+        if call.spec is None:
+            names = sorted(offered)
+            listed = ", ".join(names[:MAX_LISTED_TOOLS]) or "none"
+            more = f" and {len(names) - MAX_LISTED_TOOLS} more" if len(names) > MAX_LISTED_TOOLS \
+                else ""
+            call.outcome = ToolOutcome(f"error: there is no tool named '{request.name}'. "
+                                       f"Available tools: {listed}{more}.", is_error=True)
+            return call
+        raw = request.arguments.strip() or "{}"
+        try:
+            args = json.loads(raw)
+        except ValueError as exc:
+            call.outcome = ToolOutcome(
+                f"error: the arguments for '{request.name}' are not valid JSON ({exc}). "
+                "Call the tool again with a JSON object that matches its parameters.",
+                is_error=True)
+            return call
+        if not isinstance(args, dict):
+            call.outcome = ToolOutcome(
+                f"error: the arguments for '{request.name}' must be a JSON object, "
+                f"not {type(args).__name__}. Call the tool again with an object.", is_error=True)
+            return call
+        call.arguments = args
+        return call
+
+    async def _decide(self, call: _Call) -> AsyncGenerator[Event, None]:
+        spec, req = call.spec, call.request
+        assert spec is not None and call.arguments is not None
+        verdict = self.policy.classify(spec.server, spec.tool)
+        if verdict == "auto":
+            yield ApprovalDecided(req.id, "auto")
+            return
+        if verdict == "deny":
+            decision = Decision.deny(f"{spec.tool} is not in the allow list of {spec.server}")
+        else:
+            decision = await self.gate.decide(PendingCall(
+                req.id, req.name, spec.server, spec.tool, call.arguments, spec.description))
+        yield ApprovalDecided(req.id, "approved" if decision.approved else "denied",
+                              decision.reason)
+        if not decision.approved:
+            why = f" Reason: {decision.reason}" if decision.reason else ""
+            call.outcome = ToolOutcome(f"The user denied this call of {req.name}.{why} "
+                                       "Do not retry it unchanged.", is_error=True)
+
+    async def _run_tools(self, requests: list[ToolCallRequest],
+                         offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
+        """Ask about each call in order, then run the approved ones concurrently."""
+        calls = [self._prepare(r, offered) for r in requests]
+        tasks: dict[asyncio.Task[tuple[_Call, float]], _Call] = {}
+        try:
+            for call in calls:
+                yield _started(call)
+                if call.outcome is None:
+                    async with aclosing(self._decide(call)) as deciding:
+                        async for event in deciding:
+                            yield event
+                if call.outcome is not None:
+                    yield ToolResult(call.request.id, True, call.outcome.text)
+            for call in calls:
+                if call.outcome is None:
+                    tasks[asyncio.create_task(self._execute(call))] = call
+            for next_done in asyncio.as_completed(list(tasks)):
+                done_call, took = await next_done
+                assert done_call.outcome is not None
+                yield ToolResult(done_call.request.id, done_call.outcome.is_error,
+                                 done_call.outcome.text, round(took, 3))
+        finally:
+            for task in tasks:
+                task.cancel()
+            for call in calls:  # every call gets an answer, even when the turn stops here
+                outcome = call.outcome or ToolOutcome("cancelled by the user before it finished",
+                                                      is_error=True)
+                self._record({"role": "tool", "tool_call_id": call.request.id,
+                              "content": outcome.text}, sync=False)
+            if self.session is not None:
+                self.session.sync()
+
+    async def _execute(self, call: _Call) -> tuple[_Call, float]:
+        spec = call.spec
+        assert spec is not None and call.arguments is not None
+        timeout = spec.timeout or self.settings.tool_timeout
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(timeout):
+                call.outcome = await self.tools.call(spec, call.arguments)
+        except TimeoutError:
+            call.outcome = ToolOutcome(f"error: {spec.name} did not finish within {timeout:g} s",
+                                       is_error=True)
+        except Exception as exc:  # a tool's failure is the model's to read, not a crash
+            call.outcome = ToolOutcome(f"error: {spec.name} failed: {type(exc).__name__}: "
+                                       f"{clean(str(exc))}", is_error=True)
+        return call, time.monotonic() - started
+
+    async def _refuse(self, requests: list[ToolCallRequest],
+                      offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
+        """Answer calls that will not run because the turn hit ``max_depth``."""
+        for request in requests:
+            call = self._prepare(request, offered)
+            call.outcome = ToolOutcome("not run: the turn reached its max_depth limit",
+                                       is_error=True)
+            yield _started(call)
+            yield ToolResult(request.id, True, call.outcome.text)
+            self._record({"role": "tool", "tool_call_id": request.id,
+                          "content": call.outcome.text}, sync=False)
+        if self.session is not None:
+            self.session.sync()
+
+
+def _started(call: _Call) -> ToolCallStarted:
+    spec, req = call.spec, call.request
+    return ToolCallStarted(req.id, req.name, spec.server if spec else "",
+                           spec.tool if spec else req.name, call.arguments or {})
+
+
+def _copy(src: Reply, dst: Reply) -> None:
+    dst.text, dst.tool_calls, dst.finish_reason = src.text, src.tool_calls, src.finish_reason
+    dst.usage, dst.incomplete = src.usage, src.incomplete
+
+
+def repair_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of ``messages`` in which every assistant tool call has an answer.
+
+    A crash between a reply and its tool results leaves calls unanswered, which
+    providers reject; they are answered as not run, right after their reply."""
+    out: list[dict[str, Any]] = []
+    waiting: list[str] = []
+
+    def close_waiting() -> None:
+        for call_id in waiting:
+            out.append({"role": "tool", "tool_call_id": call_id,
+                        "content": "not run: the session ended before this call finished"})
+        waiting.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "tool" and message.get("tool_call_id") in waiting:
+            waiting.remove(message["tool_call_id"])
+        elif role == "tool":
+            continue  # an answer to nothing would be rejected too
+        else:
+            close_waiting()
+        out.append(dict(message))
+        if role == "assistant":
+            waiting = [c.get("id", "") for c in message.get("tool_calls") or []]
+    close_waiting()
+    return out

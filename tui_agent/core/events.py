@@ -1,0 +1,117 @@
+"""The events a turn yields. The TUI renders them; ``--output jsonl`` prints them.
+
+They are frozen dataclasses; ``to_json()`` gives the one-line wire form whose
+``type`` names the event (DESIGN.md's headless contract). Consumers must skip
+types they do not know: new ones may be added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Literal
+
+Decision = Literal["approved", "denied", "auto"]
+StopReason = Literal["end", "max_depth", "error", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens and cost of a turn. ``cost`` is None when the price of the model is unknown
+    (local and custom models): unknown, never invented."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return Usage(self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens,
+                     self.total_tokens + other.total_tokens, cost)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStarted(Event):
+    """The conversation file this run writes to; first event of a headless run."""
+
+    type: ClassVar[str] = "session"
+    id: str
+    path: str
+    resumed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text"
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(Event):
+    """The model asked for a tool.
+
+    ``parent`` is the script's call id for calls made inside code mode."""
+
+    type: ClassVar[str] = "tool_call"
+    id: str
+    name: str
+    server: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    parent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecided(Event):
+    type: ClassVar[str] = "approval"
+    id: str
+    decision: Decision
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult(Event):
+    type: ClassVar[str] = "tool_result"
+    id: str
+    is_error: bool
+    text: str
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying(Event):
+    """An LLM request failed in a way worth retrying; the next try starts after ``delay`` s."""
+
+    type: ClassVar[str] = "retry"
+    attempt: int
+    max_attempts: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorOccurred(Event):
+    """Something ended the turn or part of it. ``kind`` lets a front end react
+    (``llm``, ``stream_cut``, ``max_depth``, ``config``)."""
+
+    type: ClassVar[str] = "error"
+    message: str
+    kind: str = "llm"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDone(Event):
+    """Always the last event of a turn that was not cancelled."""
+
+    type: ClassVar[str] = "done"
+    usage: Usage
+    reason: StopReason = "end"

@@ -1,0 +1,67 @@
+"""A conversation as Markdown: what ``tui-agent export`` writes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tui_agent.core.session import Conversation
+from tui_agent.tools.text import clean
+
+RESULT_PREVIEW = 4000
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks inside ``text``."""
+    longest, run = 0, 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def _block(text: str, lang: str = "") -> str:
+    fence = _fence(text)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _tool_call(call: dict[str, Any]) -> str:
+    fn = call.get("function") or {}
+    raw = fn.get("arguments") or "{}"
+    try:
+        args = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+    except ValueError:
+        args = raw
+    return f"**Tool call** `{clean(str(fn.get('name')))}`\n\n" + _block(clean(args), "json")
+
+
+def to_markdown(conv: Conversation) -> str:
+    meta = conv.meta
+    lines = [f"# Conversation {conv.id}", ""]
+    facts = [f"created {meta['created']}" if meta.get("created") else "",
+             f"model `{meta['model']}`" if meta.get("model") else ""]
+    if any(facts):
+        lines += [" · ".join(f for f in facts if f), ""]
+    for entry in conv.entries:
+        msg = entry.message
+        role = msg.get("role")
+        content = msg.get("content")
+        text = clean(content) if isinstance(content, str) else ""
+        if role == "user":
+            lines += ["## You", "", text, ""]
+        elif role == "assistant":
+            lines += ["## Assistant", ""]
+            if text:
+                lines += [text, ""]
+            for call in msg.get("tool_calls") or []:
+                lines += [_tool_call(call), ""]
+            if entry.incomplete:
+                lines += ["*(this reply is incomplete: it was cut off)*", ""]
+        elif role == "tool":
+            shown = text if len(text) <= RESULT_PREVIEW else \
+                text[:RESULT_PREVIEW] + f"\n… ({len(text) - RESULT_PREVIEW} more characters)"
+            lines += ["<details><summary>Tool result</summary>", "", _block(shown), "",
+                      "</details>", ""]
+        elif role == "system":
+            lines += ["## System", "", text, ""]
+    return "\n".join(lines).rstrip() + "\n"

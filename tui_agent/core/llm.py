@@ -1,0 +1,362 @@
+"""The LLM client: the only module that imports litellm.
+
+litellm costs 3.5-8 s to import and, left alone, fetches a cost map and prints
+to stdout and stderr. So it is imported once, lazily, off the event loop
+(:func:`preload` starts it early in a thread), with the local cost map and its
+debug output switched off.
+
+:meth:`LLM.stream` yields :class:`~tui_agent.core.events.TextDelta` and
+:class:`~tui_agent.core.events.Retrying` events while a reply streams, then one
+:class:`Reply`. Retries (429, 5xx, connection errors, timeouts) happen only
+before the first token: after that a failure keeps what arrived and raises
+:class:`StreamCut`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import threading
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing, suppress
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from tui_agent.config.models import ModelSettings
+from tui_agent.core.events import Retrying, TextDelta, Usage
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+BACKOFF_CAP = 30.0
+RETRY_AFTER_CAP = 60.0
+
+
+def load_litellm() -> ModuleType:
+    """Import litellm once, quietly. Blocking: call it from a thread."""
+    global _module
+    with _lock:
+        if _module is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            litellm.suppress_debug_info = True
+            litellm.set_verbose = False
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            _module = litellm
+        return _module
+
+
+def preload() -> threading.Thread:
+    """Start importing litellm in a daemon thread, so it is ready by the first turn."""
+    thread = threading.Thread(target=load_litellm, name="litellm-import", daemon=True)
+    thread.start()
+    return thread
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRequest:
+    """One tool call as the model sent it; ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(slots=True)
+class Reply:
+    """A finished (or, with ``incomplete``, cut) assistant reply."""
+
+    text: str = ""
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    incomplete: bool = False
+
+    def message(self) -> dict[str, Any]:
+        """The OpenAI-format assistant message to keep in the history."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls]
+        return msg
+
+
+class LLMError(Exception):
+    """An LLM request failed. ``kind`` is one of: ``no_model``, ``unknown_model``,
+    ``no_api_key``, ``auth``, ``unreachable``, ``rate_limit``, ``server``,
+    ``timeout``, ``context_window``, ``bad_request``, ``stream_cut``."""
+
+    CONFIG_KINDS = frozenset({"no_model", "unknown_model", "no_api_key"})
+
+    def __init__(self, kind: str, message: str, *, retriable: bool = False,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retriable = retriable
+        self.retry_after = retry_after
+
+    @property
+    def is_config(self) -> bool:
+        return self.kind in self.CONFIG_KINDS
+
+
+class StreamCut(LLMError):
+    """The stream broke after content arrived; ``partial`` holds what did."""
+
+    def __init__(self, message: str, partial: Reply) -> None:
+        super().__init__("stream_cut", message)
+        self.partial = partial
+
+
+NO_MODEL_HELP = (
+    "no model is configured. Point tui-agent at one:\n"
+    "  - a hosted model: export OPENAI_API_KEY=... (or ANTHROPIC_API_KEY, GEMINI_API_KEY, ...)\n"
+    "    and pass --model openai/gpt-4o-mini (any litellm model string);\n"
+    "  - a local Ollama: --model ollama/llama3.1 (it listens on http://localhost:11434);\n"
+    "  - any OpenAI-compatible server: --model openai/NAME --api-base http://HOST:PORT/v1;\n"
+    "  - or set [model] name = \"...\" in the config file (tui-agent config --path shows where)."
+)
+
+
+class LLM:
+    """Streams chat completions for one model configuration."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self._checked = False
+
+    @property
+    def model(self) -> str | None:
+        return self.settings.name
+
+    def check(self) -> None:
+        """Fail early, and clearly, on what no request could fix: no model, a model
+        litellm cannot route, a provider key that is not set. Blocking (imports litellm)."""
+        if self._checked:
+            return
+        name = self.settings.name
+        if not name:
+            raise LLMError("no_model", NO_MODEL_HELP)
+        litellm = load_litellm()
+        try:
+            _, provider, _, _ = litellm.get_llm_provider(name, api_base=self.settings.api_base)
+        except Exception:
+            raise LLMError("unknown_model", (
+                f"unknown model '{name}': litellm cannot tell which provider serves it. "
+                "Prefix the provider, e.g. openai/{0}, anthropic/{0}, ollama/{0}, or see "
+                "https://docs.litellm.ai/docs/providers").format(name)) from None
+        if not self.settings.api_key and not self.settings.api_base:
+            missing = _missing_keys(litellm, name)
+            if missing:
+                raise LLMError("no_api_key", (
+                    f"no API key for provider '{provider}' (model {name}): set "
+                    f"{' or '.join(missing)} in the environment, or [model] api_key_env in "
+                    "the config"))
+        self._checked = True
+
+    def _request(self, messages: Sequence[dict[str, Any]],
+                 tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        s = self.settings
+        kwargs: dict[str, Any] = {
+            "model": s.name, "messages": list(messages), "stream": True,
+            "stream_options": {"include_usage": True}, "num_retries": 0, "timeout": s.timeout,
+        }
+        if tools:
+            kwargs["tools"] = list(tools)
+        if s.api_base:
+            kwargs["api_base"] = s.api_base
+        if s.api_key:
+            kwargs["api_key"] = s.api_key
+        elif s.api_base:
+            # OpenAI-compatible local servers ignore the key, but the SDK insists on one.
+            kwargs["api_key"] = "no-key"
+        if s.temperature is not None:
+            kwargs["temperature"] = s.temperature
+        if s.max_tokens is not None:
+            kwargs["max_tokens"] = s.max_tokens
+        return kwargs
+
+    async def stream(self, messages: Sequence[dict[str, Any]],
+                     tools: Sequence[dict[str, Any]] = ()
+                     ) -> AsyncGenerator[TextDelta | Retrying | Reply, None]:
+        """Stream one reply: deltas (and retry notices), then the :class:`Reply`."""
+        litellm = await asyncio.to_thread(load_litellm)
+        await asyncio.to_thread(self.check)
+        attempts = self.settings.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            reply = Reply()
+            try:
+                async with aclosing(self._one_try(litellm, messages, tools, reply)) as one:
+                    async for item in one:
+                        yield item
+                yield reply
+                return
+            except LLMError as exc:
+                if isinstance(exc, StreamCut) or not exc.retriable or attempt == attempts:
+                    raise
+                delay = self._backoff(attempt, exc.retry_after)
+                yield Retrying(attempt, attempts - 1, round(delay, 2), str(exc))
+                await asyncio.sleep(delay)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, RETRY_AFTER_CAP)
+        base = min(self.settings.retry_backoff * 2.0 ** (attempt - 1), BACKOFF_CAP)
+        return base * random.uniform(0.75, 1.25)  # jitter keeps clients from retrying in step
+
+    async def _one_try(self, litellm: ModuleType, messages: Sequence[dict[str, Any]],
+                       tools: Sequence[dict[str, Any]],
+                       reply: Reply) -> AsyncGenerator[TextDelta, None]:
+        parts: list[str] = []
+        calls: dict[int, list[str]] = {}  # index -> [id, name, arguments...]
+        try:
+            response = await litellm.acompletion(**self._request(messages, tools))
+        except Exception as exc:
+            raise self._classify(litellm, exc) from None
+        try:
+            async for chunk in response:
+                choices = chunk.choices
+                if choices:
+                    choice = choices[0]
+                    delta = choice.delta
+                    content = delta.content
+                    if content:
+                        parts.append(content)
+                        yield TextDelta(content)
+                    if delta.tool_calls:
+                        _merge_tool_deltas(calls, delta.tool_calls)
+                    if choice.finish_reason:
+                        reply.finish_reason = choice.finish_reason
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    reply.usage = self._usage(litellm, usage)
+        except Exception as exc:
+            error = self._classify(litellm, exc)
+            if not parts and not calls:
+                raise error from None
+            _fill(reply, parts, calls, incomplete=True)
+            raise StreamCut(f"the reply was cut off mid-stream ({error})", reply) from None
+        finally:
+            await _close(response)
+        # litellm synthesizes finish_reason='stop' when a stream just ends; the
+        # provider's own finish reason is only in these attributes.
+        provider_finished = (getattr(response, "received_finish_reason", "stop")
+                             or getattr(response, "intermittent_finish_reason", None))
+        _fill(reply, parts, calls, incomplete=not provider_finished)
+        if reply.incomplete:
+            raise StreamCut("the reply stream ended without a finish reason: the "
+                            "connection was cut mid-reply", reply)
+
+    def _usage(self, litellm: ModuleType, usage: Any) -> Usage:
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost: float | None
+        try:
+            p, c = litellm.cost_per_token(model=self.settings.name, prompt_tokens=prompt,
+                                          completion_tokens=completion)
+            cost = float(p) + float(c)
+        except Exception:
+            cost = None  # not in litellm's price list (local or custom model): unknown
+        total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + completion
+        return Usage(prompt, completion, total, cost)
+
+    def _classify(self, litellm: ModuleType, exc: BaseException) -> LLMError:
+        return classify(litellm, exc, self.settings)
+
+
+def _missing_keys(litellm: ModuleType, model: str) -> list[str]:
+    try:
+        env = litellm.validate_environment(model)
+    except Exception:
+        return []
+    if env.get("keys_in_environment"):
+        return []
+    # Some providers list their base URL as "missing" (Ollama has a default): only keys count.
+    return [k for k in env.get("missing_keys", []) if "KEY" in k or "TOKEN" in k]
+
+
+def _merge_tool_deltas(calls: dict[int, list[str]], deltas: Any) -> None:
+    for d in deltas:
+        slot = calls.setdefault(d.index or 0, ["", "", ""])
+        if d.id:
+            slot[0] = d.id
+        fn = d.function
+        if fn is not None:
+            if fn.name:
+                slot[1] = fn.name
+            if fn.arguments:
+                slot[2] += fn.arguments
+
+
+def _fill(reply: Reply, parts: list[str], calls: dict[int, list[str]], *, incomplete: bool) -> None:
+    reply.text = "".join(parts)
+    reply.incomplete = incomplete
+    if not incomplete:  # half a tool call must never run
+        reply.tool_calls = [ToolCallRequest(cid or f"call_{i}", name, args)
+                            for i, (cid, name, args) in sorted(calls.items())]
+
+
+async def _close(response: Any) -> None:
+    aclose = getattr(response, "aclose", None)
+    if aclose is not None:
+        with suppress(Exception):  # closing a broken stream may fail again; nothing to keep
+            await aclose()
+
+
+def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -> LLMError:
+    """Turn a litellm/openai exception into an :class:`LLMError` that says what to do."""
+    if isinstance(exc, LLMError):
+        return exc
+    ex = litellm.exceptions
+    text = str(exc).split("\n")[0]
+    text = text.replace("litellm.", "").strip()
+    where = settings.api_base or "the provider"
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, ex.ContextWindowExceededError):
+        return LLMError("context_window", f"the conversation is too long for {settings.name}: "
+                        f"{text}. Start a new conversation or use a model with a larger context.")
+    if isinstance(exc, ex.AuthenticationError | ex.PermissionDeniedError):
+        return LLMError("auth", f"{where} refused the API key for {settings.name}: {text}")
+    if isinstance(exc, ex.NotFoundError):
+        return LLMError("unknown_model", f"{where} does not know the model "
+                        f"'{settings.name}': {text}")
+    if isinstance(exc, ex.RateLimitError):
+        return LLMError("rate_limit", f"rate limited by {where} (429)", retriable=True,
+                        retry_after=_retry_after(exc))
+    if isinstance(exc, ex.Timeout):
+        return LLMError("timeout", f"{where} did not answer within {settings.timeout:g} s",
+                        retriable=True)
+    if _is_connection_error(ex, exc):
+        return LLMError("unreachable", f"cannot reach {where}: {text}", retriable=True)
+    if isinstance(exc, ex.BadRequestError):
+        return LLMError("bad_request", f"{where} rejected the request: {text}")
+    if isinstance(status, int) and status >= 500 or isinstance(
+            exc, ex.InternalServerError | ex.ServiceUnavailableError | ex.BadGatewayError):
+        return LLMError("server", f"{where} failed ({status or 'server error'}): {text}",
+                        retriable=True, retry_after=_retry_after(exc))
+    return LLMError("server", f"the request to {where} failed: {type(exc).__name__}: {text}")
+
+
+def _is_connection_error(ex: Any, exc: BaseException) -> bool:
+    if isinstance(exc, ex.APIConnectionError):
+        return True
+    # openai's "Connection error." arrives as a 500 InternalServerError through litellm.
+    return isinstance(exc, ex.InternalServerError) and "connection error" in str(exc).lower()
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(
+        getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    value = headers.get("retry-after")
+    try:
+        return max(0.0, float(str(value))) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff

@@ -1,0 +1,255 @@
+"""Conversations on disk: one append-only JSONL file each.
+
+Records (one JSON object a line, ``kind`` first):
+
+* ``meta``: written once when the file is created (id, creation time, model);
+* ``message``: a finished message in OpenAI format, fsynced when written;
+* ``partial``: a piece of an assistant reply still streaming (flushed, not
+  fsynced), superseded by the ``message`` with the same ``seq``;
+* ``turn``: the end of a turn, with its usage and why it stopped.
+
+A crash loses at most the reply in flight, and even that is recovered from its
+partial records, marked incomplete. The file is never rewritten; a torn last
+line is skipped on load. Known secret values are masked before anything is
+written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import secrets as _secrets
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from tui_agent.config.interpolate import mask
+from tui_agent.core.events import Usage
+from tui_agent.tools.text import clean
+
+FORMAT_VERSION = 1
+PARTIAL_FLUSH_SECONDS = 0.25
+
+
+class SessionError(Exception):
+    """A session cannot be found, opened or written; the message says which and why."""
+
+
+@dataclass
+class Entry:
+    """One message of a loaded conversation."""
+
+    message: dict[str, Any]
+    incomplete: bool = False
+
+
+@dataclass
+class Conversation:
+    """What a session file holds, as loaded."""
+
+    id: str
+    path: Path
+    meta: dict[str, Any] = field(default_factory=dict)
+    entries: list[Entry] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    skipped_lines: int = 0
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [e.message for e in self.entries]
+
+    def title(self, width: int = 60) -> str:
+        for e in self.entries:
+            if e.message.get("role") == "user" and isinstance(e.message.get("content"), str):
+                text = " ".join(clean(e.message["content"]).split())
+                return text if len(text) <= width else text[: width - 1] + "…"
+        return "(empty)"
+
+
+def new_id() -> str:
+    """Sortable by time, unique enough across processes: ``20261122-014500-3fa2c1``."""
+    return f"{datetime.now():%Y%m%d-%H%M%S}-{_secrets.token_hex(3)}"
+
+
+class SessionWriter:
+    """Appends records to one session file that this process holds a lock on."""
+
+    def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
+        self.path = path
+        self.id = path.stem
+        self._secrets = frozenset(secrets)
+        self._escaped = frozenset(json.dumps(s)[1:-1] for s in self._secrets)
+        self._seq = 0
+        self._pending: list[str] = []
+        self._pending_seq = -1
+        self._last_flush = 0.0
+        created = not path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[bytes] = open(path, "ab")  # noqa: SIM115 - held for the session
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.close()
+            raise SessionError(f"session {self.id} is open in another tui-agent process "
+                               f"({path})") from None
+        if created:
+            _fsync_dir(path.parent)
+
+    @classmethod
+    def create(cls, path: Path, meta: dict[str, Any],
+               secrets: Iterable[str] = ()) -> SessionWriter:
+        """Start a new session file at ``path`` (``SessionStore.new_path()`` picks one)."""
+        writer = cls(path, secrets)
+        writer._write({"kind": "meta", "version": FORMAT_VERSION, "id": writer.id,
+                       "created": datetime.now().astimezone().isoformat(timespec="seconds"),
+                       **meta}, sync=True)
+        return writer
+
+    @classmethod
+    def resume(cls, conversation: Conversation, secrets: Iterable[str] = ()) -> SessionWriter:
+        writer = cls(conversation.path, secrets)
+        writer._seq = len(conversation.entries)
+        return writer
+
+    def next_seq(self) -> int:
+        return self._seq
+
+    def message(self, message: dict[str, Any], *, incomplete: bool = False,
+                usage: Usage | None = None, sync: bool = True) -> None:
+        """Record a finished message; with ``sync`` it is on disk when this returns."""
+        record: dict[str, Any] = {"kind": "message", "seq": self._seq,
+                                  "at": round(time.time(), 3), "message": message}
+        if incomplete:
+            record["incomplete"] = True
+        if usage is not None:
+            record["usage"] = asdict(usage)
+        self._pending.clear()
+        self._write(record, sync=sync)
+        self._seq += 1
+
+    def partial(self, delta: str) -> None:
+        """Note streamed text of the reply in flight; written at most every 0.25 s."""
+        self._pending.append(delta)
+        now = time.monotonic()
+        if now - self._last_flush >= PARTIAL_FLUSH_SECONDS:
+            self.flush_partial(now)
+
+    def flush_partial(self, now: float | None = None) -> None:
+        if self._pending:
+            self._write({"kind": "partial", "seq": self._seq,
+                         "delta": "".join(self._pending)}, sync=False)
+            self._pending.clear()
+        self._last_flush = time.monotonic() if now is None else now
+
+    def turn_end(self, reason: str, usage: Usage) -> None:
+        self._write({"kind": "turn", "reason": reason, "usage": asdict(usage)}, sync=True)
+
+    def sync(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if not self._file.closed:
+            with contextlib.suppress(OSError):
+                self.sync()
+            self._file.close()
+
+    def _write(self, record: dict[str, Any], *, sync: bool) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        if self._secrets:
+            line = mask(mask(line, self._escaped), self._secrets)
+        self._file.write(line.encode("utf-8") + b"\n")
+        self._file.flush()
+        if sync:
+            os.fsync(self._file.fileno())
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a new file's directory entry durable too."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def load(path: Path) -> Conversation:
+    """Read a session file. Torn or corrupt lines are skipped and counted, never fatal."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SessionError(f"no session file at {path}") from None
+    except OSError as exc:
+        raise SessionError(f"cannot read session {path}: {exc}") from None
+    conv = Conversation(id=path.stem, path=path)
+    partials: dict[int, list[str]] = {}
+    messages: dict[int, Entry] = {}
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            kind = record["kind"]
+        except (ValueError, KeyError, TypeError):
+            conv.skipped_lines += 1
+            continue
+        if kind == "meta":
+            conv.meta = record
+        elif kind == "message" and isinstance(record.get("message"), dict):
+            messages[int(record.get("seq", len(messages)))] = Entry(
+                record["message"], bool(record.get("incomplete")))
+        elif kind == "partial":
+            partials.setdefault(int(record.get("seq", -1)), []).append(str(record.get("delta")))
+        elif kind == "turn":
+            with contextlib.suppress(TypeError):
+                conv.usage = conv.usage + Usage(**record.get("usage", {}))
+    for seq, pieces in partials.items():
+        if seq not in messages:
+            messages[seq] = Entry({"role": "assistant", "content": "".join(pieces)},
+                                  incomplete=True)
+    conv.entries = [messages[k] for k in sorted(messages)]
+    return conv
+
+
+class SessionStore:
+    """The directory of session files."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def new_path(self) -> Path:
+        return self.directory / f"{new_id()}.jsonl"
+
+    def paths(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(self.directory.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
+
+    def latest(self) -> Path | None:
+        found = self.paths()
+        return found[-1] if found else None
+
+    def find(self, ref: str | None) -> Path:
+        """A session by id, unique id prefix, or file path; the latest when ``ref`` is None."""
+        if ref is None:
+            latest = self.latest()
+            if latest is None:
+                raise SessionError(f"there is no session to resume yet (in {self.directory})")
+            return latest
+        as_path = Path(ref).expanduser()
+        if as_path.suffix == ".jsonl" and as_path.exists():
+            return as_path
+        matches = [p for p in self.paths() if p.stem.startswith(ref)]
+        exact = [p for p in matches if p.stem == ref]
+        if exact or len(matches) == 1:
+            return (exact or matches)[0]
+        if not matches:
+            raise SessionError(f"no session '{ref}' in {self.directory} "
+                               "(tui-agent sessions lists them)")
+        names = ", ".join(p.stem for p in matches[:5])
+        raise SessionError(f"'{ref}' matches {len(matches)} sessions ({names}); give more of it")

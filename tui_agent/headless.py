@@ -1,0 +1,262 @@
+"""``tui-agent run``: one turn (or a line-mode chat) without the TUI.
+
+Output is the event stream, as text (the reply on stdout, tool activity and
+errors on stderr) or as JSON lines. Exit codes: 0 done, 1 the turn failed or
+stopped early, 2 bad usage or configuration, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from tui_agent.config import ConfigError, Settings, mask, paths
+from tui_agent.core.agent import Agent
+from tui_agent.core.approval import (
+    ApproveAll,
+    Decision,
+    DenyAll,
+    Gate,
+    PendingCall,
+    Policy,
+    ServerRules,
+)
+from tui_agent.core.events import (
+    ApprovalDecided,
+    ErrorOccurred,
+    Event,
+    Retrying,
+    SessionStarted,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    TurnDone,
+)
+from tui_agent.core.llm import LLM, LLMError
+from tui_agent.core.session import Conversation, SessionError, SessionStore, SessionWriter, load
+from tui_agent.core.tools import NoTools, ToolSource
+from tui_agent.tools.text import clean
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+LATEST = "\0latest"
+"""``--resume`` given without an id."""
+
+
+class Printer(Protocol):
+    def show(self, event: Event) -> None: ...
+
+
+@dataclass
+class TextPrinter:
+    """The reply on stdout as it streams; tool activity, notices and errors on stderr."""
+
+    out: IO[str]
+    err: IO[str]
+    secrets: frozenset[str] = frozenset()
+    _mid_line: bool = field(default=False, init=False)
+
+    def _note(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(mask(text, self.secrets) + "\n")
+        self.err.flush()
+
+    def show(self, event: Event) -> None:
+        match event:
+            case TextDelta(delta=delta):
+                text = clean(delta)
+                self.out.write(text)
+                self.out.flush()
+                if text:
+                    self._mid_line = not text.endswith("\n")
+            case ToolCallStarted(name=name, arguments=args):
+                shown = clean(json.dumps(args, ensure_ascii=False))
+                self._note(f"→ {clean(name)} {shown[:300]}{'…' if len(shown) > 300 else ''}")
+            case ApprovalDecided(decision="denied", reason=reason):
+                self._note(f"  denied{f': {clean(reason)}' if reason else ''}")
+            case ToolResult(is_error=is_error, text=text):
+                first = clean(text).strip().splitlines()[0][:200] if text.strip() else "(empty)"
+                self._note(f"  {'✗' if is_error else '←'} {first}")
+            case Retrying(attempt=n, max_attempts=total, delay=delay, reason=reason):
+                self._note(f"retry {n}/{total} in {delay:.1f} s: {reason}")
+            case ErrorOccurred(message=message):
+                self._note(f"error: {clean(message)}")
+            case TurnDone():
+                if self._mid_line:
+                    self.out.write("\n")
+                    self._mid_line = False
+                self.out.flush()
+
+
+@dataclass
+class JsonPrinter:
+    """One JSON object a line, the ``--output jsonl`` contract."""
+
+    out: IO[str]
+    secrets: frozenset[str] = frozenset()
+
+    def show(self, event: Event) -> None:
+        self.out.write(mask(json.dumps(event.to_json()), self.secrets) + "\n")
+        self.out.flush()
+
+
+class TerminalGate:
+    """``--approve ask``: asks on the controlling terminal, even when stdin is a pipe."""
+
+    def __init__(self, tty_path: str = "/dev/tty") -> None:
+        self.tty_path = tty_path
+
+    async def decide(self, call: PendingCall) -> Decision:
+        return await asyncio.to_thread(self._ask, call)
+
+    def _ask(self, call: PendingCall) -> Decision:
+        try:
+            tty = open(self.tty_path, "r+", encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            return Decision.deny("no terminal to ask on (use --approve auto or deny)")
+        with tty:
+            args = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
+            tty.write(f"\n? {clean(call.server)} wants to run {clean(call.tool)} "
+                      f"({clean(call.why)})\n")
+            if call.description:
+                tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
+            tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
+            while True:
+                tty.write("  [y] approve  [n] deny  [r] deny with a reason: ")
+                tty.flush()
+                answer = tty.readline()
+                if not answer:
+                    return Decision.deny("no answer (end of input)")
+                choice = answer.strip().lower()
+                if choice in ("y", "yes"):
+                    return Decision.approve()
+                if choice in ("n", "no", ""):
+                    return Decision.deny()
+                if choice in ("r", "reason"):
+                    tty.write("  reason: ")
+                    tty.flush()
+                    return Decision.deny(tty.readline().strip() or None)
+
+
+def make_gate(mode: str) -> Gate:
+    if mode == "auto":
+        return ApproveAll()
+    if mode == "deny":
+        return DenyAll()
+    return TerminalGate()
+
+
+def policy_from(settings: Settings) -> Policy:
+    return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto))
+                   for name, s in settings.config.servers.items()})
+
+
+@dataclass
+class Run:
+    """Everything one headless run needs, built from the parsed command line."""
+
+    settings: Settings
+    prompt: str | None
+    approve: str
+    output: str
+    session_file: Path | None = None
+    resume: str | None = None
+    tools: ToolSource = field(default_factory=NoTools)
+
+
+def open_session(run: Run, model: str | None) -> tuple[SessionWriter, Conversation | None]:
+    """The session to write: resumed (``--resume``), named (``--session``), or new."""
+    secrets = run.settings.secrets
+    store = SessionStore(paths.sessions_dir())
+    conv: Conversation | None = None
+    if run.resume is not None:
+        conv = load(store.find(None if run.resume == LATEST else run.resume))
+    elif run.session_file is not None and run.session_file.exists():
+        conv = load(run.session_file)
+    if conv is not None:
+        return SessionWriter.resume(conv, secrets), conv
+    path = run.session_file or store.new_path()
+    return SessionWriter.create(path, {"model": model, "cwd": os.getcwd()}, secrets), None
+
+
+def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+    """Run the turn(s) and return the exit code. Prints problems itself."""
+    model = run.settings.config.model
+    llm = LLM(model)
+    try:
+        llm.check()
+    except LLMError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return EXIT_USAGE if exc.is_config else EXIT_FAILED
+    try:
+        writer, conv = open_session(run, model.name)
+    except SessionError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return EXIT_USAGE
+    printer: Printer = (JsonPrinter(out, run.settings.secrets) if run.output == "jsonl"
+                        else TextPrinter(out, err, run.settings.secrets))
+    agent = Agent(llm, run.tools, make_gate(run.approve), settings=run.settings.config.agent,
+                  policy=policy_from(run.settings), session=writer,
+                  system_prompt=model.system_prompt,
+                  history=conv.messages if conv else ())
+    printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
+    try:
+        if run.prompt is None:
+            from tui_agent.repl import chat
+
+            return chat(agent, printer, out)
+        return asyncio.run(one_turn(agent, run.prompt, printer))
+    except KeyboardInterrupt:
+        err.write("\ntui-agent: interrupted; the conversation so far is saved "
+                  f"(tui-agent run --resume {writer.id} ...)\n")
+        return EXIT_INTERRUPTED
+    finally:
+        writer.close()
+
+
+async def one_turn(agent: Agent, prompt: str, printer: Printer,
+                   on_event: Callable[[Event], None] | None = None) -> int:
+    """Drive one turn to its end, printing every event; the exit code of the turn."""
+    code = EXIT_FAILED
+    async with aclosing(agent.run_turn(prompt)) as events:
+        async for event in events:
+            printer.show(event)
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, ErrorOccurred) and event.kind in LLMError.CONFIG_KINDS:
+                code = EXIT_USAGE
+            elif isinstance(event, TurnDone) and event.reason == "end":
+                code = EXIT_OK
+    return code
+
+
+def install_sigterm() -> None:
+    """SIGTERM ends a run like Ctrl-C does: the turn is cancelled and the session kept."""
+    def raise_interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, raise_interrupt)
+
+
+def read_prompt(words: list[str], stdin: IO[str]) -> str | None:
+    """The prompt from the arguments, or from stdin for ``-``; None means line-mode chat."""
+    if words == ["-"]:
+        return stdin.read()
+    if words:
+        return " ".join(words)
+    return None
+
+
+def config_error(exc: ConfigError, err: IO[str]) -> int:
+    err.write(f"tui-agent: {exc}\n")
+    return EXIT_USAGE

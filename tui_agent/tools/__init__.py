@@ -1,0 +1,1 @@
+"""Tools: MCP servers, their catalog, and turning their results into safe text."""
