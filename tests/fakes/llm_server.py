@@ -111,8 +111,10 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self._stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-llm",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._serve, name="fake-llm", daemon=True)
+
+    def _serve(self) -> None:
+        self._server.serve_forever(poll_interval=0.02)  # so stop() returns at once
 
     @property
     def port(self) -> int:
@@ -271,7 +273,7 @@ def main() -> None:
     if args.port:
         server._server.server_close()
         server._server = _QuietServer(("127.0.0.1", args.port), server._handler_class())
-        server._thread = threading.Thread(target=server._server.serve_forever, daemon=True)
+        server._thread = threading.Thread(target=server._serve, daemon=True)
     server.start()
     print(f"fake LLM at {server.base_url} (model openai/{server.model})", flush=True)
     try:

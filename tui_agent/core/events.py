@@ -17,12 +17,13 @@ StopReason = Literal["end", "max_depth", "error", "cancelled"]
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens and cost of a turn. ``cost`` is None when the price of the model is unknown
-    (local and custom models): unknown, never invented."""
+    (local and custom models): unknown, never invented. The empty ``Usage()`` costs 0.0, so
+    sums start from it; one unknown part makes the whole sum unknown."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
-    cost: float | None = None
+    cost: float | None = 0.0
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost is None or other.cost is None else self.cost + other.cost
