@@ -66,6 +66,12 @@ async def run(agent: Agent, text: str = "go") -> list[Event]:
     return [e async for e in agent.run_turn(text)]
 
 
+def finished(events: Sequence[Event]) -> TurnDone:
+    """The last event, which must be the TurnDone."""
+    assert isinstance(events[-1], TurnDone)
+    return events[-1]
+
+
 def of(events: Sequence[Event], kind: type) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
@@ -79,8 +85,8 @@ async def test_plain_turn(fake_llm: FakeLLM) -> None:
     agent = make_agent(fake_llm, system_prompt="You are terse.")
     events = await run(agent, "hello")
     assert "".join(e.delta for e in of(events, TextDelta)) == "Hi! How can I help?"
-    done = events[-1]
-    assert isinstance(done, TurnDone) and done.reason == "end"
+    done = finished(events)
+    assert done.reason == "end"
     assert done.usage.total_tokens > 0
     assert agent.messages == [{"role": "user", "content": "hello"},
                               {"role": "assistant", "content": "Hi! How can I help?"}]
@@ -104,7 +110,7 @@ async def test_tool_call_runs_and_result_is_fed_back(fake_llm: FakeLLM) -> None:
     assert gate.asked[0].description == "Add two integers."
     assert tool_messages(fake_llm.requests[1]) == [
         {"role": "tool", "tool_call_id": "c1", "content": "5"}]
-    assert events[-1].reason == "end"
+    assert finished(events).reason == "end"
 
 
 async def test_auto_approved_tools_skip_the_gate(fake_llm: FakeLLM) -> None:
@@ -161,7 +167,11 @@ async def test_several_calls_are_asked_in_order(fake_llm: FakeLLM) -> None:
 async def test_denied_call_is_not_run_and_the_model_is_told(fake_llm: FakeLLM) -> None:
     ran: list[int] = []
     tools = LocalTools()
-    tools.add(lambda a, b: ran.append(a) or "ran", name="add", parameters=NUMBERS)
+    def add(a: int, b: int) -> str:
+        ran.append(a)
+        return "ran"
+
+    tools.add(add, parameters=NUMBERS)
     fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", {"a": 1, "b": 2})]),
                   Reply(text="understood"))
     gate = RecordingGate(Decision.deny("too risky"))
@@ -170,7 +180,7 @@ async def test_denied_call_is_not_run_and_the_model_is_told(fake_llm: FakeLLM) -
     assert of(events, ApprovalDecided)[0].reason == "too risky"
     told = tool_messages(fake_llm.requests[1])[0]["content"]
     assert "denied" in told and "too risky" in told
-    assert events[-1].reason == "end"
+    assert finished(events).reason == "end"
 
 
 async def test_unknown_tool_is_reported_and_the_turn_goes_on(fake_llm: FakeLLM) -> None:
@@ -182,7 +192,7 @@ async def test_unknown_tool_is_reported_and_the_turn_goes_on(fake_llm: FakeLLM) 
     told = tool_messages(fake_llm.requests[1])[0]["content"]
     assert "no tool named 'local__multiply'" in told and "local__add" in told
     assert of(events, ToolResult)[0].is_error
-    assert events[-1].reason == "end"
+    assert finished(events).reason == "end"
 
 
 @pytest.mark.parametrize("arguments", ['{"a": 2, "b": ', '[1, 2]'], ids=["truncated", "list"])
@@ -194,7 +204,7 @@ async def test_malformed_arguments_are_reported(fake_llm: FakeLLM, arguments: st
     assert gate.asked == []
     told = tool_messages(fake_llm.requests[1])[0]["content"]
     assert "arguments for 'local__add'" in told
-    assert events[-1].reason == "end"
+    assert finished(events).reason == "end"
 
 
 async def test_failing_and_hanging_tools_become_error_results(fake_llm: FakeLLM) -> None:
@@ -217,7 +227,7 @@ async def test_failing_and_hanging_tools_become_error_results(fake_llm: FakeLLM)
     assert "disk on fire" in results["local__broken failed"].text
     assert "\x1b" not in results["local__broken failed"].text
     assert "within 0.2 s" in results["local__stuck did not finish within 0.2 s"].text
-    assert events[-1].reason == "end"
+    assert finished(events).reason == "end"
 
 
 async def test_max_depth_ends_the_turn_clearly(fake_llm: FakeLLM) -> None:
@@ -228,7 +238,7 @@ async def test_max_depth_ends_the_turn_clearly(fake_llm: FakeLLM) -> None:
     events = await run(agent)
     error = of(events, ErrorOccurred)[0]
     assert error.kind == "max_depth" and "max_depth = 2" in error.message
-    assert events[-1].reason == "max_depth"
+    assert finished(events).reason == "max_depth"
     assert len(fake_llm.requests) == 2
     assert [r.text for r in of(events, ToolResult)] == ["1", "not run: the turn reached its "
                                                               "max_depth limit"]
@@ -242,7 +252,7 @@ async def test_stream_cut_is_an_error_and_the_partial_is_kept(fake_llm: FakeLLM,
     agent = make_agent(fake_llm, session=writer)
     events = await run(agent)
     assert of(events, ErrorOccurred)[0].kind == "stream_cut"
-    assert events[-1].reason == "error"
+    assert finished(events).reason == "error"
     writer.close()
     conv = session_mod.load(tmp_path / "s.jsonl")
     assert conv.entries[-1].incomplete
@@ -254,7 +264,7 @@ async def test_llm_error_ends_the_turn_with_an_event(fake_llm: FakeLLM) -> None:
     events = await run(make_agent(fake_llm))
     error = of(events, ErrorOccurred)[0]
     assert error.kind == "auth" and "bad key" in error.message
-    assert events[-1] == TurnDone(events[-1].usage, "error")
+    assert finished(events) == TurnDone(finished(events).usage, "error")
 
 
 async def test_cancel_mid_stream_keeps_partial_and_next_turn_works(fake_llm: FakeLLM,
@@ -277,7 +287,7 @@ async def test_cancel_mid_stream_keeps_partial_and_next_turn_works(fake_llm: Fak
         await task
     assert agent.messages[-1]["content"].startswith("slow slow slow")
     events = await run(agent, "again")
-    assert events[-1].reason == "end"
+    assert finished(events).reason == "end"
     writer.close()
     conv = session_mod.load(tmp_path / "s.jsonl")
     assert [e.incomplete for e in conv.entries] == [False, True, False, False]
@@ -326,7 +336,7 @@ async def test_closing_the_generator_records_the_partial(fake_llm: FakeLLM) -> N
 def test_repair_history_answers_orphaned_calls() -> None:
     calls = [{"id": "a", "type": "function", "function": {"name": "t", "arguments": "{}"}},
              {"id": "b", "type": "function", "function": {"name": "t", "arguments": "{}"}}]
-    history = [{"role": "user", "content": "x"},
+    history: list[dict[str, Any]] = [{"role": "user", "content": "x"},
                {"role": "assistant", "content": None, "tool_calls": calls},
                {"role": "tool", "tool_call_id": "a", "content": "done"},
                {"role": "tool", "tool_call_id": "zzz", "content": "stray"},

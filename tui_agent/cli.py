@@ -33,6 +33,8 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
                         help="base URL of the provider or an OpenAI-compatible server", **keep)
     parser.add_argument("--resume", nargs="?", const="\0latest", metavar="ID",
                         help="continue a conversation (the latest when no ID is given)", **keep)
+    parser.add_argument("-c", "--continue", dest="resume", action="store_const",
+                        const="\0latest", help="continue the latest conversation", **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,7 +110,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     model = settings.config.model
     overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
     settings.config.model = model.model_copy(update=overrides)
-    if getattr(args, "max_depth", None):
+    if getattr(args, "max_depth", None) is not None:
         if args.max_depth < 1:
             err.write("tui-agent: --max-depth must be at least 1\n")
             return headless.EXIT_USAGE
@@ -118,7 +120,10 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         err.write(f"tui-agent: {NO_MODEL_HELP}\n")
         # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
         return headless.EXIT_USAGE if args.command == "run" else 0
-    words = getattr(args, "prompt", [])
+    words = list(getattr(args, "prompt", []))
+    if args.resume and any(c.isspace() for c in args.resume) and args.resume != headless.LATEST:
+        # `run --resume "what next?"`: ids never hold spaces, so that was the prompt.
+        words, args.resume = [args.resume, *words], headless.LATEST
     prompt = headless.read_prompt(words, stdin)
     if prompt is None and not stdin.isatty():
         prompt = stdin.read()

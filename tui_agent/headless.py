@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from tui_agent.config import ConfigError, Settings, mask, paths
+from tui_agent.config.interpolate import StreamMasker
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import (
     ApproveAll,
@@ -62,8 +63,19 @@ class TextPrinter:
     err: IO[str]
     secrets: frozenset[str] = frozenset()
     _mid_line: bool = field(default=False, init=False)
+    _masker: StreamMasker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._masker = StreamMasker(self.secrets)
+
+    def _text(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
 
     def _note(self, text: str) -> None:
+        self._text(self._masker.flush())
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -74,11 +86,7 @@ class TextPrinter:
     def show(self, event: Event) -> None:
         match event:
             case TextDelta(delta=delta):
-                text = clean(delta)
-                self.out.write(text)
-                self.out.flush()
-                if text:
-                    self._mid_line = not text.endswith("\n")
+                self._text(self._masker.feed(clean(delta)))
             case ToolCallStarted(name=name, arguments=args):
                 shown = clean(json.dumps(args, ensure_ascii=False))
                 self._note(f"→ {clean(name)} {shown[:300]}{'…' if len(shown) > 300 else ''}")
@@ -92,6 +100,7 @@ class TextPrinter:
             case ErrorOccurred(message=message):
                 self._note(f"error: {clean(message)}")
             case TurnDone():
+                self._text(self._masker.flush())
                 if self._mid_line:
                     self.out.write("\n")
                     self._mid_line = False
@@ -104,9 +113,24 @@ class JsonPrinter:
 
     out: IO[str]
     secrets: frozenset[str] = frozenset()
+    _masker: StreamMasker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._masker = StreamMasker(self.secrets)
 
     def show(self, event: Event) -> None:
-        self.out.write(mask(json.dumps(event.to_json()), self.secrets) + "\n")
+        if isinstance(event, TextDelta):
+            text = self._masker.feed(event.delta)
+            if text:
+                self._line(TextDelta(text).to_json())
+            return
+        held = self._masker.flush()
+        if held:
+            self._line(TextDelta(held).to_json())
+        self._line(event.to_json())
+
+    def _line(self, payload: dict[str, Any]) -> None:
+        self.out.write(mask(json.dumps(payload), self.secrets) + "\n")
         self.out.flush()
 
 
@@ -120,32 +144,36 @@ class TerminalGate:
         return await asyncio.to_thread(self._ask, call)
 
     def _ask(self, call: PendingCall) -> Decision:
-        try:
-            tty = open(self.tty_path, "r+", encoding="utf-8")  # noqa: SIM115
+        try:  # a tty is not seekable, so "r+" cannot open it: one handle each way
+            tty_in = open(self.tty_path, encoding="utf-8")  # noqa: SIM115
+            tty = open(self.tty_path, "w", encoding="utf-8")  # noqa: SIM115
         except OSError:
             return Decision.deny("no terminal to ask on (use --approve auto or deny)")
-        with tty:
-            args = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
-            tty.write(f"\n? {clean(call.server)} wants to run {clean(call.tool)} "
-                      f"({clean(call.why)})\n")
-            if call.description:
-                tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
-            tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
-            while True:
-                tty.write("  [y] approve  [n] deny  [r] deny with a reason: ")
+        with tty_in, tty:
+            return self._dialogue(call, tty_in, tty)
+
+    def _dialogue(self, call: PendingCall, tty_in: IO[str], tty: IO[str]) -> Decision:
+        args = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
+        tty.write(f"\n? {clean(call.server)} wants to run {clean(call.tool)} "
+                  f"({clean(call.why)})\n")
+        if call.description:
+            tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
+        tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
+        while True:
+            tty.write("  [y] approve  [n] deny  [r] deny with a reason: ")
+            tty.flush()
+            answer = tty_in.readline()
+            if not answer:
+                return Decision.deny("no answer (end of input)")
+            choice = answer.strip().lower()
+            if choice in ("y", "yes"):
+                return Decision.approve()
+            if choice in ("n", "no", ""):
+                return Decision.deny()
+            if choice in ("r", "reason"):
+                tty.write("  reason: ")
                 tty.flush()
-                answer = tty.readline()
-                if not answer:
-                    return Decision.deny("no answer (end of input)")
-                choice = answer.strip().lower()
-                if choice in ("y", "yes"):
-                    return Decision.approve()
-                if choice in ("n", "no", ""):
-                    return Decision.deny()
-                if choice in ("r", "reason"):
-                    tty.write("  reason: ")
-                    tty.flush()
-                    return Decision.deny(tty.readline().strip() or None)
+                return Decision.deny(tty_in.readline().strip() or None)
 
 
 def make_gate(mode: str) -> Gate:

@@ -13,6 +13,7 @@ real ``tui-agent`` at it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import socket
 import threading
@@ -45,8 +46,9 @@ class Reply:
     ``status`` other than 200 answers with an OpenAI-style error body. ``cut_after``
     sends that many chunks and then drops the connection mid-body (no finish
     chunk, no ``[DONE]``); with ``cut_clean`` the body is close-delimited, so the
-    cut looks like a normal end of body at the HTTP level. ``hang`` sends the headers and then nothing
-    until the server stops. ``delay`` is slept before every chunk.
+    cut looks like a normal end of body at the HTTP level. ``hang`` sends the
+    headers and then nothing until the server stops. ``delay`` is slept before
+    every chunk.
     """
 
     text: str = ""
@@ -255,10 +257,8 @@ class FakeLLM:
             def _abort(self) -> None:
                 """Drop the connection mid-body, as a proxy or a crashed provider does."""
                 self.close_connection = True
-                try:
+                with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
         return Handler
 

@@ -55,3 +55,31 @@ def mask(text: str, secrets: set[str] | frozenset[str]) -> str:
         if value in text:
             text = text.replace(value, "***")
     return text
+
+
+class StreamMasker:
+    """:func:`mask` for text that arrives in pieces: a secret split across two pieces
+    is still masked. Only a tail that could be the start of a secret is held back
+    until the next piece (or :meth:`flush`)."""
+
+    def __init__(self, secrets: set[str] | frozenset[str]) -> None:
+        self._secrets = frozenset(secrets)
+        self._hold = max((len(s) for s in secrets), default=1) - 1
+        self._buffer = ""
+
+    def feed(self, text: str) -> str:
+        if not self._secrets:
+            return text
+        buffer = mask(self._buffer + text, self._secrets)
+        keep = 0
+        for size in range(min(len(buffer), self._hold), 0, -1):
+            tail = buffer[-size:]
+            if any(s.startswith(tail) for s in self._secrets):
+                keep = size
+                break
+        self._buffer = buffer[len(buffer) - keep:] if keep else ""
+        return buffer[:len(buffer) - keep]
+
+    def flush(self) -> str:
+        out, self._buffer = self._buffer, ""
+        return out

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 import random
+import re
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, suppress
@@ -314,8 +315,9 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
     if isinstance(exc, LLMError):
         return exc
     ex = litellm.exceptions
-    text = str(exc).split("\n")[0]
-    text = text.replace("litellm.", "").strip()
+    # "litellm.RateLimitError: RateLimitError: OpenAIException - the message" -> the message
+    text = re.sub(r"^(?:[\w.]+(?:Error|Exception)\s*[:-]\s*)+", "",
+                  str(exc).split("\n")[0].strip()) or type(exc).__name__
     where = settings.api_base or "the provider"
     status = getattr(exc, "status_code", None)
     if isinstance(exc, ex.ContextWindowExceededError):

@@ -1,0 +1,114 @@
+"""The parts that talk to a real terminal: the ``--approve ask`` prompt and the
+line-mode chat, driven through a pseudo-terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLM, Reply
+from tui_agent.config import paths
+from tui_agent.core.approval import PendingCall
+from tui_agent.core.session import load
+from tui_agent.headless import TerminalGate
+
+ROOT = Path(__file__).resolve().parents[1]
+CALL = PendingCall("c1", "fs__write", "fs", "write", {"path": "/tmp/x", "text": "\x1b[2Jhi"},
+                   description="Write a file.\x1b]52;c;aGk=\x07")
+
+
+def read_until(fd: int, marker: bytes, timeout: float = 20) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"never saw {marker!r}; got {seen[-400:]!r}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize(("answer", "approved", "reason"), [
+    (b"y\n", True, None), (b"n\n", False, None), (b"r\nnot today\n", False, "not today")])
+def test_terminal_gate_asks_on_the_tty(answer: bytes, approved: bool, reason: str | None) -> None:
+    master, slave = pty.openpty()
+    try:
+        gate = TerminalGate(os.ttyname(slave))
+
+        async def ask_and_answer() -> tuple[bool, str | None, bytes]:
+            pending = asyncio.create_task(gate.decide(CALL))
+            shown = await asyncio.to_thread(read_until, master, b"a reason: ")
+            os.write(master, answer)
+            decision = await pending
+            return decision.approved, decision.reason, shown
+
+        got_approved, got_reason, shown = asyncio.run(ask_and_answer())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert (got_approved, got_reason) == (approved, reason)
+    assert b"fs wants to run write" in shown and b"/tmp/x" in shown
+    assert b"\x1b" not in shown.replace(b"\x1b[", b"")  # only the pty's own echo codes
+    assert b"\x1b[2J" not in shown and b"]52;" not in shown
+
+
+def test_gate_without_a_terminal_denies() -> None:
+    decision = asyncio.run(TerminalGate("/nonexistent/tty").decide(CALL))
+    assert not decision.approved and "no terminal" in (decision.reason or "")
+
+
+def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
+    """`tui-agent` on a terminal: two turns, Ctrl-D, and the session has all four messages."""
+    fake_llm.push(Reply(text="Hello, Ada."), Reply(text="You are Ada."))
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real CLI on a real terminal
+        os.environ["PYTHONPATH"] = str(ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "tui_agent", "--model",
+                                  "openai/fake-model", "--api-base", fake_llm.base_url])
+    try:
+        read_until(fd, "› ".encode())
+        os.write(fd, b"I am Ada\n")
+        assert b"Hello, Ada." in read_until(fd, "› ".encode())
+        os.write(fd, b"who am I?\n")
+        assert b"You are Ada." in read_until(fd, "› ".encode())
+        os.write(fd, b"\x04")  # Ctrl-D
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    conv = load(next(paths.sessions_dir().glob("*.jsonl")))
+    assert [m["content"] for m in conv.messages] == ["I am Ada", "Hello, Ada.", "who am I?",
+                                                     "You are Ada."]
+
+
+def test_interrupt_keeps_the_session(fake_llm: FakeLLM) -> None:
+    """Ctrl-C (SIGINT) in the middle of a headless reply: exit 130, session loadable."""
+    fake_llm.push(Reply(text="tick " * 300, chunk_chars=5, delay=0.02))
+    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "--model",
+                             "openai/fake-model", "--api-base", fake_llm.base_url, "count"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout is not None
+    assert proc.stdout.read(20)
+    proc.send_signal(2)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert b"interrupted" in err and b"Traceback" not in err
+    conv = load(next(paths.sessions_dir().glob("*.jsonl")))
+    assert conv.entries[-1].incomplete
+    assert conv.entries[-1].message["content"].startswith("tick tick")

@@ -1,0 +1,41 @@
+"""Untrusted text is made safe for the terminal, and secrets are masked even mid-stream."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui_agent.config.interpolate import StreamMasker, mask
+from tui_agent.tools.text import clean
+
+
+@pytest.mark.parametrize(("raw", "safe"), [
+    ("plain text", "plain text"),
+    ("red \x1b[31malert\x1b[0m", "red alert"),
+    ("clip\x1b]52;c;SGVsbG8=\x07board", "clipboard"),
+    ("a \x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "a link"),
+    ("c1 \x9b2J csi", "c1  csi"),
+    ("bell\x07 back\x08space", "bell backspace"),
+    ("bidi \u202eevil\u202c", "bidi evil"),
+    ("zero\u200bwidth", "zerowidth"),
+    ("keep\nlines\tand tabs\r\n", "keep\nlines\tand tabs\n"),
+    ("é 日本 emoji 🙂", "é 日本 emoji 🙂"),
+])
+def test_clean(raw: str, safe: str) -> None:
+    assert clean(raw) == safe
+
+
+def test_mask_longest_first() -> None:
+    assert mask("abc-123456 and abc-123456789", {"abc-123456", "abc-123456789"}) \
+        == "*** and ***"
+
+
+def test_stream_masker_catches_a_secret_split_across_pieces() -> None:
+    masker = StreamMasker(frozenset({"sk-secret-42"}))
+    pieces = ["the key is sk-se", "cret", "-42 ok, and sk-", "not it"]
+    out = "".join(masker.feed(p) for p in pieces) + masker.flush()
+    assert out == "the key is *** ok, and sk-not it"
+
+
+def test_stream_masker_without_secrets_passes_through() -> None:
+    masker = StreamMasker(frozenset())
+    assert masker.feed("abc") == "abc" and masker.flush() == ""
