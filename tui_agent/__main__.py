@@ -1,3 +1,3 @@
-from tui_agent.cli import main
+from tui_agent.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -106,8 +106,11 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeLLM:
     """The server. Use as a context manager; ``base_url`` is what litellm's ``api_base`` wants."""
 
-    def __init__(self, replies: list[Reply] | None = None, model: str = "fake-model") -> None:
+    def __init__(self, replies: list[Reply] | None = None, model: str = "fake-model",
+                 repeat: Reply | None = None) -> None:
         self.model = model
+        self.repeat = repeat
+        """Served whenever the script is empty (benchmarks); None answers 500 instead."""
         self._script: deque[Reply] = deque(replies or [])
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
@@ -152,7 +155,7 @@ class FakeLLM:
     def _next(self, body: dict[str, Any]) -> Reply | None:
         with self._lock:
             self.requests.append(body)
-            return self._script.popleft() if self._script else None
+            return self._script.popleft() if self._script else self.repeat
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -268,8 +271,16 @@ def main() -> None:
     parser.add_argument("--text", action="append", default=[],
                         help="a reply's text (repeat for more turns)")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tokens", type=int, default=0,
+                        help="serve a reply of this many 4-character tokens to every request")
     args = parser.parse_args()
-    server = FakeLLM([Reply(text=t) for t in args.text] or [Reply(text="Hello from the fake LLM.")])
+    if args.tokens:
+        # Distinct 4-character tokens: litellm aborts a stream of 100 identical chunks.
+        text = "".join(f"{i % 10000:04d}" for i in range(args.tokens))
+        server = FakeLLM(repeat=Reply(text=text, chunk_chars=4))
+    else:
+        server = FakeLLM([Reply(text=t) for t in args.text]
+                         or [Reply(text="Hello from the fake LLM.")])
     if args.port:
         server._server.server_close()
         server._server = _QuietServer(("127.0.0.1", args.port), server._handler_class())
