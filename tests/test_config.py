@@ -216,3 +216,11 @@ def test_later_json_replaces_a_server_and_says_so(tmp_path: Path) -> None:
     settings = load(cfg, [js], env={})
     assert settings.config.servers["x"].command == "new"
     assert any("replaces" in w for w in settings.warnings)
+
+
+def test_shipped_example_config_is_valid() -> None:
+    """configs/example.toml loads as it is (its variables given)."""
+    example = Path(__file__).resolve().parents[1] / "configs" / "example.toml"
+    settings = load(example, env={"HOME": "/home/ada"})
+    assert settings.config.servers["files"].args[-1] == "/home/ada/projects"
+    assert settings.config.servers["github"].disabled

@@ -7,6 +7,7 @@ import asyncio
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -96,8 +97,9 @@ def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
                                                      "You are Ada."]
 
 
-def test_interrupt_keeps_the_session(fake_llm: FakeLLM) -> None:
-    """Ctrl-C (SIGINT) in the middle of a headless reply: exit 130, session loadable."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupt_keeps_the_session(fake_llm: FakeLLM, signum: int) -> None:
+    """Ctrl-C or SIGTERM in the middle of a headless reply: exit 130, session loadable."""
     fake_llm.push(Reply(text="tick " * 300, chunk_chars=5, delay=0.02))
     proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "--model",
                              "openai/fake-model", "--api-base", fake_llm.base_url, "count"],
@@ -105,7 +107,7 @@ def test_interrupt_keeps_the_session(fake_llm: FakeLLM) -> None:
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.stdout is not None
     assert proc.stdout.read(20)
-    proc.send_signal(2)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert b"interrupted" in err and b"Traceback" not in err

@@ -1,0 +1,39 @@
+"""The checks the project holds itself to run with the suite: ruff, mypy --strict, and the
+benchmarks still run and print their figures (they assert nothing about speed)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*cmd: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or "ruff"
+    out = run(ruff, "check", ".")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_mypy_strict_is_clean() -> None:
+    out = run(sys.executable, "-m", "mypy")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success" in out.stdout
+
+
+@pytest.mark.parametrize(("module", "args", "expect"), [
+    ("tests.bench.bench_stream", ["--tokens", "200", "--rounds", "1"], "ratio ours/direct"),
+    ("tests.bench.bench_startup", ["--rounds", "1"], "run minus bare import"),
+])
+def test_benchmarks_run_and_print_figures(module: str, args: list[str], expect: str) -> None:
+    out = run(sys.executable, "-m", module, *args)
+    assert out.returncode == 0, out.stderr
+    assert expect in out.stdout
