@@ -345,3 +345,22 @@ def test_repair_history_answers_orphaned_calls() -> None:
     assert [m.get("tool_call_id") for m in repaired if m["role"] == "tool"] == ["a", "b"]
     assert repaired[-1] == {"role": "user", "content": "y"}
     assert json.dumps(repair_history(repaired)) == json.dumps(repaired)
+
+
+async def test_empty_reply_is_kept_with_empty_content(fake_llm: FakeLLM) -> None:
+    """Providers reject content null without tool calls: an empty answer is ''."""
+    fake_llm.push(Reply(text=""), Reply(text="ok"))
+    agent = make_agent(fake_llm)
+    assert finished(await run(agent, "say nothing")).reason == "end"
+    assert agent.messages[-1] == {"role": "assistant", "content": ""}
+    await run(agent, "now something")
+    assert fake_llm.requests[1]["messages"][1] == {"role": "assistant", "content": ""}
+
+
+async def test_cut_before_any_text_records_nothing(fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="x", tool_calls=[FakeToolCall("local__add", {"a": 1, "b": 2})],
+                        cut_after=4, cut_clean=True))
+    agent = make_agent(fake_llm)
+    events = await run(agent)
+    assert of(events, ErrorOccurred)[0].kind == "stream_cut"
+    assert agent.messages[-1] == {"role": "assistant", "content": "x"}  # text kept, call not

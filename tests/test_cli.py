@@ -199,3 +199,17 @@ def test_module_entry_point_and_version() -> None:
     out = subprocess.run([sys.executable, "-m", "tui_agent", "--version"], capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     assert out.stdout.startswith("tui-agent ")
+
+
+def test_jsonl_masks_secrets_even_when_json_escapes_them(fake_llm: FakeLLM, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setenv("ODD_KEY", 'sk-"quoted"\\key')
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[model]\nname = "openai/fake-model"\napi_base = "{fake_llm.base_url}"\n'
+                   'api_key_env = "ODD_KEY"\n')
+    fake_llm.push(Reply(status=401, error_message='rejected key sk-"quoted"\\key'))
+    assert main(["run", "--config", str(cfg), "--output", "jsonl", "hi"]) == 1
+    out = capsys.readouterr().out
+    assert "quoted" not in out and "***" in out

@@ -205,3 +205,20 @@ def test_resumed_session_repairs_calls_a_crash_left_unanswered(fake_llm: FakeLLM
 
 def test_unused_fake_tool_call_helper() -> None:
     assert FakeToolCall("t", {"a": 1}).arguments_text() == '{"a": 1}'
+
+
+def test_resume_after_a_skipped_line_never_overwrites(tmp_path: Path) -> None:
+    """A corrupt line drops a message from the load; the next seq must still be new."""
+    w = writer_at(tmp_path)
+    for text in ("a", "b", "c"):
+        w.message({"role": "user", "content": text})
+    w.close()
+    lines = w.path.read_bytes().split(b"\n")
+    lines[2] = b"garbage"  # the record of "b" (seq 1)
+    w.path.write_bytes(b"\n".join(lines))
+    conv = load(w.path)
+    assert [m["content"] for m in conv.messages] == ["a", "c"] and conv.next_seq == 3
+    again = SessionWriter.resume(conv)
+    again.message({"role": "user", "content": "d"})
+    again.close()
+    assert [m["content"] for m in load(w.path).messages] == ["a", "c", "d"]

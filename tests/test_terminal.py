@@ -10,6 +10,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -114,3 +115,30 @@ def test_interrupt_keeps_the_session(fake_llm: FakeLLM, signum: int) -> None:
     conv = load(next(paths.sessions_dir().glob("*.jsonl")))
     assert conv.entries[-1].incomplete
     assert conv.entries[-1].message["content"].startswith("tick tick")
+
+
+def test_cancelled_prompt_does_not_hold_up_the_exit() -> None:
+    """A turn cancelled while the approval prompt waits must not wait for an answer."""
+    master, slave = pty.openpty()
+    try:
+        gate = TerminalGate(os.ttyname(slave))
+
+        async def cancel_while_asking() -> None:
+            pending = asyncio.create_task(gate.decide(CALL))
+            await asyncio.to_thread(read_until, master, b"a reason: ")
+            pending.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await pending
+
+        # In a thread of its own, so that a regression fails here instead of hanging.
+        finished = threading.Event()
+
+        def run_it() -> None:
+            asyncio.run(cancel_while_asking())
+            finished.set()
+
+        threading.Thread(target=run_it, daemon=True).start()
+        assert finished.wait(20), "the cancelled prompt held the event loop's exit"
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -95,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # before a session exists (e.g. while litellm imports)
+        sys.stderr.write("\ntui-agent: interrupted\n")
+        return 130
 
 
 def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:

@@ -8,10 +8,12 @@ stopped early, 2 bad usage or configuration, 130 interrupted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from tui_agent.config import ConfigError, Settings, mask, paths
-from tui_agent.config.interpolate import StreamMasker
+from tui_agent.config.interpolate import StreamMasker, mask_json
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import (
     ApproveAll,
@@ -130,7 +132,7 @@ class JsonPrinter:
         self._line(event.to_json())
 
     def _line(self, payload: dict[str, Any]) -> None:
-        self.out.write(mask(json.dumps(payload), self.secrets) + "\n")
+        self.out.write(mask_json(json.dumps(payload), self.secrets) + "\n")
         self.out.flush()
 
 
@@ -141,7 +143,25 @@ class TerminalGate:
         self.tty_path = tty_path
 
     async def decide(self, call: PendingCall) -> Decision:
-        return await asyncio.to_thread(self._ask, call)
+        # A daemon thread, not the default executor: if the turn is cancelled while the
+        # prompt waits, the blocked read is abandoned instead of holding up the exit.
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Decision] = loop.create_future()
+
+        def ask() -> None:
+            try:
+                result = self._ask(call)
+            except Exception as exc:  # a broken terminal denies; it must not hang the turn
+                result = Decision.deny(f"could not ask on the terminal: {exc}")
+            def deliver() -> None:
+                if not answer.done():  # the turn may have been cancelled meanwhile
+                    answer.set_result(result)
+
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                loop.call_soon_threadsafe(deliver)
+
+        threading.Thread(target=ask, name="approval-prompt", daemon=True).start()
+        return await answer
 
     def _ask(self, call: PendingCall) -> Decision:
         try:  # a tty is not seekable, so "r+" cannot open it: one handle each way

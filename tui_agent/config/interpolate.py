@@ -8,6 +8,8 @@ secrets so that logs, session files and output can mask them.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,6 +47,20 @@ class Expander:
             return value
 
         return _VAR.sub(one, text)
+
+
+@functools.lru_cache(maxsize=8)
+def _json_forms(secrets: frozenset[str]) -> frozenset[str]:
+    forms = set(secrets)
+    for s in secrets:
+        forms.add(json.dumps(s)[1:-1])
+        forms.add(json.dumps(s, ensure_ascii=False)[1:-1])
+    return frozenset(forms)
+
+
+def mask_json(line: str, secrets: frozenset[str]) -> str:
+    """:func:`mask` for JSON text, where a secret may appear escaped."""
+    return mask(line, _json_forms(secrets)) if secrets else line
 
 
 def mask(text: str, secrets: set[str] | frozenset[str]) -> str:

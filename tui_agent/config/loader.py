@@ -92,13 +92,18 @@ def describe(error: ValidationError, locate: Locator, base: tuple[str | int, ...
     return lines
 
 
-def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
+def read_config_text(path: Path) -> str:
+    """A config file's text, or a :class:`ConfigError` saying why it cannot be had."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError("the file does not exist", path) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read it: {exc}", path) from None
+
+
+def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    text = read_config_text(path)
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:

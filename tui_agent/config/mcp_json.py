@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.loader import Origin, describe
+from tui_agent.config.loader import Origin, describe, read_config_text
 from tui_agent.config.locate import json_line
 from tui_agent.config.models import ServerConfig
 
@@ -39,12 +39,7 @@ Imported = dict[str, tuple[ServerConfig, Origin, list[str]]]
 
 def load_mcp_json(path: Path) -> Imported:
     """Every server in one JSON file, validated, with where each came from."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("the file does not exist", path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read it: {exc}", path) from None
+    text = read_config_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

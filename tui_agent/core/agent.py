@@ -146,7 +146,8 @@ class Agent:
                     yield item
         except StreamCut as cut:
             _copy(cut.partial, reply)
-            self._record(reply.message(), incomplete=True, usage=reply.usage)
+            if reply.text:
+                self._record(reply.message(), incomplete=True, usage=reply.usage)
             raise
         finally:
             if not done and not reply.incomplete and parts:

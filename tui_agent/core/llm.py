@@ -83,7 +83,9 @@ class Reply:
 
     def message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message to keep in the history."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        # Providers reject a null content unless the message carries tool calls.
+        content = self.text if self.text or not self.tool_calls else None
+        msg: dict[str, Any] = {"role": "assistant", "content": content}
         if self.tool_calls:
             msg["tool_calls"] = [
                 {"id": c.id, "type": "function",

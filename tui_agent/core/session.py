@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from tui_agent.config.interpolate import mask
+from tui_agent.config.interpolate import mask_json
 from tui_agent.core.events import Usage
 from tui_agent.tools.text import clean
 
@@ -58,6 +58,9 @@ class Conversation:
     entries: list[Entry] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     skipped_lines: int = 0
+    next_seq: int = 0
+    """The sequence number a resumed writer continues from: past every seq on disk,
+    so a skipped line can never make a new message overwrite an old one."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -83,7 +86,6 @@ class SessionWriter:
         self.path = path
         self.id = path.stem
         self._secrets = frozenset(secrets)
-        self._escaped = frozenset(json.dumps(s)[1:-1] for s in self._secrets)
         self._seq = 0
         self._pending: list[str] = []
         self._pending_seq = -1
@@ -113,7 +115,7 @@ class SessionWriter:
     @classmethod
     def resume(cls, conversation: Conversation, secrets: Iterable[str] = ()) -> SessionWriter:
         writer = cls(conversation.path, secrets)
-        writer._seq = len(conversation.entries)
+        writer._seq = conversation.next_seq
         return writer
 
     def next_seq(self) -> int:
@@ -161,8 +163,7 @@ class SessionWriter:
 
     def _write(self, record: dict[str, Any], *, sync: bool) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        if self._secrets:
-            line = mask(mask(line, self._escaped), self._secrets)
+        line = mask_json(line, self._secrets)
         self._file.write(line.encode("utf-8") + b"\n")
         self._file.flush()
         if sync:
@@ -198,13 +199,17 @@ def load(path: Path) -> Conversation:
         except (ValueError, KeyError, TypeError):
             conv.skipped_lines += 1
             continue
+        seq = record.get("seq")
+        if isinstance(seq, int):
+            conv.next_seq = max(conv.next_seq, seq + 1)
         if kind == "meta":
             conv.meta = record
         elif kind == "message" and isinstance(record.get("message"), dict):
-            messages[int(record.get("seq", len(messages)))] = Entry(
+            messages[seq if isinstance(seq, int) else conv.next_seq] = Entry(
                 record["message"], bool(record.get("incomplete")))
-        elif kind == "partial":
-            partials.setdefault(int(record.get("seq", -1)), []).append(str(record.get("delta")))
+            conv.next_seq = max(conv.next_seq, max(messages) + 1)
+        elif kind == "partial" and isinstance(seq, int):
+            partials.setdefault(seq, []).append(str(record.get("delta")))
         elif kind == "turn":
             with contextlib.suppress(TypeError):
                 conv.usage = conv.usage + Usage(**record.get("usage", {}))
