@@ -168,8 +168,9 @@ async def test_cut_tool_call_is_dropped_not_run(fake_llm: FakeLLM) -> None:
     assert info.value.partial.tool_calls == []
 
 
-async def test_cut_before_any_content_is_retried(fake_llm: FakeLLM) -> None:
-    fake_llm.push(Reply(text="lost", cut_after=0), Reply(text="second try"))
+@pytest.mark.parametrize("clean_eof", [False, True], ids=["connection-reset", "clean-eof"])
+async def test_cut_before_any_content_is_retried(fake_llm: FakeLLM, clean_eof: bool) -> None:
+    fake_llm.push(Reply(text="lost", cut_after=1, cut_clean=clean_eof), Reply(text="second try"))
     items = await collect(LLM(model_for(fake_llm)))
     assert any(isinstance(i, Retrying) for i in items)
     assert items[-1].text == "second try"

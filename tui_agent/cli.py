@@ -105,7 +105,6 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     from tui_agent.config import ConfigError, load
     from tui_agent.core.llm import NO_MODEL_HELP, preload
 
-    preload()  # overlaps litellm's import with reading the config and the prompt
     try:
         settings = load(args.config, args.mcp_config or [])
     except ConfigError as exc:
@@ -125,6 +124,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         err.write(f"tui-agent: {NO_MODEL_HELP}\n")
         # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
         return headless.EXIT_USAGE if args.command == "run" else 0
+    preload()  # litellm's import overlaps reading the prompt and opening the session
     words = list(getattr(args, "prompt", []))
     if args.resume and any(c.isspace() for c in args.resume) and args.resume != headless.LATEST:
         # `run --resume "what next?"`: ids never hold spaces, so that was the prompt.

@@ -14,7 +14,6 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -272,15 +271,12 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         writer.close()
 
 
-async def one_turn(agent: Agent, prompt: str, printer: Printer,
-                   on_event: Callable[[Event], None] | None = None) -> int:
+async def one_turn(agent: Agent, prompt: str, printer: Printer) -> int:
     """Drive one turn to its end, printing every event; the exit code of the turn."""
     code = EXIT_FAILED
     async with aclosing(agent.run_turn(prompt)) as events:
         async for event in events:
             printer.show(event)
-            if on_event is not None:
-                on_event(event)
             if isinstance(event, ErrorOccurred) and event.kind in LLMError.CONFIG_KINDS:
                 code = EXIT_USAGE
             elif isinstance(event, TurnDone) and event.reason == "end":

@@ -222,6 +222,7 @@ class LLM:
                        reply: Reply) -> AsyncGenerator[TextDelta, None]:
         parts: list[str] = []
         calls: dict[int, list[str]] = {}  # index -> [id, name, arguments...]
+        usage: Any = None
         try:
             response = await litellm.acompletion(**self._request(messages, tools))
         except Exception as exc:
@@ -240,9 +241,7 @@ class LLM:
                         _merge_tool_deltas(calls, delta.tool_calls)
                     if choice.finish_reason:
                         reply.finish_reason = choice.finish_reason
-                usage = getattr(chunk, "usage", None)
-                if usage:
-                    reply.usage = self._usage(litellm, usage)
+                usage = getattr(chunk, "usage", None) or usage
         except Exception as exc:
             error = self._classify(litellm, exc)
             if not parts and not calls:
@@ -251,10 +250,15 @@ class LLM:
             raise StreamCut(f"the reply was cut off mid-stream ({error})", reply) from None
         finally:
             await _close(response)
+            if usage is not None:
+                reply.usage = self._usage(litellm, usage)
         # litellm synthesizes finish_reason='stop' when a stream just ends; the
         # provider's own finish reason is only in these attributes.
         provider_finished = (getattr(response, "received_finish_reason", "stop")
                              or getattr(response, "intermittent_finish_reason", None))
+        if not provider_finished and not parts and not calls:
+            raise LLMError("server", "the reply stream ended before anything arrived",
+                           retriable=True)
         _fill(reply, parts, calls, incomplete=not provider_finished)
         if reply.incomplete:
             raise StreamCut("the reply stream ended without a finish reason: the "
