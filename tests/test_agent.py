@@ -364,3 +364,25 @@ async def test_cut_before_any_text_records_nothing(fake_llm: FakeLLM) -> None:
     events = await run(agent)
     assert of(events, ErrorOccurred)[0].kind == "stream_cut"
     assert agent.messages[-1] == {"role": "assistant", "content": "x"}  # text kept, call not
+
+
+async def test_a_failing_gate_denies(fake_llm: FakeLLM) -> None:
+    class BrokenGate:
+        async def decide(self, call: PendingCall) -> Decision:
+            raise OSError("terminal went away")
+
+    ran: list[int] = []
+    tools = LocalTools()
+
+    def add(a: int, b: int) -> str:
+        ran.append(a)
+        return "ran"
+
+    tools.add(add, parameters=NUMBERS)
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", {"a": 1, "b": 2})]),
+                  Reply(text="ok"))
+    events = await run(make_agent(fake_llm, tools, BrokenGate()))
+    assert ran == []
+    approval = of(events, ApprovalDecided)[0]
+    assert approval.decision == "denied" and "terminal went away" in (approval.reason or "")
+    assert finished(events).reason == "end"

@@ -213,3 +213,14 @@ def test_jsonl_masks_secrets_even_when_json_escapes_them(fake_llm: FakeLLM, tmp_
     assert main(["run", "--config", str(cfg), "--output", "jsonl", "hi"]) == 1
     out = capsys.readouterr().out
     assert "quoted" not in out and "***" in out
+
+
+def test_configured_servers_are_not_silently_ignored(fake_llm: FakeLLM, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[servers.time]\ncommand = "mcp-server-time"\n'
+                   '[servers.off]\ncommand = "x"\ndisabled = true\n')
+    fake_llm.push(Reply(text="ok"))
+    assert main(["--config", str(cfg), *cli(fake_llm, "hi")]) == 0
+    err = capsys.readouterr().err
+    assert "1 MCP server(s) configured (time)" in err and "off" not in err

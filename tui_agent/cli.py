@@ -111,6 +111,11 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         return headless.config_error(exc, err)
     for warning in settings.warnings:
         err.write(f"tui-agent: warning: {warning}\n")
+    enabled = [n for n, s in settings.config.servers.items() if not s.disabled]
+    if enabled:
+        err.write(f"tui-agent: note: {len(enabled)} MCP server(s) configured "
+                  f"({', '.join(enabled)}); this version validates them but does not start "
+                  "them yet\n")
     model = settings.config.model
     overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
     settings.config.model = model.model_copy(update=overrides)

@@ -195,8 +195,12 @@ class Agent:
         if verdict == "deny":
             decision = Decision.deny(f"{spec.tool} is not in the allow list of {spec.server}")
         else:
-            decision = await self.gate.decide(PendingCall(
-                req.id, req.name, spec.server, spec.tool, call.arguments, spec.description))
+            try:
+                decision = await self.gate.decide(PendingCall(
+                    req.id, req.name, spec.server, spec.tool, call.arguments, spec.description))
+            except Exception as exc:  # a broken gate must fail closed, not crash the turn
+                decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
+                                         f"{clean(str(exc))})")
         yield ApprovalDecided(req.id, "approved" if decision.approved else "denied",
                               decision.reason)
         if not decision.approved:
