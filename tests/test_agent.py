@@ -57,6 +57,18 @@ def calculator() -> LocalTools:
     return tools
 
 
+def recording_calculator(ran: list[int]) -> LocalTools:
+    """An ``add`` tool that notes each call in ``ran``: proof of whether it ran at all."""
+    tools = LocalTools()
+
+    def add(a: int, b: int) -> str:
+        ran.append(a)
+        return "ran"
+
+    tools.add(add, parameters=NUMBERS)
+    return tools
+
+
 def make_agent(fake: FakeLLM, tools: LocalTools | None = None, gate: Any = None,
                **kwargs: Any) -> Agent:
     return Agent(LLM(model_for(fake)), tools or calculator(), gate or RecordingGate(), **kwargs)
@@ -166,12 +178,7 @@ async def test_several_calls_are_asked_in_order(fake_llm: FakeLLM) -> None:
 
 async def test_denied_call_is_not_run_and_the_model_is_told(fake_llm: FakeLLM) -> None:
     ran: list[int] = []
-    tools = LocalTools()
-    def add(a: int, b: int) -> str:
-        ran.append(a)
-        return "ran"
-
-    tools.add(add, parameters=NUMBERS)
+    tools = recording_calculator(ran)
     fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", {"a": 1, "b": 2})]),
                   Reply(text="understood"))
     gate = RecordingGate(Decision.deny("too risky"))
@@ -372,13 +379,7 @@ async def test_a_failing_gate_denies(fake_llm: FakeLLM) -> None:
             raise OSError("terminal went away")
 
     ran: list[int] = []
-    tools = LocalTools()
-
-    def add(a: int, b: int) -> str:
-        ran.append(a)
-        return "ran"
-
-    tools.add(add, parameters=NUMBERS)
+    tools = recording_calculator(ran)
     fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", {"a": 1, "b": 2})]),
                   Reply(text="ok"))
     events = await run(make_agent(fake_llm, tools, BrokenGate()))
