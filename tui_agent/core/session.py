@@ -200,16 +200,15 @@ def load(path: Path) -> Conversation:
             conv.skipped_lines += 1
             continue
         seq = record.get("seq")
-        if isinstance(seq, int):
-            conv.next_seq = max(conv.next_seq, seq + 1)
         if kind == "meta":
             conv.meta = record
         elif kind == "message" and isinstance(record.get("message"), dict):
-            messages[seq if isinstance(seq, int) else conv.next_seq] = Entry(
-                record["message"], bool(record.get("incomplete")))
-            conv.next_seq = max(conv.next_seq, max(messages) + 1)
+            key = seq if isinstance(seq, int) else conv.next_seq
+            messages[key] = Entry(record["message"], bool(record.get("incomplete")))
+            conv.next_seq = max(conv.next_seq, key + 1)
         elif kind == "partial" and isinstance(seq, int):
             partials.setdefault(seq, []).append(str(record.get("delta")))
+            conv.next_seq = max(conv.next_seq, seq + 1)
         elif kind == "turn":
             with contextlib.suppress(TypeError):
                 conv.usage = conv.usage + Usage(**record.get("usage", {}))
