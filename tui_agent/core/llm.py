@@ -167,6 +167,11 @@ class LLM:
                     "the config"))
         self._checked = True
 
+    def _ready(self) -> ModuleType:
+        """litellm, once :meth:`check` has passed; one trip to a thread does both."""
+        self.check()
+        return load_litellm()
+
     def _request(self, messages: Sequence[dict[str, Any]],
                  tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         s = self.settings
@@ -193,8 +198,7 @@ class LLM:
                      tools: Sequence[dict[str, Any]] = ()
                      ) -> AsyncGenerator[TextDelta | Retrying | Reply, None]:
         """Stream one reply: deltas (and retry notices), then the :class:`Reply`."""
-        litellm = await asyncio.to_thread(load_litellm)
-        await asyncio.to_thread(self.check)
+        litellm = await asyncio.to_thread(self._ready)
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             reply = Reply()
