@@ -387,3 +387,20 @@ async def test_a_failing_gate_denies(fake_llm: FakeLLM) -> None:
     approval = of(events, ApprovalDecided)[0]
     assert approval.decision == "denied" and "terminal went away" in (approval.reason or "")
     assert finished(events).reason == "end"
+
+
+async def test_stopping_during_max_depth_refusals_still_answers_every_call(
+        fake_llm: FakeLLM) -> None:
+    """A caller that stops reading while the refused calls are being reported must not
+    leave any of them unanswered in the history."""
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", {"a": i, "b": 1}, id=f"r{i}")
+                                    for i in range(3)]))
+    agent = make_agent(fake_llm, settings=AgentSettings(max_depth=1))
+    gen = agent.run_turn("go")
+    async for event in gen:
+        if isinstance(event, ToolCallStarted):
+            break  # stop at the first refused call
+    await gen.aclose()
+    answered = [m["tool_call_id"] for m in agent.messages if m["role"] == "tool"]
+    assert answered == ["r0", "r1", "r2"]
+    assert repair_history(agent.messages) == agent.messages

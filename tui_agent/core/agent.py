@@ -233,13 +233,19 @@ class Agent:
         finally:
             for task in tasks:
                 task.cancel()
-            for call in calls:  # every call gets an answer, even when the turn stops here
-                outcome = call.outcome or ToolOutcome("cancelled by the user before it finished",
-                                                      is_error=True)
-                self._record({"role": "tool", "tool_call_id": call.request.id,
-                              "content": outcome.text}, sync=False)
-            if self.session is not None:
-                self.session.sync()
+            self._answer(calls, "cancelled by the user before it finished")
+
+    def _answer(self, calls: list[_Call], unfinished: str) -> None:
+        """Put every call's result in the history, in call order, then fsync once.
+
+        Called from ``finally``, so even a turn stopped mid-way leaves every call
+        answered; a call with no outcome yet gets ``unfinished``."""
+        for call in calls:
+            text = call.outcome.text if call.outcome is not None else unfinished
+            self._record({"role": "tool", "tool_call_id": call.request.id, "content": text},
+                         sync=False)
+        if self.session is not None:
+            self.session.sync()
 
     async def _execute(self, call: _Call) -> tuple[_Call, float]:
         spec = call.spec
@@ -260,16 +266,16 @@ class Agent:
     async def _refuse(self, requests: list[ToolCallRequest],
                       offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
         """Answer calls that will not run because the turn hit ``max_depth``."""
-        for request in requests:
-            call = self._prepare(request, offered)
-            call.outcome = ToolOutcome("not run: the turn reached its max_depth limit",
-                                       is_error=True)
-            yield _started(call)
-            yield ToolResult(request.id, True, call.outcome.text)
-            self._record({"role": "tool", "tool_call_id": request.id,
-                          "content": call.outcome.text}, sync=False)
-        if self.session is not None:
-            self.session.sync()
+        refused = ToolOutcome("not run: the turn reached its max_depth limit", is_error=True)
+        calls = [self._prepare(r, offered) for r in requests]
+        for call in calls:
+            call.outcome = refused
+        try:
+            for call in calls:
+                yield _started(call)
+                yield ToolResult(call.request.id, True, refused.text)
+        finally:
+            self._answer(calls, refused.text)
 
 
 def _started(call: _Call) -> ToolCallStarted:
