@@ -30,7 +30,8 @@ _KEYS: dict[str, str] = {
     "command": "command", "args": "args", "env": "env", "url": "url", "cwd": "cwd",
     "headers": "headers", "description": "description", "timeout": "timeout",
     "transport": "transport", "type": "transport",
-    "alwaysAllow": "auto", "autoApprove": "auto",
+    "alwaysAllow": "auto", "autoApprove": "auto", "tools_to_auto_execute": "auto",
+    "tools_to_execute": "allow",
     "disabled": "disabled", "enabled": "disabled",
 }
 
@@ -89,7 +90,7 @@ def _convert(name: str, raw: Any, origin: Origin) -> tuple[ServerConfig, Origin,
     used: dict[str, str] = {}
     warnings = []
     for key, value in raw.items():
-        target = _KEYS.get(key)
+        target = _KEYS.get(key) or (key if key in ServerConfig.model_fields else None)
         if target is None:
             warnings.append(f"{origin.file}: {origin.where(key)}{where}: key '{key}' is not "
                             "used by tui-agent; ignored")

@@ -56,6 +56,9 @@ class AgentSettings(_Strict):
     """How many LLM round trips one turn may take while the model keeps calling tools."""
     tool_timeout: float = Field(default=60.0, gt=0)
     """Seconds a tool call may take; a server's own ``timeout`` wins."""
+    max_tool_output: int = Field(default=25_000, ge=100)
+    """Tokens (about four characters each) of one tool result the model reads; the rest is
+    cut with a note, and the whole result is kept beside the session file."""
 
 
 class CodeModeSettings(_Strict):
@@ -81,10 +84,36 @@ class ServerConfig(_Strict):
     Inferred when unset."""
     headers: dict[str, str] = Field(default_factory=dict)
     allow: list[str] = Field(default_factory=lambda: ["*"])
-    """Tools the model may call at all (glob patterns)."""
+    """Tools the model may call at all (glob patterns); the others are never offered."""
     auto: list[str] = Field(default_factory=list)
-    """Tools that run without asking (glob patterns)."""
+    """Tools that run without asking (glob patterns), until their definition changes."""
+    ask: list[str] = Field(default_factory=list)
+    """Tools that always ask, even when ``auto`` matches them (glob patterns)."""
+    deny: list[str] = Field(default_factory=list)
+    """Tools never offered, even when ``allow`` matches them (glob patterns)."""
     timeout: float | None = Field(default=None, gt=0)
+    """Seconds one tool call may take (default ``[agent] tool_timeout``); progress
+    notifications from the server restart the clock, up to ``max_call_time``."""
+    max_call_time: float = Field(default=600.0, gt=0)
+    """Absolute cap on one tool call, however much progress it reports."""
+    startup_timeout: float = Field(default=10.0, gt=0)
+    """Seconds to start and handshake, and to list the tools."""
+    heartbeat_interval: float = Field(default=30.0, gt=0)
+    """Seconds between liveness checks of an idle connection."""
+    stale_timeout: float = Field(default=90.0, gt=0)
+    """No answer from the server for this long (heartbeats included): restart it."""
+    max_attempts: int = Field(default=3, ge=1, le=100)
+    """Consecutive failures (starts or calls) before the circuit opens and the server
+    is only re-probed every ``circuit_cooldown`` seconds."""
+    backoff: float = Field(default=1.0, ge=0, le=60)
+    """First reconnect delay; doubles each try (with jitter), capped at 30 s."""
+    circuit_cooldown: float = Field(default=300.0, gt=0)
+    """Seconds an open circuit fails calls fast before one probe is let through."""
+    tools_ttl: float = Field(default=300.0, gt=0)
+    """Seconds the tool list is cached (a ``list_changed`` notification refreshes it sooner)."""
+    protocol: Literal["auto", "legacy", "2026-07-28"] = "auto"
+    """MCP protocol era: ``auto`` tries 2026-07-28 and falls back to the 2025
+    ``initialize`` handshake; ``legacy`` skips the probe (faster start for older servers)."""
     disabled: bool = False
     code_mode: bool | None = None
     description: str | None = None

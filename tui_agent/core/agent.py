@@ -10,6 +10,7 @@ so the next turn starts from a valid conversation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncGenerator, Sequence
@@ -23,6 +24,7 @@ from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
     Event,
+    Notice,
     Retrying,
     StopReason,
     TextDelta,
@@ -34,6 +36,7 @@ from tui_agent.core.events import (
 from tui_agent.core.llm import LLM, LLMError, Reply, StreamCut, ToolCallRequest
 from tui_agent.core.session import SessionWriter
 from tui_agent.core.tools import ToolOutcome, ToolSource, ToolSpec
+from tui_agent.tools.results import CHARS_PER_TOKEN, cap
 from tui_agent.tools.text import clean
 
 MAX_LISTED_TOOLS = 40
@@ -72,8 +75,7 @@ class Agent:
         return self.messages
 
     def _offered(self) -> dict[str, ToolSpec]:
-        return {s.name: s for s in self.tools.specs()
-                if self.policy.classify(s.server, s.tool) != "deny"}
+        return {s.name: s for s in self.tools.specs() if self.policy.offered(s.server, s.tool)}
 
     def _record(self, message: dict[str, Any], *, incomplete: bool = False,
                 usage: Usage | None = None, sync: bool = True) -> None:
@@ -89,6 +91,11 @@ class Agent:
         usage = Usage()
         reason: StopReason = "end"
         try:
+            prepare = getattr(self.tools, "prepare", None)
+            if prepare is not None:
+                async with aclosing(prepare()) as notes:
+                    async for note in notes:
+                        yield Notice(clean(note))
             for depth in range(1, self.settings.max_depth + 1):
                 offered = self._offered()
                 reply = Reply()
@@ -188,19 +195,22 @@ class Agent:
     async def _decide(self, call: _Call) -> AsyncGenerator[Event, None]:
         spec, req = call.spec, call.request
         assert spec is not None and call.arguments is not None
-        verdict = self.policy.classify(spec.server, spec.tool)
-        if verdict == "auto":
+        judged = self.policy.judge(spec.server, spec.tool, spec.fingerprint)
+        if judged.verdict == "auto":
             yield ApprovalDecided(req.id, "auto")
             return
-        if verdict == "deny":
-            decision = Decision.deny(f"{spec.tool} is not in the allow list of {spec.server}")
+        if judged.verdict == "deny":
+            decision = Decision.deny(judged.why)
         else:
             try:
                 decision = await self.gate.decide(PendingCall(
-                    req.id, req.name, spec.server, spec.tool, call.arguments, spec.description))
+                    req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
+                    why=judged.why, fingerprint=spec.fingerprint))
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})")
+            if decision.approved and decision.always and spec.fingerprint:
+                self.policy.always_allow(spec.server, spec.tool, spec.fingerprint)
         yield ApprovalDecided(req.id, "approved" if decision.approved else "denied",
                               decision.reason)
         if not decision.approved:
@@ -261,7 +271,19 @@ class Agent:
         except Exception as exc:  # a tool's failure is the model's to read, not a crash
             call.outcome = ToolOutcome(f"error: {spec.name} failed: {type(exc).__name__}: "
                                        f"{clean(str(exc))}", is_error=True)
+        call.outcome = self._capped(call.request.id, call.outcome)
         return call, time.monotonic() - started
+
+    def _capped(self, call_id: str, outcome: ToolOutcome) -> ToolOutcome:
+        """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""
+        limit = self.settings.max_tool_output
+        if len(outcome.text) <= limit * CHARS_PER_TOKEN:
+            return outcome
+        saved = None
+        if self.session is not None:
+            with contextlib.suppress(OSError):
+                saved = self.session.save_result(call_id, outcome.text)
+        return ToolOutcome(cap(outcome.text, limit, saved), outcome.is_error)
 
     async def _refuse(self, requests: list[ToolCallRequest],
                       offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:

@@ -1,15 +1,19 @@
 """Who may run which tool: the per-server policy, and the gate that asks.
 
 Every tool call, from the model or (later) from a code-mode script, passes
-:meth:`Policy.classify` and, when that says ``ask``, the :class:`Gate` the front
+:meth:`Policy.judge` and, when that says ``ask``, the :class:`Gate` the front
 end supplies: the TUI's modal, or a headless flag.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Verdict = Literal["deny", "auto", "ask"]
@@ -27,16 +31,21 @@ class PendingCall:
     description: str = ""
     why: str = "not auto-approved"
     parent: str | None = None
+    fingerprint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """The answer for one call. ``always`` (with ``approved``) trusts the tool's current
+    definition from now on."""
+
     approved: bool
     reason: str | None = None
+    always: bool = False
 
     @classmethod
-    def approve(cls, reason: str | None = None) -> Decision:
-        return cls(True, reason)
+    def approve(cls, reason: str | None = None, *, always: bool = False) -> Decision:
+        return cls(True, reason, always)
 
     @classmethod
     def deny(cls, reason: str | None = None) -> Decision:
@@ -66,22 +75,113 @@ class DenyAll:
 
 @dataclass(frozen=True, slots=True)
 class ServerRules:
+    """One server's glob lists. ``deny`` beats ``ask`` beats ``auto``; ``allow`` bounds them all."""
+
     allow: Sequence[str] = ("*",)
     auto: Sequence[str] = ()
+    ask: Sequence[str] = ()
+    deny: Sequence[str] = ()
 
 
 def _matches(tool: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(tool, p) for p in patterns)
 
 
+def fingerprint(name: str, description: str | None, input_schema: Any) -> str:
+    """A digest of what a person approved: the tool's name, description and input schema.
+
+    If a server later changes any of them (a "rug pull"), the digest changes and a
+    tool that was allowed asks again."""
+    canonical = json.dumps([name, description or "", input_schema], sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+class ApprovalStore:
+    """The tools a person chose to always allow, and the definition each trust was given to.
+
+    Kept per ``(server, tool)`` as ``{"always": bool, "fingerprint": str}`` in a JSON file
+    (or only in memory when ``path`` is None). Auto-approved tools from the config are
+    pinned here the first time they are seen (trust on first use)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._data: dict[str, dict[str, dict[str, Any]]] = {}
+        self.problem: str | None = None
+        if path is not None:
+            self._read(path)
+
+    def _read(self, path: Path) -> None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            # Fail safe: an unreadable store means nothing is pinned, so changed tools
+            # cannot slip through as trusted; auto tools are simply pinned afresh.
+            self.problem = f"{path}: ignored, cannot read it ({exc})"
+            return
+        if isinstance(data, dict):
+            self._data = {str(k): v for k, v in data.items() if isinstance(v, dict)}
+
+    def entry(self, server: str, tool: str) -> dict[str, Any]:
+        found = self._data.get(server, {}).get(tool)
+        return found if isinstance(found, dict) else {}
+
+    def set(self, server: str, tool: str, fp: str, *, always: bool | None = None) -> None:
+        entry = dict(self.entry(server, tool))
+        entry["fingerprint"] = fp
+        if always is not None:
+            entry["always"] = always
+        self._data.setdefault(server, {})[tool] = entry
+        self._save()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self._data, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    verdict: Verdict
+    why: str = ""
+
+
 @dataclass
 class Policy:
-    """``allow`` and ``auto`` glob lists per server; a server without rules allows all and asks."""
+    """The one rule set every call passes. A server without rules allows all and asks."""
 
     rules: Mapping[str, ServerRules] = field(default_factory=dict)
+    store: ApprovalStore = field(default_factory=ApprovalStore)
 
-    def classify(self, server: str, tool: str) -> Verdict:
+    def offered(self, server: str, tool: str) -> bool:
+        """Whether the model may see the tool at all."""
         rules = self.rules.get(server, ServerRules())
-        if not _matches(tool, rules.allow):
-            return "deny"
-        return "auto" if _matches(tool, rules.auto) else "ask"
+        return _matches(tool, rules.allow) and not _matches(tool, rules.deny)
+
+    def judge(self, server: str, tool: str, fp: str = "") -> Judgement:
+        """What to do with a call of ``tool`` whose current definition has digest ``fp``
+        (empty for tools without one, such as local functions)."""
+        if not self.offered(server, tool):
+            return Judgement("deny", f"{tool} is not in the allow list of {server}")
+        rules = self.rules.get(server, ServerRules())
+        entry = self.store.entry(server, tool)
+        if _matches(tool, rules.ask):
+            return Judgement("ask", "always asks (the server's ask list)")
+        if not (_matches(tool, rules.auto) or entry.get("always")):
+            return Judgement("ask", "not auto-approved")
+        pinned = entry.get("fingerprint")
+        if fp and pinned and pinned != fp:
+            return Judgement("ask", "its definition (description or parameters) changed "
+                                    "since it was allowed")
+        if fp and not pinned:
+            self.store.set(server, tool, fp)
+        return Judgement("auto")
+
+    def always_allow(self, server: str, tool: str, fp: str) -> None:
+        """Trust this definition of the tool from now on (the user's "always allow")."""
+        self.store.set(server, tool, fp, always=True)

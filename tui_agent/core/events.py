@@ -110,6 +110,15 @@ class ErrorOccurred(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Notice(Event):
+    """Something the user should know that is not an error of the turn, e.g. that it
+    waits for MCP servers still starting."""
+
+    type: ClassVar[str] = "notice"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnDone(Event):
     """Always the last event of a turn that was not cancelled."""
 

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from tui_agent.config.interpolate import mask_json
+from tui_agent.config.interpolate import mask, mask_json
 from tui_agent.core.events import Usage
 from tui_agent.tools.text import clean
 
@@ -147,6 +147,16 @@ class SessionWriter:
                          "delta": "".join(self._pending)}, sync=False)
             self._pending.clear()
         self._last_flush = time.monotonic() if now is None else now
+
+    def save_result(self, call_id: str, text: str) -> Path:
+        """Keep a tool's whole result beside the session (``<id>.results/<call>.txt``),
+        masked like the session itself; the model gets a cut version."""
+        directory = self.path.with_suffix(".results")
+        directory.mkdir(exist_ok=True)
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)[:100] or "call"
+        target = directory / f"{safe}.txt"
+        target.write_text(mask(text, self._secrets), encoding="utf-8")
+        return target
 
     def turn_end(self, reason: str, usage: Usage) -> None:
         self._write({"kind": "turn", "reason": reason, "usage": asdict(usage)}, sync=True)

@@ -7,7 +7,7 @@ serves plain Python functions (tests, built-ins, the offline demo).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -23,6 +23,9 @@ class ToolSpec:
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object",
                                                                 "properties": {}})
     timeout: float | None = None
+    fingerprint: str = ""
+    """Digest of the definition (see :func:`tui_agent.core.approval.fingerprint`); empty
+    for tools that cannot change under the user, such as local functions."""
 
     def to_openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {
@@ -47,6 +50,13 @@ class ToolSource(Protocol):
     async def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
         """Run one call. Exceptions are reported to the model as a failed call."""
         ...
+
+
+class Preparing(Protocol):
+    """A source that may need a moment before a turn (servers still starting); it
+    yields notes for the user while it gets ready."""
+
+    def prepare(self) -> AsyncIterator[str]: ...
 
 
 class NoTools:

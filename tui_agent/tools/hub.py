@@ -1,0 +1,261 @@
+"""Every configured MCP server behind one catalog: the agent's :class:`ToolSource`.
+
+Servers start concurrently in the background; nothing waits for them until a
+turn needs tools, and then only for servers still starting, up to their
+start-up timeout (:meth:`Hub.prepare` says so). Tools are named
+``<server>__<tool>`` (see :mod:`tui_agent.tools.naming`). One server's failure
+is that server's state; the others and the chat carry on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui_agent.config.models import ServerConfig
+from tui_agent.core.approval import fingerprint
+from tui_agent.core.tools import ToolOutcome, ToolSpec
+from tui_agent.tools.connection import (
+    METHOD_NOT_FOUND,
+    ServerConnection,
+    ServerError,
+    ServerStatus,
+    describe_error,
+)
+from tui_agent.tools.naming import catalog_names
+from tui_agent.tools.results import describe_block, render
+from tui_agent.tools.text import clean
+
+CLOSE_TIMEOUT = 8.0
+"""The SDK gives a stdio server 2 s after EOF and 2 s after SIGTERM before SIGKILL."""
+SPEC_MARGIN = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    spec: ToolSpec
+    retry_safe: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One server's answer to a resources or prompts listing."""
+
+    server: str
+    items: list[Any]
+    error: str | None = None
+
+
+class Hub:
+    """All servers; routes calls by model-facing name."""
+
+    def __init__(self, servers: Mapping[str, ServerConfig], *, log_dir: Path,
+                 default_timeout: float = 60.0) -> None:
+        from tui_agent.tools.transports.sdk import route_sdk_logs
+
+        route_sdk_logs(log_dir / "mcp-client.log")
+        self.connections = {
+            name: ServerConnection(name, cfg, log_dir=log_dir, default_timeout=default_timeout,
+                                   on_change=self._changed)
+            for name, cfg in servers.items()}
+        self._catalog: dict[str, Entry] = {}
+        self._listeners: list[Callable[[ServerStatus], None]] = []
+        self._reported: set[str] = set()
+
+    async def __aenter__(self) -> Hub:
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def start(self) -> None:
+        for conn in self.connections.values():
+            conn.start()
+
+    async def close(self) -> None:
+        """Close every server at once; what is still running after the grace period
+        is abandoned to the SDK's SIGKILL."""
+        closing = [asyncio.create_task(c.close()) for c in self.connections.values()]
+        if closing:
+            done, pending = await asyncio.wait(closing, timeout=CLOSE_TIMEOUT)
+            for task in pending:
+                task.cancel()
+            for task in done:
+                with contextlib.suppress(Exception):
+                    task.result()
+
+    def subscribe(self, listener: Callable[[ServerStatus], None]) -> None:
+        """``listener`` gets a server's status each time it changes (state or tools)."""
+        self._listeners.append(listener)
+
+    def _changed(self, conn: ServerConnection) -> None:
+        self._rebuild()
+        status = conn.status()
+        for listener in self._listeners:
+            listener(status)
+
+    def _rebuild(self) -> None:
+        live = [c for c in self.connections.values() if c.state in ("connected", "degraded")]
+        names = catalog_names((c.name, t.name) for c in live for t in c.tools)
+        catalog: dict[str, Entry] = {}
+        for conn in live:
+            for tool in conn.tools:
+                name = names[(conn.name, tool.name)]
+                catalog[name] = Entry(self._spec(name, conn, tool), _retry_safe(tool))
+        self._catalog = catalog
+
+    @staticmethod
+    def _spec(name: str, conn: ServerConnection, tool: Any) -> ToolSpec:
+        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+        if schema.get("type") != "object":
+            schema = {"type": "object", "properties": {}, **schema, }
+            schema["type"] = "object"
+        description = clean(tool.description or tool.title or "")
+        return ToolSpec(name=name, server=conn.name, tool=tool.name, description=description,
+                        parameters=schema,
+                        timeout=conn.config.max_call_time + SPEC_MARGIN,
+                        fingerprint=fingerprint(tool.name, tool.description, tool.input_schema))
+
+    # -- ToolSource --------------------------------------------------------------
+
+    def specs(self) -> list[ToolSpec]:
+        return [entry.spec for entry in self._catalog.values()]
+
+    async def prepare(self) -> AsyncIterator[str]:
+        """Before a turn: wait for servers still starting (each up to its start-up timeout),
+        and refresh tool lists older than their TTL. Yields notes for the user."""
+        starting = [c for c in self.connections.values() if not c.settled]
+        if starting:
+            longest = max(c.config.startup_timeout for c in starting)
+            yield (f"waiting for {len(starting)} MCP server(s) still starting: "
+                   f"{', '.join(c.name for c in starting)} (up to {longest:g} s)")
+            await asyncio.gather(*(c.wait_started(c.config.startup_timeout + 1)
+                                   for c in starting))
+            late = [c.name for c in starting if not c.settled]
+            if late:
+                yield f"going on without {', '.join(late)}: still starting"
+        for conn in self.connections.values():
+            if conn.state == "failed" and conn.name not in self._reported:
+                self._reported.add(conn.name)
+                yield f"MCP server '{conn.name}' is not available: {conn.last_error}"
+        await asyncio.gather(*(c.refresh_if_stale() for c in self.connections.values()))
+
+    async def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        conn = self.connections.get(spec.server)
+        entry = self._catalog.get(spec.name)
+        if conn is None or entry is None or entry.spec.tool != spec.tool:
+            return ToolOutcome(f"error: {spec.name} is no longer available (server "
+                               f"'{spec.server}' is {conn.state if conn else 'unknown'})",
+                               is_error=True)
+        if spec.fingerprint and entry.spec.fingerprint != spec.fingerprint:
+            return ToolOutcome(f"error: not run: the server changed the definition of "
+                               f"{spec.name} after it was offered and approved; call it again "
+                               "to have the new definition approved", is_error=True)
+        try:
+            result = await conn.call(spec.tool, arguments, retry_safe=entry.retry_safe)
+        except ServerError as exc:
+            return ToolOutcome(f"error: {exc}", is_error=True)
+        rendered = render(result)
+        return ToolOutcome(rendered.text, rendered.is_error)
+
+    # -- status ------------------------------------------------------------------
+
+    def statuses(self) -> list[ServerStatus]:
+        return [c.status() for c in self.connections.values()]
+
+    def tools_of(self, server: str) -> list[ToolSpec]:
+        return [e.spec for e in self._catalog.values() if e.spec.server == server]
+
+    async def wait_all(self) -> None:
+        """Wait until every server has finished its first start (``tui-agent servers``)."""
+        await asyncio.gather(*(c.wait_started(c.config.startup_timeout + 1)
+                               for c in self.connections.values()))
+
+    # -- resources and prompts ---------------------------------------------------
+
+    async def _listing(self, method: str, field: str) -> list[Listing]:
+        async def one(conn: ServerConnection) -> Listing:
+            items: list[Any] = []
+            try:
+                cursor: str | None = None
+                for _ in range(100):
+                    page = await conn.request(_lister(method, cursor))
+                    items.extend(getattr(page, field))
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+            except Exception as exc:
+                if getattr(exc, "code", None) == METHOD_NOT_FOUND:
+                    return Listing(conn.name, [])
+                return Listing(conn.name, items, describe_error(exc))
+            return Listing(conn.name, items)
+
+        live = [c for c in self.connections.values() if c.state in ("connected", "degraded")]
+        return list(await asyncio.gather(*(one(c) for c in live)))
+
+    async def resources(self) -> list[Listing]:
+        return await self._listing("list_resources", "resources")
+
+    async def resource_templates(self) -> list[Listing]:
+        return await self._listing("list_resource_templates", "resource_templates")
+
+    async def prompts(self) -> list[Listing]:
+        return await self._listing("list_prompts", "prompts")
+
+    async def read_resource(self, server: str, uri: str) -> str:
+        """The resource's text (binary parts summarised). Raises :class:`ServerError`."""
+        conn = self._connection(server)
+        try:
+            result = await conn.request(lambda client: client.read_resource(uri))
+        except ServerError:
+            raise
+        except Exception as exc:
+            raise ServerError(f"server '{server}' could not read {uri}: "
+                              f"{describe_error(exc)}") from None
+        parts = []
+        for item in result.contents:
+            text = getattr(item, "text", None)
+            parts.append(text if isinstance(text, str) else
+                         f"[{getattr(item, 'mime_type', None) or 'binary'} data, "
+                         f"{len(getattr(item, 'blob', '') or '') * 3 // 4} bytes]")
+        return clean("\n".join(parts))
+
+    async def get_prompt(self, server: str, name: str,
+                         arguments: dict[str, str] | None = None) -> list[tuple[str, str]]:
+        """The prompt's messages as ``(role, text)``. Raises :class:`ServerError`."""
+        conn = self._connection(server)
+        try:
+            result = await conn.request(lambda client: client.get_prompt(name, arguments))
+        except ServerError:
+            raise
+        except Exception as exc:
+            raise ServerError(f"server '{server}' could not give prompt {name}: "
+                              f"{describe_error(exc)}") from None
+        messages = []
+        for message in result.messages:
+            content = message.content
+            text = getattr(content, "text", None)
+            messages.append((str(message.role), clean(text if isinstance(text, str)
+                                                      else describe_block(content) or "")))
+        return messages
+
+    def _connection(self, server: str) -> ServerConnection:
+        conn = self.connections.get(server)
+        if conn is None:
+            raise ServerError(f"no server named '{server}'")
+        return conn
+
+
+def _lister(method: str, cursor: str | None) -> Callable[[Any], Any]:
+    return lambda client: getattr(client, method)(cursor=cursor)
+
+
+def _retry_safe(tool: Any) -> bool:
+    notes = getattr(tool, "annotations", None)
+    return bool(notes and (getattr(notes, "read_only_hint", None)
+                           or getattr(notes, "idempotent_hint", None)))

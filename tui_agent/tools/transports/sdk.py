@@ -1,0 +1,120 @@
+"""The transports the ``mcp`` SDK provides (stdio, SSE, streamable HTTP), set up safely.
+
+stdio servers get the SDK's minimal environment plus what the config names,
+and their stderr goes to a log file, never the terminal (and never an unread
+pipe, which blocks a chatty server at 64 KB). The stdio read stream is watched,
+so a server that exits is noticed at once instead of at the next call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TextIO
+
+from tui_agent.config.models import ServerConfig
+
+OnEvent = Callable[[str, str], None]
+"""``(kind, detail)``: ``closed`` when the stream ends."""
+
+
+class WatchedRead:
+    """A read stream that reports its end."""
+
+    def __init__(self, inner: Any, on_event: OnEvent) -> None:
+        self._inner = inner
+        self._on_event = on_event
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            item = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_event("closed", "the server closed its output")
+            raise
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> WatchedRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> WatchedRead:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class Watched(AbstractAsyncContextManager[Any]):
+    """Wraps a transport so that :class:`WatchedRead` sees everything it reads."""
+
+    def __init__(self, inner: AbstractAsyncContextManager[Any], on_event: OnEvent) -> None:
+        self._inner = inner
+        self._on_event = on_event
+
+    async def __aenter__(self) -> Any:
+        read, write = await self._inner.__aenter__()
+        return WatchedRead(read, self._on_event), write
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+def route_sdk_logs(log_file: Path) -> None:
+    """Send the SDK's own log records (a malformed line from a server comes with a
+    traceback) to ``log_file`` instead of Python's last-resort handler on stderr,
+    which would paint over a TUI."""
+    logger = logging.getLogger("mcp")
+    if any(getattr(h, "_tui_agent", False) for h in logger.handlers):
+        return
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    handler._tui_agent = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+
+async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: TextIO | None,
+                         on_event: OnEvent) -> AbstractAsyncContextManager[Any]:
+    """The transport for ``config``; what it needs closing later goes on ``stack``."""
+    if config.transport == "stdio":
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        assert config.command is not None and errlog is not None
+        params = StdioServerParameters(command=config.command, args=config.args,
+                                       env=config.env or None, cwd=config.cwd)
+        return Watched(stdio_client(params, errlog=errlog), on_event)
+    assert config.url is not None
+    if config.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        return sse_client(config.url, headers=dict(config.headers) or None)
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    http = await stack.enter_async_context(
+        create_mcp_http_client(headers=dict(config.headers) or None))
+    return streamable_http_client(config.url, http_client=http)
