@@ -3,9 +3,14 @@ and no connection may leave the machine (loopback and Unix sockets only)."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import signal
 import socket
+import sys
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +18,13 @@ from typing import Any
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
-from tui_agent.config.models import ModelSettings
+from tui_agent.config.models import ModelSettings, ServerConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+TAG_VAR = "TUI_AGENT_TEST_TAG"
+"""Every server a test starts carries this variable (with a value unique to the test) in
+its environment, which its children inherit: the process table then tells whether a
+test left any server behind."""
 
 REQUIRE_ALL = os.environ.get("TUI_AGENT_TEST_REQUIRE_ALL") == "1"
 """Set by .ci/run: a test that would skip for a missing tool (docker, npm) fails instead."""
@@ -84,3 +95,50 @@ def model_for(server: FakeLLM, **overrides: Any) -> ModelSettings:
                               "retry_backoff": 0.01, "timeout": 20}
     values.update(overrides)
     return ModelSettings(**values)
+
+
+def tagged_env(**extra: str) -> dict[str, str]:
+    """Environment entries for a server config: the current test's tag, plus ``extra``."""
+    return {TAG_VAR: os.environ[TAG_VAR], **extra}
+
+
+def fake_server(*args: str, **config: Any) -> ServerConfig:
+    """Our hostile MCP server (tests/fakes/mcp_server.py) over stdio."""
+    env = tagged_env(**config.pop("env", {}))
+    return ServerConfig(command=sys.executable, args=["-m", "tests.fakes.mcp_server", *args],
+                        cwd=str(ROOT), env=env, **config)
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Live processes whose environment carries ``tag``."""
+    found = []
+    needle = f"{TAG_VAR}={tag}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes():
+                continue
+            if (entry / "stat").read_text().split(") ")[-1].startswith("Z"):
+                continue  # a zombie has exited; only its parent's wait is missing
+        except OSError:
+            continue
+        found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """After every test, no process it started with the tag may still run."""
+    tag = uuid.uuid4().hex
+    monkeypatch.setenv(TAG_VAR, tag)
+    yield tag
+    deadline = time.monotonic() + 5
+    left = tagged_processes(tag)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = tagged_processes(tag)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"the test left server processes running: {left}"

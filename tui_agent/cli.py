@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from tui_agent import __version__
 
-COMMANDS = ("run", "sessions", "export", "config")
+COMMANDS = ("run", "servers", "sessions", "export", "config")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
@@ -65,6 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("prompt", nargs="*", metavar="PROMPT",
                      help="the prompt; '-' reads it from stdin")
 
+    servers = sub.add_parser(
+        "servers", help="start every configured MCP server and report on it",
+        description="Start every configured MCP server, print its state, tools (with their "
+                    "approval: auto, ask or deny) and errors, then stop them. Exit 1 if any "
+                    "server failed.")
+    _common(servers, inner=True)
+    servers.add_argument("--resources", action="store_true",
+                         help="also list resources, resource templates and prompts")
+
     sessions = sub.add_parser("sessions", help="list saved conversations")
     sessions.add_argument("--limit", type=int, default=20, metavar="N")
 
@@ -82,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.command == "servers":
+            return cmd_servers(args, sys.stdout, sys.stderr)
         if args.command == "sessions":
             return cmd_sessions(args.limit, sys.stdout)
         if args.command == "export":
@@ -111,11 +122,6 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         return headless.config_error(exc, err)
     for warning in settings.warnings:
         err.write(f"tui-agent: warning: {warning}\n")
-    enabled = [n for n, s in settings.config.servers.items() if not s.disabled]
-    if enabled:
-        err.write(f"tui-agent: note: {len(enabled)} MCP server(s) configured "
-                  f"({', '.join(enabled)}); this version validates them but does not start "
-                  "them yet\n")
     model = settings.config.model
     overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
     settings.config.model = model.model_copy(update=overrides)
@@ -145,6 +151,28 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     return headless.execute(headless.Run(
         settings, prompt, approve, getattr(args, "output", "text"),
         session_file=getattr(args, "session", None), resume=args.resume), out, err)
+
+
+def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    import asyncio
+
+    from tui_agent import headless
+    from tui_agent.config import ConfigError, load
+    from tui_agent.server_report import report
+
+    try:
+        settings = load(args.config, args.mcp_config or [])
+    except ConfigError as exc:
+        return headless.config_error(exc, err)
+    for warning in settings.warnings:
+        err.write(f"tui-agent: warning: {warning}\n")
+    hub = headless.open_hub(settings)
+    if hub is None:
+        out.write("no MCP servers are configured (add [servers.NAME] to "
+                  f"{args.config or 'the config file'}, or pass --mcp-config FILE.json)\n")
+        return 0
+    policy = headless.policy_from(settings)
+    return asyncio.run(report(settings, policy, hub, out, resources=args.resources))
 
 
 def cmd_sessions(limit: int, out: IO[str]) -> int:

@@ -17,12 +17,13 @@ import threading
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from tui_agent.config import ConfigError, Settings, mask, paths
 from tui_agent.config.interpolate import StreamMasker, mask_json
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import (
+    ApprovalStore,
     ApproveAll,
     Decision,
     DenyAll,
@@ -35,6 +36,7 @@ from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
     Event,
+    Notice,
     Retrying,
     SessionStarted,
     TextDelta,
@@ -46,6 +48,9 @@ from tui_agent.core.llm import LLM, LLMError
 from tui_agent.core.session import Conversation, SessionError, SessionStore, SessionWriter, load
 from tui_agent.core.tools import NoTools, ToolSource
 from tui_agent.tools.text import clean
+
+if TYPE_CHECKING:
+    from tui_agent.tools.hub import Hub
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 LATEST = "\0latest"
@@ -100,6 +105,8 @@ class TextPrinter:
                 self._note(f"retry {n}/{total} in {delay:.1f} s: {reason}")
             case ErrorOccurred(message=message):
                 self._note(f"error: {clean(message)}")
+            case Notice(message=message):
+                self._note(f"note: {clean(message)}")
             case TurnDone():
                 self._text(self._masker.flush())
                 if self._mid_line:
@@ -179,7 +186,8 @@ class TerminalGate:
             tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
         tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
         while True:
-            tty.write("  [y] approve  [n] deny  [r] deny with a reason: ")
+            always = "  [a] always allow" if call.fingerprint else ""
+            tty.write(f"  [y] approve once{always}  [n] deny  [r] deny with a reason: ")
             tty.flush()
             answer = tty_in.readline()
             if not answer:
@@ -187,6 +195,8 @@ class TerminalGate:
             choice = answer.strip().lower()
             if choice in ("y", "yes"):
                 return Decision.approve()
+            if choice in ("a", "always") and always:
+                return Decision.approve("always allowed", always=True)
             if choice in ("n", "no", ""):
                 return Decision.deny()
             if choice in ("r", "reason"):
@@ -204,8 +214,10 @@ def make_gate(mode: str) -> Gate:
 
 
 def policy_from(settings: Settings) -> Policy:
-    return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto))
-                   for name, s in settings.config.servers.items()})
+    """The config's per-server rules, with "always allow" answers kept in the state dir."""
+    return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
+                   for name, s in settings.config.servers.items()},
+                  ApprovalStore(paths.state_dir() / "approvals.json"))
 
 
 @dataclass
@@ -258,17 +270,52 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
                   history=conv.messages if conv else ())
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
-        if run.prompt is None:
-            from tui_agent.repl import chat
-
-            return chat(agent, printer, out)
-        return asyncio.run(one_turn(agent, run.prompt, printer))
+        code = asyncio.run(_drive(run, agent, printer, out))
     except KeyboardInterrupt:
-        err.write("\ntui-agent: interrupted; the conversation so far is saved "
-                  f"(tui-agent run --resume {writer.id} ...)\n")
-        return EXIT_INTERRUPTED
+        code = EXIT_INTERRUPTED
     finally:
         writer.close()
+    if code == EXIT_INTERRUPTED:
+        err.write("\ntui-agent: interrupted; the conversation so far is saved "
+                  f"(tui-agent run --resume {writer.id} ...)\n")
+    return code
+
+
+async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
+    """The run inside one event loop: MCP servers start in the background, the turn (or
+    the line-mode chat) runs, and every server is closed however it ends. SIGTERM
+    cancels like Ctrl-C does, so the closing still happens."""
+    hub = open_hub(run.settings)
+    if hub is not None:
+        hub.start()
+        agent.tools = hub
+    main = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if main is not None:
+        loop.add_signal_handler(signal.SIGTERM, main.cancel)
+    try:
+        if run.prompt is None:
+            from tui_agent.repl import chat_loop
+
+            return await chat_loop(agent, printer, out)
+        return await one_turn(agent, run.prompt, printer)
+    except asyncio.CancelledError:
+        return EXIT_INTERRUPTED
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        if hub is not None:
+            await hub.close()
+
+
+def open_hub(settings: Settings) -> Hub | None:
+    """A hub for the enabled servers of ``settings``; None when there are none."""
+    servers = {n: s for n, s in settings.config.servers.items() if not s.disabled}
+    if not servers:
+        return None
+    from tui_agent.tools.hub import Hub
+
+    return Hub(servers, log_dir=paths.state_dir() / "logs",
+               default_timeout=settings.config.agent.tool_timeout)
 
 
 async def one_turn(agent: Agent, prompt: str, printer: Printer) -> int:

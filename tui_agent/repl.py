@@ -36,7 +36,7 @@ async def read_line(prompt: str, out: IO[str], stdin: IO[str] = sys.stdin) -> st
     return None if line == "" else line.rstrip("\n")
 
 
-async def _chat(agent: Agent, printer: Printer, out: IO[str]) -> int:
+async def chat_loop(agent: Agent, printer: Printer, out: IO[str]) -> int:
     from tui_agent.headless import one_turn
 
     loop = asyncio.get_running_loop()
@@ -61,6 +61,3 @@ async def _chat(agent: Agent, printer: Printer, out: IO[str]) -> int:
         finally:
             loop.remove_signal_handler(signal.SIGINT)
 
-
-def chat(agent: Agent, printer: Printer, out: IO[str]) -> int:
-    return asyncio.run(_chat(agent, printer, out))

@@ -127,6 +127,11 @@ def build(name: str, marks: Path | None, description: str) -> MCPServer:
         return [TextContent(type="text", text="a tiny picture"),
                 ImageContent(type="image", data=TINY_PNG, mime_type="image/png")]
 
+    @server.tool(description="Block the server's event loop: it answers nothing meanwhile.")
+    async def freeze(seconds: float) -> str:
+        time.sleep(seconds)
+        return "thawed"
+
     @server.tool(description="Write to stderr.")
     def shout(size: int) -> str:
         sys.stderr.write(("x" * 99 + "\n") * (size // 100))

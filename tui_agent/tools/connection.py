@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import random
 import time
 from collections.abc import Callable
@@ -198,6 +197,14 @@ class ServerConnection:
         self._wake_reason = reason
         self._wake.set()
 
+    def _broken(self, reason: str) -> None:
+        """The connection is gone: say so now, and have the owner task restart it."""
+        if self._client is not None and not self._stopping:
+            self._client = None  # callers now wait for the reconnect
+            self._connected.clear()
+            self._set("degraded", f"{reason}; reconnecting")
+            self._signal(reason)
+
     def _set(self, state: State, error: str | None = None) -> None:
         changed = state != self.state or (error is not None and error != self.last_error)
         self.state = state
@@ -236,11 +243,21 @@ class ServerConnection:
         import anyio
 
         # One scope spans the session's whole life (the SDK's task groups must exit inside
-        # the scope they were entered in); its deadline is the start-up timeout until the
-        # tools are listed, and is lifted once serving.
+        # the scope they were entered in). A start that overruns its timeout is reported
+        # at once, not after the SDK has finished stopping the process (up to 4 s more).
+        expired = False
         with anyio.CancelScope() as life:
             self._connect_scope = life
-            life.deadline = anyio.current_time() + self.config.startup_timeout
+
+            def expire() -> None:
+                nonlocal expired
+                expired = True
+                self._failed(f"did not start within {self.config.startup_timeout:g} s "
+                             "(startup_timeout)")
+                self._settled.set()
+                life.cancel()
+
+            watchdog = asyncio.get_running_loop().call_later(self.config.startup_timeout, expire)
             try:
                 async with AsyncExitStack() as stack:
                     if self.log_path is not None:
@@ -250,19 +267,18 @@ class ServerConnection:
                         self._log.flush()
                     client = await self._connect(stack)
                     await self._fetch_tools(client)
-                    life.deadline = math.inf
+                    watchdog.cancel()
                     self._connect_scope = None
                     await self._serve(client)
                     return True
             except Exception as exc:  # any failure of one server is that server's state
-                self._failed(describe_error(exc))
+                if not expired:
+                    self._failed(describe_error(exc))
                 return False
             finally:
+                watchdog.cancel()
                 self._client, self._log, self._connect_scope = None, None, None
                 self._connected.clear()
-        if not self._stopping:
-            self._failed(f"did not start within {self.config.startup_timeout:g} s "
-                         "(startup_timeout)")
         return False
 
     def _failed(self, message: str) -> None:
@@ -321,8 +337,8 @@ class ServerConnection:
         self._last_answer = time.monotonic()
 
     def _transport_event(self, kind: str, detail: str) -> None:
-        if kind == "closed" and self._client is not None and not self._stopping:
-            self._signal("the server exited")
+        if kind == "closed":
+            self._broken("the server exited")
 
     def _note(self, line: str) -> None:
         if self._log is not None:
@@ -353,7 +369,7 @@ class ServerConnection:
                     self._set("degraded", f"no answer to a heartbeat: {describe_error(exc)}")
             silent = time.monotonic() - self._last_answer
             if silent > self.config.stale_timeout:
-                self._signal(f"no answer for {silent:.0f} s (stale_timeout)")
+                self._broken(f"no answer for {silent:.0f} s (stale_timeout)")
                 return
 
     async def _ping(self, client: Any) -> None:
@@ -443,13 +459,14 @@ class ServerConnection:
         """Call ``tool``; the CallToolResult. Raises :class:`ServerError` when the server
         could not answer. ``retry_safe`` (a read-only or idempotent tool) allows one
         retry after a reconnect if the connection drops mid-call."""
-        try:
-            return await self._call_once(tool, arguments)
-        except _Dropped as dropped:
-            if not retry_safe:
-                raise ServerError(f"server '{self.name}' {dropped}; it is restarting. The call "
-                                  "may or may not have taken effect.") from None
-        return await self._call_once(tool, arguments)
+        for attempt in (1, 2):
+            try:
+                return await self._call_once(tool, arguments)
+            except _Dropped as dropped:
+                if not retry_safe or attempt == 2:
+                    raise ServerError(f"server '{self.name}' {dropped}; it is restarting. The "
+                                      "call may or may not have taken effect.") from None
+        raise AssertionError("unreachable")
 
     async def _call_once(self, tool: str, arguments: dict[str, Any]) -> Any:
         import anyio
@@ -468,7 +485,7 @@ class ServerConnection:
             except MCPError as exc:
                 if exc.code == CONNECTION_CLOSED:
                     self.breaker.failure()
-                    self._signal("the connection closed during a call")
+                    self._broken("the connection closed during a call")
                     raise _Dropped("lost the connection during the call") from None
                 self._answered()
                 self.breaker.success()

@@ -44,7 +44,7 @@ def render(result: Any) -> Rendered:
     parts = []
     if structured is not None:
         value = _unwrap(_cleaned(structured))
-        shown = to_yaml(value)
+        shown = value if isinstance(value, str) else to_yaml(value)
         parts.append(shown)
         # Servers repeat the structured value as text for older clients: keep only
         # text that says something more.

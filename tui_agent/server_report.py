@@ -1,0 +1,81 @@
+"""``tui-agent servers``: start every configured server, report, close them all.
+
+For each server: its state, transport and tool count, each tool's approval
+(auto / ask / deny, as the policy would judge a call now), and for one that
+failed, the error, the last lines of its stderr and where its log is. With
+``--resources``, its resources, resource templates and prompts too. Exit 1 if
+any enabled server failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import IO
+
+from tui_agent.config import Settings
+from tui_agent.core.approval import Policy
+from tui_agent.tools.connection import ServerStatus
+from tui_agent.tools.hub import Hub, Listing
+from tui_agent.tools.text import clean
+
+
+async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
+                 resources: bool = False) -> int:
+    hub.start()
+    try:
+        await hub.wait_all()
+        failed = False
+        for status in hub.statuses():
+            failed |= status.state in ("failed", "connecting", "degraded")
+            _server(status, hub, policy, out)
+        for name, cfg in settings.config.servers.items():
+            if cfg.disabled:
+                out.write(f"{name}  disabled\n")
+        if resources:
+            await _resources(hub, out)
+        return 1 if failed else 0
+    finally:
+        await hub.close()
+
+
+def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> None:
+    about = " · ".join(x for x in (status.server_info, status.protocol and
+                                   f"protocol {status.protocol}") if x)
+    out.write(f"{status.name}  {status.state}  {status.transport}  {status.tools} tools"
+              f"{f'  ({about})' if about else ''}\n")
+    specs = hub.tools_of(status.name)
+    width = max((len(s.name) for s in specs), default=0)
+    for spec in specs:
+        verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
+        first = spec.description.strip().splitlines()[0][:80] if spec.description.strip() else ""
+        out.write(f"  {spec.name:<{width}}  {verdict:<4}  {first}\n")
+    if status.state != "connected":
+        out.write(f"  error: {clean(status.last_error or 'unknown')}\n")
+        for line in status.stderr[-5:]:
+            out.write(f"  stderr: {line}\n")
+        if status.log_file is not None:
+            out.write(f"  log: {status.log_file}\n")
+
+
+async def _resources(hub: Hub, out: IO[str]) -> None:
+    listings = await asyncio.gather(hub.resources(), hub.resource_templates(), hub.prompts())
+    titles = ("resources", "resource templates", "prompts")
+    for title, found in zip(titles, listings, strict=True):
+        out.write(f"\n{title}:\n")
+        _listing(found, out)
+
+
+def _listing(found: list[Listing], out: IO[str]) -> None:
+    any_item = False
+    for listing in found:
+        if listing.error:
+            out.write(f"  {listing.server}: error: {clean(listing.error)}\n")
+        for item in listing.items:
+            any_item = True
+            ref = getattr(item, "uri", None) or getattr(item, "uri_template", None) or item.name
+            args = getattr(item, "arguments", None) or []
+            sig = f"({', '.join(a.name for a in args)})" if args else ""
+            text = clean(getattr(item, "description", None) or getattr(item, "name", "") or "")
+            out.write(f"  {listing.server}  {clean(str(ref))}{sig}  {text[:80]}\n")
+    if not any_item:
+        out.write("  (none)\n")
