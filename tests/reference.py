@@ -1,0 +1,77 @@
+"""Reference MCP servers nobody here wrote: where they are, and how to start them.
+
+``mcp-server-time`` and ``mcp-server-git`` come from PyPI with the test extra.
+``@modelcontextprotocol/server-everything`` comes from npm, installed into
+``tests/npm`` from its lock file the first time a test needs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import TAG_VAR, need
+
+NPM_DIR = Path(__file__).parent / "npm"
+EVERYTHING = NPM_DIR / "node_modules" / ".bin" / "mcp-server-everything"
+
+
+def python_server(name: str) -> str:
+    """The console script of a PyPI server installed beside our interpreter."""
+    path = Path(sys.executable).parent / name
+    need(path.exists(), f"{name} (pip install -e '.[test]')")
+    return str(path)
+
+
+def everything() -> str:
+    """server-everything's executable, installing it with npm on first use."""
+    if not EVERYTHING.exists():
+        npm = shutil.which("npm")
+        need(npm is not None and shutil.which("node") is not None, "node and npm")
+        assert npm is not None
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NPM_DIR,
+                              capture_output=True, text=True, timeout=300)
+        need(done.returncode == 0 and EVERYTHING.exists(),
+             f"npm ci in {NPM_DIR} (it said: {done.stderr.strip()[-500:]})")
+    return str(EVERYTHING)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def http_server(command: list[str], port: int, env: dict[str, str] | None = None,
+                path: str = "/") -> Iterator[str]:
+    """Run a server that listens on ``port``; yield its base URL once it accepts."""
+    full_env = {**os.environ, **(env or {}), TAG_VAR: os.environ[TAG_VAR]}
+    proc = subprocess.Popen(command, env=full_env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError as exc:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{command[0]} did not start listening on {port}") \
+                        from exc
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}{path}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
