@@ -87,15 +87,13 @@ class Breaker:
         return True
 
     def success(self) -> None:
+        """A call or start worked (also: the user asked to retry now): close the circuit."""
         self.failures, self.opened_at, self.probing = 0, None, False
 
     def failure(self) -> None:
         self.failures += 1
         if self.probing or self.failures >= self.threshold:
             self.opened_at, self.probing = time.monotonic(), False
-
-    def reset(self) -> None:
-        self.success()
 
 
 def backoff_delay(attempt: int, base: float) -> float:
@@ -180,7 +178,7 @@ class ServerConnection:
 
     def reconnect(self) -> None:
         """Restart now, whatever the backoff or the circuit says (the user asked)."""
-        self.breaker.reset()
+        self.breaker.success()
         self._signal("restart requested")
 
     async def close(self) -> None:
@@ -216,6 +214,8 @@ class ServerConnection:
     async def _sleep(self, seconds: float) -> None:
         """Sleep, but wake at once for a stop or a reconnect request."""
         self._wake.clear()
+        if self._stopping:  # a stop that came before the clear must not be slept through
+            return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
                 await self._wake.wait()
@@ -318,6 +318,8 @@ class ServerConnection:
         self._connected.set()
         self._settled.set()
         self._wake.clear()
+        if self._stopping:
+            return
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._heartbeat, client)
             tasks.start_soon(self._refresher, client)
@@ -325,8 +327,6 @@ class ServerConnection:
                 tasks.start_soon(self._listen, client)
             await self._wake.wait()
             tasks.cancel_scope.cancel()
-        self._connected.clear()
-        self._client = None
         if not self._stopping:
             self.restarts += 1
             self._set("degraded", f"{self._wake_reason}; reconnecting")

@@ -85,6 +85,8 @@ class Hub:
             done, pending = await asyncio.wait(closing, timeout=CLOSE_TIMEOUT)
             for task in pending:
                 task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=2.0)
             for task in done:
                 with contextlib.suppress(Exception):
                     task.result()
