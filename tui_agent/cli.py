@@ -12,9 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tui_agent import __version__
+
+if TYPE_CHECKING:
+    from tui_agent.config import Settings
 
 COMMANDS = ("run", "servers", "sessions", "export", "config")
 
@@ -111,17 +114,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
-    from tui_agent import headless
+def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
+    """The configuration ``--config`` and ``--mcp-config`` name, with its warnings
+    printed; None (with the error printed) when it is invalid."""
     from tui_agent.config import ConfigError, load
-    from tui_agent.core.llm import NO_MODEL_HELP, preload
 
     try:
         settings = load(args.config, args.mcp_config or [])
     except ConfigError as exc:
-        return headless.config_error(exc, err)
+        err.write(f"tui-agent: {exc}\n")
+        return None
     for warning in settings.warnings:
         err.write(f"tui-agent: warning: {warning}\n")
+    return settings
+
+
+def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    from tui_agent import headless
+    from tui_agent.core.llm import NO_MODEL_HELP, preload
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return headless.EXIT_USAGE
     model = settings.config.model
     overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
     settings.config.model = model.model_copy(update=overrides)
@@ -157,15 +171,11 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     import asyncio
 
     from tui_agent import headless
-    from tui_agent.config import ConfigError, load
     from tui_agent.server_report import report
 
-    try:
-        settings = load(args.config, args.mcp_config or [])
-    except ConfigError as exc:
-        return headless.config_error(exc, err)
-    for warning in settings.warnings:
-        err.write(f"tui-agent: warning: {warning}\n")
+    settings = load_settings(args, err)
+    if settings is None:
+        return headless.EXIT_USAGE
     hub = headless.open_hub(settings)
     if hub is None:
         out.write("no MCP servers are configured (add [servers.NAME] to "

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from tui_agent.config import ConfigError, Settings, mask, paths
+from tui_agent.config import Settings, mask, paths
 from tui_agent.config.interpolate import StreamMasker, mask_json
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import (
@@ -346,8 +346,3 @@ def read_prompt(words: list[str], stdin: IO[str]) -> str | None:
     if words:
         return " ".join(words)
     return None
-
-
-def config_error(exc: ConfigError, err: IO[str]) -> int:
-    err.write(f"tui-agent: {exc}\n")
-    return EXIT_USAGE

@@ -211,14 +211,8 @@ class Hub:
 
     async def read_resource(self, server: str, uri: str) -> str:
         """The resource's text (binary parts summarised). Raises :class:`ServerError`."""
-        conn = self._connection(server)
-        try:
-            result = await conn.request(lambda client: client.read_resource(uri))
-        except ServerError:
-            raise
-        except Exception as exc:
-            raise ServerError(f"server '{server}' could not read {uri}: "
-                              f"{describe_error(exc)}") from None
+        result = await self._ask(server, lambda client: client.read_resource(uri),
+                                 f"could not read {uri}")
         parts = []
         for item in result.contents:
             text = getattr(item, "text", None)
@@ -230,14 +224,8 @@ class Hub:
     async def get_prompt(self, server: str, name: str,
                          arguments: dict[str, str] | None = None) -> list[tuple[str, str]]:
         """The prompt's messages as ``(role, text)``. Raises :class:`ServerError`."""
-        conn = self._connection(server)
-        try:
-            result = await conn.request(lambda client: client.get_prompt(name, arguments))
-        except ServerError:
-            raise
-        except Exception as exc:
-            raise ServerError(f"server '{server}' could not give prompt {name}: "
-                              f"{describe_error(exc)}") from None
+        result = await self._ask(server, lambda client: client.get_prompt(name, arguments),
+                                 f"could not give prompt {name}")
         messages = []
         for message in result.messages:
             content = message.content
@@ -246,11 +234,17 @@ class Hub:
                                                       else describe_block(content) or "")))
         return messages
 
-    def _connection(self, server: str) -> ServerConnection:
+    async def _ask(self, server: str, what: Callable[[Any], Any], failed: str) -> Any:
+        """One request to ``server``; any failure is a :class:`ServerError` naming it."""
         conn = self.connections.get(server)
         if conn is None:
             raise ServerError(f"no server named '{server}'")
-        return conn
+        try:
+            return await conn.request(what)
+        except ServerError:
+            raise
+        except Exception as exc:
+            raise ServerError(f"server '{server}' {failed}: {describe_error(exc)}") from None
 
 
 def _lister(method: str, cursor: str | None) -> Callable[[Any], Any]:
