@@ -40,16 +40,21 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
                         help="continue a conversation (the latest when no ID is given)", **keep)
     parser.add_argument("-c", "--continue", dest="resume", action="store_const",
                         const="\0latest", help="continue the latest conversation", **keep)
+    parser.add_argument("--code-mode", action="store_true", default=None,
+                        help="reach MCP tools through one Starlark script ([code_mode])",
+                        **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-agent",
         description="A terminal chat agent for any LLM, with MCP tools behind an approval gate.",
-        epilog="Without a command: a chat on this terminal. "
-               "'tui-agent run --help' for headless use.")
+        epilog="Without a command: the chat app (on a terminal), or one headless turn with "
+               "the prompt from stdin. 'tui-agent run --help' for headless use.")
     parser.add_argument("--version", action="version", version=f"tui-agent {__version__}")
     _common(parser)
+    parser.add_argument("--demo", action="store_true",
+                        help="an offline tour: a scripted model and a bundled MCP server")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one prompt headless and print the reply",
@@ -105,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(paths.default_config_file())
             return 0
+        if args.command is None and (args.demo or (sys.stdin.isatty()
+                                                   and sys.stdout.isatty())):
+            return cmd_tui(args, sys.stderr)
         return cmd_run(args, sys.stdin, sys.stdout, sys.stderr)
     except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
         sys.stderr.close()
@@ -129,6 +137,36 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
     return settings
 
 
+def apply_flags(settings: Settings, args: argparse.Namespace) -> None:
+    """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
+    model = settings.config.model
+    overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
+    settings.config.model = model.model_copy(update=overrides)
+    if getattr(args, "code_mode", None):
+        settings.config.code_mode.enabled = True
+
+
+def cmd_tui(args: argparse.Namespace, err: IO[str]) -> int:
+    """The chat app. ``--demo`` swaps in the scripted tour and the bundled notes server."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        err.write("tui-agent: the chat app needs a terminal; for pipes and scripts use "
+                  "'tui-agent run PROMPT'\n")
+        return 2
+    settings = load_settings(args, err)
+    if settings is None:
+        return 2
+    apply_flags(settings, args)
+    from tui_agent.config import paths
+    from tui_agent.ui.app import run_app
+    from tui_agent.ui.backend import Options
+
+    if args.demo:
+        from tui_agent.demo import demo_settings
+
+        settings = demo_settings(paths.data_dir() / "demo-notes", settings)
+    return run_app(Options(settings, demo=args.demo, resume=args.resume))
+
+
 def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
     from tui_agent import headless
     from tui_agent.core.llm import NO_MODEL_HELP, preload
@@ -136,9 +174,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     settings = load_settings(args, err)
     if settings is None:
         return headless.EXIT_USAGE
-    model = settings.config.model
-    overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
-    settings.config.model = model.model_copy(update=overrides)
+    apply_flags(settings, args)
     if getattr(args, "max_depth", None) is not None:
         if args.max_depth < 1:
             err.write("tui-agent: --max-depth must be at least 1\n")

@@ -214,10 +214,18 @@ def make_gate(mode: str) -> Gate:
 
 
 def policy_from(settings: Settings) -> Policy:
-    """The config's per-server rules, with "always allow" answers kept in the state dir."""
+    """The config's per-server rules. "Always allow" answers are written back to the file
+    each server came from, and the definitions they trust are pinned in the state dir."""
+    from tui_agent.config.writeback import edit_list
+
+    def persist(server: str, field: str, tool: str, add: bool) -> None:
+        origin = settings.origins.get(server)
+        if origin is not None:
+            edit_list(origin, field, tool, add=add)
+
     return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
                    for name, s in settings.config.servers.items()},
-                  ApprovalStore(paths.state_dir() / "approvals.json"))
+                  ApprovalStore(paths.state_dir() / "approvals.json"), persist)
 
 
 @dataclass
@@ -307,9 +315,11 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
             await hub.close()
 
 
-def open_hub(settings: Settings) -> Hub | None:
-    """A hub for the enabled servers of ``settings``; None when there are none."""
-    servers = {n: s for n, s in settings.config.servers.items() if not s.disabled}
+def open_hub(settings: Settings, *, with_disabled: bool = False) -> Hub | None:
+    """A hub for the enabled servers of ``settings`` (and the disabled ones, in their
+    ``disabled`` state, for a front end that can switch them on); None when there are none."""
+    servers = {n: s for n, s in settings.config.servers.items()
+               if with_disabled or not s.disabled}
     if not servers:
         return None
     from tui_agent.tools.hub import Hub

@@ -25,6 +25,12 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 
+ESCAPES = ("\x1b[2J\x1b[Hwiped \x1b]52;c;ZXZpbA==\x07clip \x1b]8;;http://evil/\x07link"
+           "\x1b]8;;\x07 \x9b31mred\u202egnp.exe\x07 done")
+"""What ``escapes`` returns: clear screen, clipboard write (OSC 52), a hyperlink (OSC 8),
+a C1 CSI, a right-to-left override and a bell."""
+MARKUP = "[link=http://evil/]click[/link] [reverse]loud[/reverse] \x1b[31mred[/] $accent"
+"""Textual markup and an escape, for a tool description that must render as plain text."""
 WIRE = 1
 """A duplicate of the process's stdout taken before the SDK claims it."""
 TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9"
@@ -92,8 +98,7 @@ def build(name: str, marks: Path | None, description: str) -> MCPServer:
 
     @server.tool(description="Return terminal escape sequences.")
     def escapes() -> str:
-        return ("\x1b[2J\x1b[Hwiped \x1b]52;c;ZXZpbA==\x07clip \x1b]8;;http://evil/\x07link"
-                "\x1b]8;;\x07 \x9b31mred\u202egnp.exe\x07 done")
+        return ESCAPES
 
     @server.tool(description="Write a line that is not JSON-RPC to the wire, then answer.")
     def garbage() -> str:

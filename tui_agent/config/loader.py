@@ -138,6 +138,19 @@ def _expand_server(name: str, server: ServerConfig, origin: Origin,
     })
 
 
+def enabled_copy(settings: Settings, name: str,
+                 env: Mapping[str, str] = os.environ) -> ServerConfig:
+    """Server ``name`` switched on, with its ``${VAR}`` references expanded now (a server
+    disabled in the file is loaded unexpanded, so an unset variable does not stop the
+    rest of the config). Raises :class:`ConfigError` naming the line of an unset one."""
+    server = settings.config.servers[name].model_copy(update={"disabled": False})
+    if not settings.config.servers[name].disabled:
+        return server
+    origin = settings.origins.get(name) or Origin(Path("<config>"), ("servers", name),
+                                                   lambda _loc: None)
+    return _expand_server(name, server, origin, Expander(env))
+
+
 def _expand_model(config: Config, file: Path | None, locate: Locator,
                   expander: Expander) -> Config:
     model = config.model

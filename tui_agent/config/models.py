@@ -41,6 +41,8 @@ class ModelSettings(_Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
     system_prompt: str | None = None
+    choices: list[str] = Field(default_factory=list)
+    """Models the TUI's ``/model`` picker offers (any other litellm string can be typed)."""
     timeout: float = Field(default=600.0, gt=0)
     """Seconds one LLM request (including its whole stream) may take."""
     max_retries: int = Field(default=3, ge=0, le=10)
@@ -142,12 +144,21 @@ class ServerConfig(_Strict):
         return self
 
 
+class UiSettings(_Strict):
+    """``[ui]``: the Textual app."""
+
+    theme: str = "tui-agent-night"
+    """A theme from ``themes/`` (tui-agent-night, tui-agent-day, tui-agent-ember), one of
+    Textual's, or one of your own in ``$XDG_CONFIG_HOME/tui-agent/themes/``."""
+
+
 class Config(_Strict):
     """The whole configuration, after every file and flag is merged."""
 
     model: ModelSettings = Field(default_factory=ModelSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
+    ui: UiSettings = Field(default_factory=UiSettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
 
 
@@ -155,4 +166,5 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
     "model": ModelSettings,
     "agent": AgentSettings,
     "code_mode": CodeModeSettings,
+    "ui": UiSettings,
 }

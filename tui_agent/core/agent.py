@@ -33,7 +33,7 @@ from tui_agent.core.events import (
     TurnDone,
     Usage,
 )
-from tui_agent.core.llm import LLM, LLMError, Reply, StreamCut, ToolCallRequest
+from tui_agent.core.llm import ChatModel, LLMError, Reply, StreamCut, ToolCallRequest
 from tui_agent.core.session import SessionWriter
 from tui_agent.core.tools import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap
@@ -55,7 +55,7 @@ class _Call:
 class Agent:
     """One conversation with one model, its tools and its gate."""
 
-    def __init__(self, llm: LLM, tools: ToolSource, gate: Gate, *,
+    def __init__(self, llm: ChatModel, tools: ToolSource, gate: Gate, *,
                  settings: AgentSettings | None = None, policy: Policy | None = None,
                  session: SessionWriter | None = None, system_prompt: str | None = None,
                  history: Sequence[dict[str, Any]] = ()) -> None:
@@ -210,7 +210,9 @@ class Agent:
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})")
             if decision.approved and decision.always and spec.fingerprint:
-                self.policy.always_allow(spec.server, spec.tool, spec.fingerprint)
+                problem = self.policy.always_allow(spec.server, spec.tool, spec.fingerprint)
+                if problem:
+                    yield Notice(clean(f"always allow {req.name}: {problem}"))
         yield ApprovalDecided(req.id, "approved" if decision.approved else "denied",
                               decision.reason)
         if not decision.approved:

@@ -11,12 +11,16 @@ import fnmatch
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Verdict = Literal["deny", "auto", "ask"]
+Standing = Literal["auto", "ask", "not allowed"]
+Persist = Callable[[str, str, str, bool], None]
+"""``(server, list name, tool, add)``: write a rule change to where the server was configured;
+raises ``OSError`` or ``ValueError`` (``ConfigError``) when it cannot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +157,14 @@ class Judgement:
 
 @dataclass
 class Policy:
-    """The one rule set every call passes. A server without rules allows all and asks."""
+    """The one rule set every call passes. A server without rules allows all and asks.
 
-    rules: Mapping[str, ServerRules] = field(default_factory=dict)
+    ``persist``, when given, writes the rule changes a person makes (always allow, the
+    servers screen's toggles) back to the config file the server came from."""
+
+    rules: dict[str, ServerRules] = field(default_factory=dict)
     store: ApprovalStore = field(default_factory=ApprovalStore)
+    persist: Persist | None = None
 
     def offered(self, server: str, tool: str) -> bool:
         """Whether the model may see the tool at all."""
@@ -168,13 +176,12 @@ class Policy:
         (empty for tools without one, such as local functions)."""
         if not self.offered(server, tool):
             return Judgement("deny", f"{tool} is not in the allow list of {server}")
-        rules = self.rules.get(server, ServerRules())
-        entry = self.store.entry(server, tool)
-        if _matches(tool, rules.ask):
-            return Judgement("ask", "always asks (the server's ask list)")
-        if not (_matches(tool, rules.auto) or entry.get("always")):
-            return Judgement("ask", "not auto-approved")
-        pinned = entry.get("fingerprint")
+        if self.standing(server, tool) == "ask":
+            rules = self.rules.get(server, ServerRules())
+            why = "always asks (the server's ask list)" if _matches(tool, rules.ask) \
+                else "not auto-approved"
+            return Judgement("ask", why)
+        pinned = self.store.entry(server, tool).get("fingerprint")
         if fp and pinned and pinned != fp:
             return Judgement("ask", "its definition (description or parameters) changed "
                                     "since it was allowed")
@@ -182,6 +189,64 @@ class Policy:
             self.store.set(server, tool, fp)
         return Judgement("auto")
 
-    def always_allow(self, server: str, tool: str, fp: str) -> None:
-        """Trust this definition of the tool from now on (the user's "always allow")."""
-        self.store.set(server, tool, fp, always=True)
+    def standing(self, server: str, tool: str) -> Standing:
+        """How a call of the tool is treated, leaving aside a changed definition."""
+        if not self.offered(server, tool):
+            return "not allowed"
+        rules = self.rules.get(server, ServerRules())
+        if _matches(tool, rules.ask):
+            return "ask"
+        if _matches(tool, rules.auto) or self.store.entry(server, tool).get("always"):
+            return "auto"
+        return "ask"
+
+    def always_allow(self, server: str, tool: str, fp: str) -> str | None:
+        """Trust this definition of the tool from now on (the user's "always allow").
+        Returns a problem to show when the choice could not be written to the config."""
+        return self.set_standing(server, tool, "auto", fp)
+
+    def set_standing(self, server: str, tool: str, standing: Standing,
+                     fp: str = "") -> str | None:
+        """Make the tool ``auto``, ``ask`` or ``not allowed``: now, and in the config file.
+
+        Only names the person chose are added or removed; when a glob pattern still
+        decides otherwise, a more specific list entry wins over it (``ask`` over ``auto``,
+        ``deny`` over ``allow``). Returns a problem to show, or None."""
+        problems: list[str] = []
+        if standing == "not allowed":
+            self._edit(server, "deny", tool, True, problems)
+            return "; ".join(problems) or None
+        self._edit(server, "deny", tool, False, problems)
+        rules = self.rules.get(server, ServerRules())
+        if _matches(tool, rules.deny):
+            return f"{tool} is denied by a pattern in {server}'s deny list; edit it there"
+        if not _matches(tool, rules.allow):
+            self._edit(server, "allow", tool, True, problems)
+        if standing == "auto":
+            self._edit(server, "ask", tool, False, problems)
+            if _matches(tool, self.rules.get(server, ServerRules()).ask):
+                return f"{tool} matches a pattern in {server}'s ask list; edit it there"
+            self._edit(server, "auto", tool, True, problems)
+            self.store.set(server, tool, fp or self.store.entry(server, tool).get(
+                "fingerprint", ""), always=True)
+        else:
+            self._edit(server, "auto", tool, False, problems)
+            self.store.set(server, tool, self.store.entry(server, tool).get("fingerprint", ""),
+                           always=False)
+            if _matches(tool, self.rules.get(server, ServerRules()).auto):
+                self._edit(server, "ask", tool, True, problems)
+        return "; ".join(problems) or None
+
+    def _edit(self, server: str, name: str, tool: str, add: bool, problems: list[str]) -> None:
+        rules = self.rules.get(server, ServerRules())
+        current = tuple(getattr(rules, name))
+        if add == (tool in current):
+            return
+        updated = (*current, tool) if add else tuple(p for p in current if p != tool)
+        self.rules[server] = replace(rules, **{name: updated})
+        if self.persist is None:
+            return
+        try:
+            self.persist(server, name, tool, add)
+        except (OSError, ValueError) as exc:
+            problems.append(f"applied for this session only: {exc}")

@@ -24,7 +24,7 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.events import Retrying, TextDelta, Usage
@@ -129,6 +129,16 @@ NO_MODEL_HELP = (
     "  - any OpenAI-compatible server: --model openai/NAME --api-base http://HOST:PORT/v1;\n"
     "  - or set [model] name = \"...\" in the config file (tui-agent config --path shows where)."
 )
+
+
+class ChatModel(Protocol):
+    """What the agent needs of a model: :class:`LLM`, or the offline demo's scripted one."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    def stream(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
+               ) -> AsyncGenerator[TextDelta | Retrying | Reply, None]: ...
 
 
 class LLM:

@@ -58,10 +58,8 @@ class Hub:
         from tui_agent.tools.transports.sdk import route_sdk_logs
 
         route_sdk_logs(log_dir / "mcp-client.log")
-        self.connections = {
-            name: ServerConnection(name, cfg, log_dir=log_dir, default_timeout=default_timeout,
-                                   on_change=self._changed)
-            for name, cfg in servers.items()}
+        self._log_dir, self._default_timeout = log_dir, default_timeout
+        self.connections = {name: self._connection(name, cfg) for name, cfg in servers.items()}
         self._catalog: dict[str, Entry] = {}
         self._listeners: list[Callable[[ServerStatus], None]] = []
         self._reported: set[str] = set()
@@ -90,6 +88,29 @@ class Hub:
             for task in done:
                 with contextlib.suppress(Exception):
                     task.result()
+
+    def _connection(self, name: str, config: ServerConfig) -> ServerConnection:
+        return ServerConnection(name, config, log_dir=self._log_dir,
+                                default_timeout=self._default_timeout, on_change=self._changed)
+
+    async def disable(self, name: str) -> None:
+        """Stop server ``name`` and take its tools out of the catalog, for this run."""
+        old = self.connections[name]
+        await old.close()
+        self._replace(name, old.config.model_copy(update={"disabled": True}))
+
+    async def enable(self, name: str, config: ServerConfig | None = None) -> None:
+        """Start server ``name`` (again), with ``config`` if given (already expanded)."""
+        old = self.connections[name]
+        await old.close()
+        self._reported.discard(name)
+        self._replace(name, (config or old.config).model_copy(update={"disabled": False}))
+        self.connections[name].start()
+
+    def _replace(self, name: str, config: ServerConfig) -> None:
+        fresh = self._connection(name, config)
+        self.connections[name] = fresh
+        self._changed(fresh)
 
     def subscribe(self, listener: Callable[[ServerStatus], None]) -> None:
         """``listener`` gets a server's status each time it changes (state or tools)."""

@@ -1,0 +1,1 @@
+"""Example configs; installed as the package ``tui_agent.configs``."""

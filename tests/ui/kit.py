@@ -1,0 +1,87 @@
+"""Building the real app for tests: a config file on disk (so "always allow" has a file to
+write to), the scripted LLM server, our MCP servers, and a pilot helper that waits for a
+condition instead of sleeping a fixed time."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
+from tui_agent.config import load
+from tui_agent.ui.app import AgentApp
+from tui_agent.ui.backend import Options
+
+SIZE = (100, 32)
+
+
+def toml_value(value: Any) -> str:
+    return json.dumps(value)
+
+
+def write_config(path: Path, *, base_url: str | None = None, model: str | None = FAKE_MODEL,
+                 servers: dict[str, list[str]] | None = None, extra: str = "") -> Path:
+    """A config file with a comment in each section (write-back must keep them).
+    ``servers`` maps a name to the arguments of tests/fakes/mcp_server.py."""
+    lines = ["# written by the UI tests; comments must survive", "[model]"]
+    if model:
+        lines.append(f"name = {toml_value(model)}  # the scripted server")
+    if base_url:
+        lines += [f"api_base = {toml_value(base_url)}", 'api_key = "sk-test-key"',
+                  "max_retries = 0", "timeout = 20"]
+    for name, args in (servers or {}).items():
+        lines += ["", f"[servers.{name}]  # a test server",
+                  f"command = {toml_value(sys.executable)}",
+                  f"args = {toml_value(['-m', 'tests.fakes.mcp_server', *args])}",
+                  f"cwd = {toml_value(str(ROOT))}",
+                  f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}",
+                  "startup_timeout = 20"]
+    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
+    return path
+
+
+def make_app(config: Path | None = None, **options: Any) -> AgentApp:
+    return AgentApp(Options(load(config), **options))
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 20,
+                what: str = "the condition") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def ready(pilot: Pilot[Any], app: AgentApp) -> None:
+    """The backend has started and every server has finished its first start."""
+    await until(pilot, app.backend.ready.is_set, what="the backend")
+    if app.backend.hub is not None:
+        await asyncio.wait_for(app.backend.hub.wait_all(), 30)
+
+
+async def send(pilot: Pilot[Any], app: AgentApp, text: str) -> None:
+    prompt = app.chat.query_one("#prompt")
+    prompt.focus()
+    prompt.load_text(text)  # type: ignore[attr-defined]
+    await pilot.press("enter")
+
+
+async def turn(pilot: Pilot[Any], app: AgentApp, text: str, timeout: float = 30) -> None:
+    """Send ``text`` and wait until the turn has ended."""
+    before = app.turns_ended
+    await send(pilot, app, text)
+    await until(pilot, lambda: app.turns_ended > before, timeout, "the turn to end")
+
+
+async def finish(app: AgentApp) -> None:
+    """Quit as the user would, so every server is closed."""
+    await app.action_quit()

@@ -1,0 +1,192 @@
+"""The app's flows through the pilot, against the real path: litellm talking to the
+scripted LLM server, real MCP servers over stdio, the config file on disk."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tui_agent.config import paths
+from tui_agent.core.session import SessionStore, load
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.screens.servers import ServersScreen
+from tui_agent.ui.widgets.messages import AssistantMessage, Note, UserMessage
+from tui_agent.ui.widgets.tool_card import ToolCard
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+def tool_reply(*calls: FakeToolCall) -> Reply:
+    return Reply(tool_calls=list(calls))
+
+
+async def test_send_and_stream(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="# Title\n\n- one\n- two\n\n```py\nprint(1)\n```\n", chunk_chars=3))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await turn(pilot, app, "hello")
+        replies = list(app.transcript.query(AssistantMessage))
+        assert [r.source for r in replies] == ["# Title\n\n- one\n- two\n\n```py\nprint(1)\n```\n"]
+        assert [str(u.render()) for u in app.transcript.query(UserMessage)] == ["hello"]
+        assert fake_llm.requests[0]["messages"][-1] == {"role": "user", "content": "hello"}
+        assert app.status.usage.total_tokens > 0
+        await finish(app)
+
+
+async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="word " * 400, chunk_chars=5, delay=0.02))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.turns_ended
+        await send(pilot, app, "talk")
+        await until(pilot, lambda: any(r.source for r in app.transcript.query(AssistantMessage)),
+                    what="the first words")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.turns_ended > before, what="the stop")
+        reply = app.transcript.query_one(AssistantMessage)
+        assert reply.has_class("-incomplete")
+        assert 0 < len(reply.source) < len("word " * 400)
+        assert any("stopped" in str(n.render()) for n in app.transcript.query(Note))
+        session = app.backend.agent.session
+        assert session is not None
+        saved = load(session.path)
+        assert saved.entries[-1].incomplete and saved.entries[-1].message["role"] == "assistant"
+        await finish(app)
+
+
+async def approve_flow(fake_llm: FakeLLM, tmp_path: Path, keys: list[str]
+                       ) -> tuple[ToolCard, Path, list[dict[str, object]]]:
+    """The model calls r__echo; answer the modal with ``keys``; return the card, the config
+    file and the messages of the request that followed."""
+    fake_llm.push(tool_reply(FakeToolCall("r__echo", {"text": "hi there"}, id="c1")),
+                  Reply(text="ok"))
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, servers={"r": []})
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        before = app.turns_ended
+        await send(pilot, app, "echo something")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await pilot.press(*keys)
+        await until(pilot, lambda: app.turns_ended > before, what="the turn to end")
+        card = app.transcript.cards["c1"]
+        messages = fake_llm.requests[-1]["messages"]
+        await finish(app)
+    return card, config, messages
+
+
+async def test_approve_once_runs_the_tool(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    card, config, messages = await approve_flow(fake_llm, tmp_path, ["y"])
+    assert card.status == "done"
+    assert messages[-1]["content"] == "hi there"
+    assert "auto" not in tomllib.loads(config.read_text())["servers"]["r"]
+
+
+async def test_always_allow_writes_the_config_keeping_comments(fake_llm: FakeLLM,
+                                                                 tmp_path: Path) -> None:
+    card, config, _ = await approve_flow(fake_llm, tmp_path, ["a"])
+    assert card.status == "done"
+    text = config.read_text()
+    assert tomllib.loads(text)["servers"]["r"]["auto"] == ["echo"]
+    assert "# written by the UI tests; comments must survive" in text
+    assert "[servers.r]  # a test server" in text
+    pinned = json.loads((paths.state_dir() / "approvals.json").read_text())
+    assert pinned["r"]["echo"]["always"] is True
+
+
+async def test_deny(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    card, _, messages = await approve_flow(fake_llm, tmp_path, ["n"])
+    assert card.status == "denied"
+    assert str(messages[-1]["content"]).startswith("The user denied this call of r__echo.")
+
+
+async def test_deny_with_a_reason_reaches_the_model(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    card, _, messages = await approve_flow(
+        fake_llm, tmp_path, ["r", *"use the other tool", "enter"])
+    assert card.status == "denied" and card.reason == "use the other tool"
+    assert "Reason: use the other tool" in str(messages[-1]["content"])
+
+
+async def test_two_pending_calls_are_asked_in_order(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(tool_reply(FakeToolCall("r__echo", {"text": "first"}, id="a"),
+                             FakeToolCall("r__echo", {"text": "second"}, id="b")),
+                  Reply(text="both done"))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                                servers={"r": []}))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "two")
+        asked = []
+        for answer in ("y", "n"):
+            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="a modal")
+            screen = app.screen
+            assert isinstance(screen, ApprovalScreen)
+            asked.append(screen.call.arguments["text"])
+            assert app.transcript.cards[screen.call.id].status == "waiting"
+            await pilot.press(answer)
+            await until(pilot, lambda s=screen: app.screen is not s, what="the modal to close")
+        await until(pilot, lambda: app.turns_ended == 1)
+        assert asked == ["first", "second"]
+        assert app.transcript.cards["a"].status == "done"
+        assert app.transcript.cards["b"].status == "denied"
+        await finish(app)
+
+
+async def test_server_failing_at_start_shows_in_the_servers_screen(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", servers={"good": [], "bad": ["--slow-start", "x"]})
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ServersScreen))
+        screen = app.screen
+        assert isinstance(screen, ServersScreen)
+        states = {s.name: s.state for s in app.backend.statuses()}
+        assert states == {"good": "connected", "bad": "failed"}
+        await pilot.press("down")
+        assert screen.selected() == "bad"
+        detail = str(screen.query_one("#detail").render())
+        assert "failed" in detail and "last error:" in detail
+        assert "invalid float value" in detail  # the server's own stderr, from its tail
+        assert "1/2 servers" in str(app.status.render())
+        await pilot.press("escape")
+        await finish(app)
+
+
+async def test_model_switch_applies_to_the_next_turn(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="from the first"), Reply(text="from the second"))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await turn(pilot, app, "one")
+        await send(pilot, app, "/model")
+        await until(pilot, lambda: app.screen.__class__.__name__ == "Picker")
+        await pilot.press(*"openai/other-model", "enter")
+        await until(pilot, lambda: app.status.model == "openai/other-model")
+        await turn(pilot, app, "two")
+        assert [r["model"] for r in fake_llm.requests] == ["fake-model", "other-model"]
+        await finish(app)
+
+
+async def test_resume_shows_the_saved_conversation(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="first answer"), Reply(text="second answer"))
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url)
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await turn(pilot, app, "first question")
+        await finish(app)
+    saved = SessionStore(paths.sessions_dir()).latest()
+    assert saved is not None
+    again = make_app(config, resume=load(saved).id)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(again.transcript.query(AssistantMessage)) == 1,
+                    what="the replay")
+        assert again.transcript.query_one(AssistantMessage).source == "first answer"
+        await turn(pilot, again, "second question")
+        sent = [m["content"] for m in fake_llm.requests[-1]["messages"]]
+        assert sent == ["first question", "first answer", "second question"]
+        await finish(again)

@@ -1,0 +1,1 @@
+"""tui-agent's bundled themes; installed as the package ``tui_agent.themes``."""

@@ -1,0 +1,1 @@
+"""The headless core: the chat loop, events, the LLM client, approval, sessions."""

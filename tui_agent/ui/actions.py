@@ -1,0 +1,170 @@
+"""What each slash command does (the prompt, key bindings and the command palette all
+end up here)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_agent.ui.commands import Command
+
+if TYPE_CHECKING:
+    from tui_agent.ui.app import AgentApp
+
+Handler = Callable[["AgentApp", Command], Awaitable[None]]
+
+
+async def run(app: AgentApp, command: Command) -> None:
+    handler = HANDLERS.get(command.name)
+    if handler is not None:
+        await handler(app, command)
+
+
+async def _help(app: AgentApp, command: Command) -> None:
+    from tui_agent.ui.screens.help import HelpScreen
+
+    await app.push_screen(HelpScreen(app.prompt_list))
+
+
+async def _model(app: AgentApp, command: Command) -> None:
+    async def chosen(name: str | None) -> None:
+        if name:
+            app.backend.set_model(name)
+            app.status.model = name
+            await app.transcript.note(f"model: {name} (from the next turn)")
+
+    if command.arg:
+        await chosen(command.arg)
+        return
+    from tui_agent.ui.screens.picker import Picker
+
+    choices = [(m, m) for m in app.backend.model_choices()]
+    await app.push_screen(Picker(
+        "Model for the next turn", choices, free_text=True, current=app.backend.model_name,
+        placeholder="any litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1",
+        hint="enter takes what you typed; ↓ then enter picks from the list"), chosen)
+
+
+async def _servers(app: AgentApp, command: Command) -> None:
+    from tui_agent.ui.screens.servers import ServerControls, ServersScreen
+
+    backend = app.backend
+    await app.push_screen(ServersScreen(ServerControls(
+        backend.statuses, backend.tools_of, backend.policy, backend.reconnect,
+        backend.enable, backend.disable)))
+
+
+async def _new(app: AgentApp, command: Command) -> None:
+    app.action_stop()
+    app.backend.new_conversation()
+    await app.transcript.clear()
+    app.status.usage = app.backend.agent.usage
+    await app.transcript.note("new conversation")
+
+
+async def _resume(app: AgentApp, command: Command) -> None:
+    if command.arg:
+        await app.resume(command.arg)
+        return
+    from tui_agent.ui.screens.picker import Picker
+
+    async def chosen(ref: str | None) -> None:
+        if ref:
+            await app.resume(ref)
+
+    sessions = app.backend.sessions()
+    if not sessions:
+        await app.transcript.note("no saved conversations yet")
+        return
+    await app.push_screen(Picker("Resume a conversation", sessions), chosen)
+
+
+async def _export(app: AgentApp, command: Command) -> None:
+    from tui_agent.core.export import to_markdown
+    from tui_agent.core.session import load
+
+    session = app.backend.agent.session
+    if session is None:
+        await app.transcript.note("nothing to export yet", "warning")
+        return
+    session.sync()
+    target = Path(command.arg or f"tui-agent-{session.id}.md").expanduser()
+    try:
+        target.write_text(to_markdown(load(session.path)), encoding="utf-8")
+    except OSError as exc:
+        await app.transcript.note(f"could not write {target}: {exc}", "error")
+        return
+    await app.transcript.note(f"exported to {target.resolve()}")
+
+
+async def _clear(app: AgentApp, command: Command) -> None:
+    await app.transcript.clear()
+    await app.transcript.note("screen cleared; the conversation goes on (/new starts afresh)")
+
+
+async def _code(app: AgentApp, command: Command) -> None:
+    code = app.options.settings.config.code_mode
+    code.enabled = not code.enabled
+    app.status.code_mode = code.enabled
+    await app.transcript.note(f"code mode {'on' if code.enabled else 'off'} "
+                              "(from the next turn)")
+
+
+async def _theme(app: AgentApp, command: Command) -> None:
+    def chosen(name: str | None) -> None:
+        if name:
+            app.theme = name
+
+    if command.arg:
+        if command.arg not in app.available_themes:
+            await app.transcript.note(f"no theme named '{command.arg}'", "error")
+            return
+        chosen(command.arg)
+        return
+    from tui_agent.ui.screens.picker import Picker
+
+    names = sorted(app.available_themes, key=lambda n: (not n.startswith("tui-agent"), n))
+    await app.push_screen(Picker("Theme", [(n, n) for n in names], current=app.theme),
+                          chosen)
+
+
+async def _attach(app: AgentApp, command: Command) -> None:
+    async def chosen(ref: str | None) -> None:
+        if ref:
+            app.attachments.append(ref)
+            await app.transcript.note(f"attached {ref} to the next message")
+
+    if command.arg:
+        await chosen(command.arg)
+        return
+    from tui_agent.ui.screens.picker import Picker
+
+    resources = await app.backend.resources()
+    if not resources:
+        await app.transcript.note("no MCP server lists any resources", "warning")
+        return
+    await app.push_screen(Picker("Attach a resource to the next message", resources),
+                          chosen)
+
+
+async def _quit(app: AgentApp, command: Command) -> None:
+    await app.action_quit()
+
+
+async def _prompt(app: AgentApp, command: Command) -> None:
+    from tui_agent.tools.connection import ServerError
+
+    try:
+        text = await app.backend.prompt_text(command.server, command.prompt, command.arguments)
+    except (ServerError, ValueError) as exc:
+        await app.transcript.note(f"/{command.server}:{command.prompt}: {exc}", "error")
+        return
+    await app.send(text)
+
+
+HANDLERS: dict[str, Handler] = {
+    "help": _help, "model": _model, "servers": _servers, "new": _new, "resume": _resume,
+    "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
+    "quit": _quit, "prompt": _prompt,
+}

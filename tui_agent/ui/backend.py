@@ -1,0 +1,233 @@
+"""Everything behind the TUI that is not drawing: settings, policy, hub, agent, session.
+
+No Textual here: the app calls these methods and renders what comes back, so
+the same logic serves ``--demo`` and a real model. MCP (the hub) is imported in
+a thread after the first frame; litellm when the first turn needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tui_agent.config import Settings, paths
+from tui_agent.core.agent import Agent
+from tui_agent.core.approval import Gate, Policy
+from tui_agent.core.llm import LLM, ChatModel
+from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
+from tui_agent.core.tools import NoTools
+
+if TYPE_CHECKING:
+    from tui_agent.tools.connection import ServerStatus
+    from tui_agent.tools.hub import Hub
+
+PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
+                 "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
+                 "AZURE_API_KEY", "TOGETHERAI_API_KEY", "COHERE_API_KEY")
+"""Keys litellm reads from the environment, shown on the first-run screen."""
+
+
+@dataclass
+class Options:
+    """How the app was started (the command line, after the config is loaded)."""
+
+    settings: Settings
+    demo: bool = False
+    resume: str | None = None
+    """A session id or prefix, or ``LATEST``."""
+    notes_dir: Path | None = None
+
+
+def keys_in_env(env: dict[str, str] | None = None) -> list[str]:
+    source = os.environ if env is None else env
+    return [k for k in PROVIDER_KEYS if source.get(k)]
+
+
+class Backend:
+    def __init__(self, options: Options, gate: Gate) -> None:
+        from tui_agent.headless import policy_from
+
+        self.options = options
+        self.settings = options.settings
+        self.policy: Policy = policy_from(self.settings)
+        self.hub: Hub | None = None
+        self.ready = asyncio.Event()
+        self.listeners: list[Callable[[ServerStatus], None]] = []
+        self.agent = Agent(self._model(self.settings.config.model.name), NoTools(), gate,
+                           settings=self.settings.config.agent, policy=self.policy,
+                           system_prompt=self.settings.config.model.system_prompt)
+        self.resumed: Conversation | None = None
+
+    # -- model ------------------------------------------------------------------
+
+    def _model(self, name: str | None) -> ChatModel:
+        if self.options.demo and (name is None or name == self.model_name_demo()):
+            from tui_agent.demo.model import ScriptedTour
+
+            return ScriptedTour()
+        return LLM(self.settings.config.model.model_copy(update={"name": name}))
+
+    @staticmethod
+    def model_name_demo() -> str:
+        from tui_agent.demo import DEMO_MODEL
+
+        return DEMO_MODEL
+
+    @property
+    def model_name(self) -> str | None:
+        return self.agent.llm.model
+
+    def has_model(self) -> bool:
+        return bool(self.model_name)
+
+    def set_model(self, name: str) -> None:
+        """Use ``name`` from the next turn on."""
+        self.agent.llm = self._model(name)
+        if isinstance(self.agent.llm, LLM):
+            from tui_agent.core.llm import preload
+
+            preload()
+
+    def model_choices(self) -> list[str]:
+        configured = self.settings.config.model
+        seen = [n for n in (configured.name, *configured.choices) if n]
+        if self.options.demo:
+            seen.insert(0, self.model_name_demo())
+        return list(dict.fromkeys(seen))
+
+    # -- servers ----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the MCP servers in the background (mcp is imported in a thread first)."""
+        try:
+            if self.settings.config.servers:
+                await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
+                from tui_agent.headless import open_hub
+
+                self.hub = open_hub(self.settings, with_disabled=True)
+            if self.hub is not None:
+                for listener in self.listeners:
+                    self.hub.subscribe(listener)
+                self.hub.start()
+                self.agent.tools = self.hub
+            if isinstance(self.agent.llm, LLM) and self.agent.llm.model:
+                from tui_agent.core.llm import preload
+
+                preload()
+        finally:
+            self.ready.set()
+
+    def statuses(self) -> list[ServerStatus]:
+        return self.hub.statuses() if self.hub is not None else []
+
+    def tools_of(self, server: str) -> list[Any]:
+        return self.hub.tools_of(server) if self.hub is not None else []
+
+    def reconnect(self, name: str) -> None:
+        if self.hub is not None:
+            self.hub.connections[name].reconnect()
+
+    async def enable(self, name: str) -> str | None:
+        from tui_agent.config import ConfigError
+        from tui_agent.config.loader import enabled_copy
+
+        if self.hub is None:
+            return "no MCP servers"
+        try:
+            config = enabled_copy(self.settings, name)
+        except ConfigError as exc:
+            return str(exc)
+        await self.hub.enable(name, config)
+        return None
+
+    async def disable(self, name: str) -> None:
+        if self.hub is not None:
+            await self.hub.disable(name)
+
+    async def prompts(self) -> list[tuple[str, str]]:
+        """``(server:prompt, description)`` of every prompt the servers offer."""
+        if self.hub is None:
+            return []
+        out = []
+        for listing in await self.hub.prompts():
+            for prompt in listing.items:
+                out.append((f"{listing.server}:{prompt.name}", prompt.description or ""))
+        return out
+
+    async def resources(self) -> list[tuple[str, str]]:
+        """``(server:uri, label)`` of every resource the servers list."""
+        if self.hub is None:
+            return []
+        out = []
+        for listing in await self.hub.resources():
+            for res in listing.items:
+                label = f"{listing.server}: {res.name or res.uri} ({res.uri})"
+                out.append((f"{listing.server}:{res.uri}", label))
+        return out
+
+    async def prompt_text(self, server: str, name: str, arguments: dict[str, str]) -> str:
+        """The prompt's messages as one text to send. Raises ``ValueError`` or ``ServerError``."""
+        if self.hub is None:
+            raise ValueError("no MCP servers are configured")
+        messages = await self.hub.get_prompt(server, name, arguments)
+        return "\n\n".join(text for _role, text in messages)
+
+    async def attachment(self, ref: str) -> str:
+        """A resource (``server:uri``) as a block to put before the next message."""
+        if self.hub is None:
+            raise ValueError("no MCP servers are configured")
+        server, _, uri = ref.partition(":")
+        text = await self.hub.read_resource(server, uri)
+        return f'<resource server="{server}" uri="{uri}">\n{text}\n</resource>'
+
+    # -- conversations ----------------------------------------------------------
+
+    def ensure_session(self) -> SessionWriter:
+        if self.agent.session is None:
+            store = SessionStore(paths.sessions_dir())
+            self.agent.session = SessionWriter.create(
+                store.new_path(), {"model": self.model_name, "cwd": os.getcwd()},
+                self.settings.secrets)
+        return self.agent.session
+
+    def new_conversation(self, history: Conversation | None = None) -> None:
+        old = self.agent
+        if old.session is not None:
+            with contextlib.suppress(OSError):
+                old.session.close()
+        self.agent = Agent(old.llm, old.tools, old.gate, settings=old.settings,
+                           policy=self.policy, system_prompt=old.system_prompt,
+                           history=history.messages if history else ())
+        self.agent.usage = history.usage if history else self.agent.usage
+        if history is not None:
+            self.agent.session = SessionWriter.resume(history, self.settings.secrets)
+        self.resumed = history
+
+    def resume(self, ref: str | None) -> Conversation:
+        """Load a saved conversation (None: the latest) and continue it. Raises
+        ``SessionError`` naming what was wrong."""
+        conv = load(SessionStore(paths.sessions_dir()).find(ref))
+        self.new_conversation(conv)
+        return conv
+
+    def sessions(self, limit: int = 200) -> list[tuple[str, str]]:
+        found = []
+        for path in reversed(SessionStore(paths.sessions_dir()).paths()[-limit:]):
+            with contextlib.suppress(Exception):
+                conv = load(path)
+                found.append((conv.id, f"{conv.id}  {len(conv.entries):>4} msgs  "
+                                       f"{conv.title()}"))
+        return found
+
+    async def close(self) -> None:
+        if self.agent.session is not None:
+            with contextlib.suppress(OSError):
+                self.agent.session.close()
+        if self.hub is not None:
+            await self.hub.close()

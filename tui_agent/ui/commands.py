@@ -1,0 +1,95 @@
+"""Slash commands: the table the prompt, ``/help`` and the command palette share.
+
+Pure Python (no Textual), so parsing is tested on its own. An MCP prompt is
+offered as ``/server:prompt key=value ...``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    name: str
+    usage: str
+    help: str
+    key: str = ""
+
+
+COMMANDS: tuple[CommandInfo, ...] = (
+    CommandInfo("help", "/help", "keys, commands and MCP prompts", "f1"),
+    CommandInfo("model", "/model [NAME]", "choose the model for the next turn (any litellm "
+                "string)", "ctrl+t"),
+    CommandInfo("servers", "/servers", "MCP servers: state, errors, tools and their approval; "
+                "reconnect, enable, disable", "ctrl+s"),
+    CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),
+    CommandInfo("resume", "/resume [ID]", "continue a saved conversation"),
+    CommandInfo("export", "/export [FILE]", "write this conversation as Markdown"),
+    CommandInfo("clear", "/clear", "clear the screen (the conversation goes on)", "ctrl+l"),
+    CommandInfo("code", "/code", "switch code mode on or off for the next turn"),
+    CommandInfo("theme", "/theme [NAME]", "choose a theme"),
+    CommandInfo("attach", "/attach [SERVER:URI]", "attach an MCP resource to the next message"),
+    CommandInfo("quit", "/quit", "leave (the conversation is saved)", "ctrl+q"),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed slash command. ``prompt`` is set for ``/server:prompt`` (an MCP prompt)."""
+
+    name: str
+    arg: str = ""
+    server: str = ""
+    prompt: str = ""
+    arguments: dict[str, str] = field(default_factory=dict)
+
+
+class CommandError(ValueError):
+    pass
+
+
+def parse(text: str) -> Command | None:
+    """The command in ``text``, or None when it is a message to send.
+
+    ``/usr/bin/env is missing`` is a message, not a command: a first word with
+    another ``/`` in it is a path."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    head, _, rest = stripped[1:].partition(" ")
+    if not head or "/" in head:
+        return None
+    if ":" in head:
+        server, _, prompt = head.partition(":")
+        if not server or not prompt:
+            raise CommandError(f"/{head}: an MCP prompt is /SERVER:PROMPT [key=value ...]")
+        return Command("prompt", rest.strip(), server, prompt, _pairs(rest, head))
+    name = head.lower()
+    if name not in BY_NAME:
+        known = ", ".join(f"/{c.name}" for c in COMMANDS)
+        raise CommandError(f"unknown command /{head} (commands: {known}; send //{head} ... "
+                           "to send a message that starts with /)")
+    return Command(name, rest.strip())
+
+
+def _pairs(rest: str, head: str) -> dict[str, str]:
+    try:
+        words = shlex.split(rest)
+    except ValueError as exc:
+        raise CommandError(f"/{head}: {exc}") from None
+    out: dict[str, str] = {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq or not key:
+            raise CommandError(f"/{head}: arguments are key=value pairs, not {word!r}")
+        out[key] = value
+    return out
+
+
+def unescape(text: str) -> str:
+    """A message that began with ``//`` is sent with one ``/``."""
+    stripped = text.lstrip()
+    return stripped[1:] if stripped.startswith("//") else text

@@ -1,0 +1,44 @@
+"""The TUI's answer to the core's :class:`~tui_agent.core.approval.Gate`: the modal.
+
+Calls are asked one at a time, in the order they arrive (a lock queues the
+rest), so several calls from one reply, or from a script, never stack modals.
+A turn cancelled while its modal is up takes the modal down with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+
+from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.ui.screens.approval import ApprovalScreen
+
+
+class ModalGate:
+    def __init__(self, app: App[Any], *, remember_in: Callable[[str], str | None],
+                 on_waiting: Callable[[PendingCall], None]) -> None:
+        self.app = app
+        self.remember_in = remember_in
+        self.on_waiting = on_waiting
+        self._lock = asyncio.Lock()
+
+    async def decide(self, call: PendingCall) -> Decision:
+        async with self._lock:
+            self.on_waiting(call)
+            answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+            def deliver(decision: Decision | None) -> None:
+                if not answer.done():
+                    answer.set_result(decision or Decision.deny())
+
+            screen = ApprovalScreen(call, remember_in=self.remember_in(call.server))
+            await self.app.push_screen(screen, callback=deliver)
+            try:
+                return await answer
+            except asyncio.CancelledError:
+                if screen.is_active or screen in self.app.screen_stack:
+                    screen.dismiss(Decision.deny("cancelled"))
+                raise

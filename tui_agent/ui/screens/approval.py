@@ -1,0 +1,110 @@
+"""The approval modal: one tool call, everything needed to judge it, and five answers.
+
+``y`` approve once · ``a`` always allow (written to the config file the server came
+from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny.
+
+Server names, tool names, descriptions and arguments come from MCP servers and
+the model: all of it is cleaned of control characters and shown as inert
+content. The arguments are highlighted JSON in a scrolling pane; nothing is cut.
+"""
+
+from __future__ import annotations
+
+import json
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.tools.text import clean
+from tui_agent.ui.widgets.messages import plain
+
+CHANGED = "changed since"
+
+
+class ApprovalScreen(ModalScreen[Decision]):
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center middle; background: $background 60%; }
+    ApprovalScreen #dialog {
+        width: 90%; max-width: 110; height: auto; max-height: 90%;
+        border: thick $warning; background: $surface; padding: 0 1;
+    }
+    ApprovalScreen .title { text-style: bold; color: $foreground; margin: 0 0 1 0; }
+    ApprovalScreen .why { color: $text-muted; }
+    ApprovalScreen .why.-changed { color: $error; text-style: bold; }
+    ApprovalScreen #body { height: auto; max-height: 24; margin: 1 0; background: $panel; }
+    ApprovalScreen .label { color: $text-muted; text-style: italic; }
+    ApprovalScreen .description { margin: 0 0 1 0; }
+    ApprovalScreen #reason { display: none; }
+    ApprovalScreen.-reason #reason { display: block; }
+    ApprovalScreen .keys { color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("y", "approve", "Approve once"),
+        Binding("a", "always", "Always allow"),
+        Binding("n", "deny", "Deny"),
+        Binding("r", "reason", "Deny with a reason"),
+        Binding("escape", "deny", "Deny", show=False),
+    ]
+
+    def __init__(self, call: PendingCall, *, remember_in: str | None = None) -> None:
+        super().__init__()
+        self.call = call
+        self.remember_in = remember_in
+
+    def compose(self) -> ComposeResult:
+        call = self.call
+        with Vertical(id="dialog"):
+            yield Static(Content.assemble("Allow ", (clean(call.tool), "bold"), " from ",
+                                          (clean(call.server), "bold"), "?"), classes="title")
+            changed = CHANGED in call.why
+            why = ("⚠ " if changed else "") + f"Asking because: {clean(call.why)}"
+            yield Static(plain(why), classes="why -changed" if changed else "why")
+            with VerticalScroll(id="body"):
+                yield Static("description", classes="label")
+                yield Static(plain(call.description or "(the server gave none)"),
+                             classes="description")
+                yield Static("arguments", classes="label")
+                text = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
+                yield Static(highlight(text, language="json"), classes="arguments")
+            yield Input(placeholder="why not? (enter sends it to the model; esc denies "
+                                    "without a reason)", id="reason")
+            yield Static(self._keys(), classes="keys")
+
+    def _keys(self) -> Content:
+        keys = [("y", "approve once")]
+        if self.call.fingerprint:
+            where = f" (in {clean(self.remember_in)})" if self.remember_in else ""
+            keys.append(("a", f"always allow{where}"))
+        keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
+        parts: list[str | tuple[str, str]] = []
+        for key, what in keys:
+            parts += [(f" {key} ", "reverse bold"), f" {what}   "]
+        return Content.assemble(*parts)
+
+    def on_mount(self) -> None:
+        self.query_one("#body").focus()
+
+    def action_approve(self) -> None:
+        self.dismiss(Decision.approve())
+
+    def action_always(self) -> None:
+        if self.call.fingerprint:
+            self.dismiss(Decision.approve("always allowed", always=True))
+
+    def action_deny(self) -> None:
+        self.dismiss(Decision.deny())
+
+    def action_reason(self) -> None:
+        self.add_class("-reason")
+        self.query_one("#reason", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(Decision.deny(event.value.strip() or None))

@@ -1,0 +1,65 @@
+"""``/help`` (f1): keys, slash commands, and the MCP prompts the servers offer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui_agent.tools.text import clean
+from tui_agent.ui.commands import COMMANDS
+
+KEYS = (
+    ("enter", "send the message"),
+    ("ctrl+j", "new line (or end a line with \\ and press enter)"),
+    ("up / down", "earlier prompts (on the first / last line)"),
+    ("esc", "stop the reply or tool call in flight"),
+    ("ctrl+p", "command palette: every command, searchable"),
+    ("ctrl+s", "servers screen"),
+    ("ctrl+t", "choose the model"),
+    ("ctrl+n", "new conversation"),
+    ("ctrl+q", "quit"),
+)
+APPROVAL = (("y", "approve once"), ("a", "always allow (written to the config)"),
+            ("n", "deny"), ("r", "deny with a reason the model receives"), ("esc", "deny"))
+
+
+def _section(title: str, rows: Sequence[tuple[str, str]]) -> Content:
+    width = max((len(k) for k, _ in rows), default=0) + 2
+    lines = [Content.styled(title, "bold $accent")]
+    lines += [Content.assemble((k.ljust(width), "bold"), v) for k, v in rows]
+    return Content("\n").join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; background: $background 60%; }
+    HelpScreen #help {
+        width: 90%; max-width: 100; height: 90%;
+        border: thick $primary; background: $surface; padding: 0 2;
+    }
+    HelpScreen Static { margin: 1 0 0 0; }
+    """
+    BINDINGS = [Binding("escape,q,f1", "close", "Close")]
+
+    def __init__(self, prompts: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__()
+        self.prompts = list(prompts)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(_section("Keys", KEYS))
+            yield Static(_section("Commands (also in ctrl+p)",
+                                  [(c.usage, c.help) for c in COMMANDS]))
+            yield Static(_section("In the approval prompt", APPROVAL))
+            prompts = [(f"/{clean(name)}", clean(desc)) for name, desc in self.prompts]
+            yield Static(_section("MCP prompts (/SERVER:PROMPT key=value ...)",
+                                  prompts or [("", "no server offers prompts")]))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

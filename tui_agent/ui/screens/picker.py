@@ -1,0 +1,89 @@
+"""A modal list to choose from, filtered as you type: models, sessions, themes, resources.
+
+With ``free_text`` the typed text itself can be chosen (``/model`` takes any
+litellm string, not only the configured ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_agent.tools.text import clean
+
+
+class Picker(ModalScreen[str | None]):
+    DEFAULT_CSS = """
+    Picker { align: center middle; background: $background 60%; }
+    Picker #box {
+        width: 80%; max-width: 100; height: auto; max-height: 80%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    Picker .title { text-style: bold; margin: 0 0 1 0; }
+    Picker OptionList { height: auto; max-height: 20; border: none; }
+    Picker .hint { color: $text-muted; }
+    """
+    BINDINGS = [Binding("escape", "dismiss_none", "Close"),
+                Binding("down", "focus_list", show=False)]
+
+    def __init__(self, title: str, choices: Sequence[tuple[str, str]], *,
+                 free_text: bool = False, placeholder: str = "type to filter",
+                 current: str | None = None, hint: str = "") -> None:
+        super().__init__()
+        self.title_text, self.choices = title, list(choices)
+        self.free_text, self.placeholder, self.current = free_text, placeholder, current
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield Static(Content(self.title_text), classes="title")
+            yield Input(placeholder=self.placeholder, id="filter")
+            yield OptionList(*self._options(""), id="options")
+            if self.hint:
+                yield Static(Content(self.hint), classes="hint")
+
+    def _options(self, query: str) -> list[Option]:
+        needle = query.lower()
+        out = []
+        for value, label in self.choices:
+            if needle in value.lower() or needle in label.lower():
+                mark = "● " if value == self.current else "  "
+                out.append(Option(Content(mark + clean(label)), id=value))
+        return out
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options(event.value))
+        if options.option_count:
+            options.highlighted = 0
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter takes the typed text itself when free text is allowed, else the
+        highlighted choice (arrows move into the list to pick another)."""
+        event.stop()
+        typed = event.value.strip()
+        if self.free_text and typed:
+            self.dismiss(typed)
+            return
+        options = self.query_one(OptionList)
+        if options.option_count:
+            options.highlighted = options.highlighted or 0
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_focus_list(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,191 @@
+"""The servers screen (``/servers``, ctrl+s): every MCP server, its state, tools, last
+error and stderr tail, with reconnect, enable and disable; and each tool's approval
+(auto / ask / not allowed), which can be switched and is written to the config file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.coordinate import Coordinate
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from tui_agent.core.approval import Policy, Standing
+from tui_agent.tools.text import clean
+from tui_agent.ui.widgets.messages import plain
+
+STATE_STYLE = {"connected": "$success", "degraded": "$warning", "connecting": "$accent",
+               "failed": "$error", "disabled": "$text-muted"}
+
+
+@dataclass
+class ServerControls:
+    """What the screen may do; the app supplies it (the hub and the policy behind it)."""
+
+    statuses: Callable[[], list[Any]]
+    tools_of: Callable[[str], list[Any]]
+    policy: Policy
+    reconnect: Callable[[str], None]
+    enable: Callable[[str], Awaitable[str | None]]
+    disable: Callable[[str], Awaitable[None]]
+
+
+class ServersScreen(Screen[None]):
+    DEFAULT_CSS = """
+    ServersScreen { background: $background; }
+    ServersScreen .title { text-style: bold; padding: 0 1; background: $panel; }
+    ServersScreen #servers { height: auto; max-height: 40%; }
+    ServersScreen #detail { height: auto; max-height: 12; padding: 0 1; color: $text-muted;
+                            border-top: solid $panel-lighten-1; }
+    ServersScreen #detail.-failed { color: $error; }
+    ServersScreen #tools { height: 1fr; border-top: solid $panel-lighten-1; }
+    ServersScreen #message { height: auto; padding: 0 1; color: $warning; }
+    """
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("r", "reconnect", "Reconnect"),
+        Binding("e", "enable", "Enable"),
+        Binding("d", "disable", "Disable"),
+        Binding("a", "toggle_auto", "Auto/ask"),
+        Binding("x", "toggle_allowed", "Allow/deny"),
+    ]
+
+    def __init__(self, controls: ServerControls) -> None:
+        super().__init__()
+        self.controls = controls
+
+    def compose(self) -> ComposeResult:
+        yield Static("MCP servers", classes="title")
+        with Vertical():
+            yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
+            yield Static(id="detail")
+            yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
+            yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        servers = self.query_one("#servers", DataTable)
+        servers.add_columns("server", "state", "transport", "tools", "restarts", "circuit")
+        self.query_one("#tools", DataTable).add_columns("tool", "approval", "description")
+        self.refresh_data()
+        servers.focus()
+
+    def selected(self) -> str | None:
+        table = self.query_one("#servers", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value)
+
+    def refresh_data(self) -> None:
+        table = self.query_one("#servers", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for st in self.controls.statuses():
+            state = Content.styled(st.state, STATE_STYLE.get(st.state, ""))
+            table.add_row(plain(st.name), state, st.transport, str(st.tools), str(st.restarts),
+                          st.circuit, key=st.name)
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+        self._show_server()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "servers":
+            self._show_server()
+
+    def _status(self, name: str | None) -> Any:
+        return next((s for s in self.controls.statuses() if s.name == name), None)
+
+    def _show_server(self) -> None:
+        name = self.selected()
+        st = self._status(name)
+        detail = self.query_one("#detail", Static)
+        tools = self.query_one("#tools", DataTable)
+        keep = tools.cursor_row
+        tools.clear()
+        if st is None:
+            detail.update("no MCP servers are configured: add [servers.NAME] to the config")
+            return
+        lines = [f"{st.state}" + (f" · {st.server_info}" if st.server_info else "")
+                 + (f" · protocol {st.protocol}" if st.protocol else "")]
+        if st.last_error:
+            lines.append(f"last error: {st.last_error}")
+        if st.stderr:
+            lines.append("stderr (last lines):")
+            lines += [f"  {line}" for line in st.stderr]
+        if st.log_file:
+            lines.append(f"log: {st.log_file}")
+        detail.update(plain("\n".join(lines)))
+        detail.set_class(st.state == "failed", "-failed")
+        policy = self.controls.policy
+        for spec in self.controls.tools_of(st.name):
+            standing = policy.standing(spec.server, spec.tool)
+            first = clean(spec.description).strip().splitlines()
+            tools.add_row(plain(spec.tool), _standing(standing), plain(first[0] if first else ""),
+                          key=spec.tool)
+        if tools.row_count:
+            tools.move_cursor(row=min(keep, tools.row_count - 1))
+
+    def _say(self, text: str) -> None:
+        self.query_one("#message", Static).update(plain(text))
+
+    def action_reconnect(self) -> None:
+        name = self.selected()
+        if name is not None:
+            self.controls.reconnect(name)
+            self._say(f"reconnecting {name}")
+
+    async def action_enable(self) -> None:
+        name = self.selected()
+        if name is not None:
+            problem = await self.controls.enable(name)
+            self._say(problem or f"{name} enabled for this session")
+            self.refresh_data()
+
+    async def action_disable(self) -> None:
+        name = self.selected()
+        if name is not None:
+            await self.controls.disable(name)
+            self._say(f"{name} disabled for this session")
+            self.refresh_data()
+
+    def _tool(self) -> tuple[str, str, str] | None:
+        server = self.selected()
+        tools = self.query_one("#tools", DataTable)
+        if server is None or not tools.row_count:
+            return None
+        tool = str(tools.coordinate_to_cell_key(Coordinate(tools.cursor_row, 0)).row_key.value)
+        spec = next((s for s in self.controls.tools_of(server) if s.tool == tool), None)
+        return server, tool, spec.fingerprint if spec else ""
+
+    def _set(self, standing: Standing) -> None:
+        picked = self._tool()
+        if picked is None:
+            return
+        server, tool, fp = picked
+        problem = self.controls.policy.set_standing(server, tool, standing, fp)
+        self._say(problem or f"{tool}: {standing}")
+        self._show_server()
+
+    def action_toggle_auto(self) -> None:
+        picked = self._tool()
+        if picked is not None:
+            now = self.controls.policy.standing(picked[0], picked[1])
+            self._set("ask" if now == "auto" else "auto")
+
+    def action_toggle_allowed(self) -> None:
+        picked = self._tool()
+        if picked is not None:
+            now = self.controls.policy.standing(picked[0], picked[1])
+            self._set("ask" if now == "not allowed" else "not allowed")
+
+
+def _standing(standing: Standing) -> Content:
+    style = {"auto": "$success", "ask": "$warning", "not allowed": "$error"}[standing]
+    return Content.styled(standing, style)

@@ -1,0 +1,116 @@
+"""The prompt: a multi-line input with history.
+
+``enter`` sends; ``ctrl+j`` (or a trailing backslash, then ``enter``) starts a new
+line; a paste is inserted whole, newlines and all, and never sends. ``up`` on the
+first line and ``down`` on the last walk through earlier prompts, which are kept
+across runs in the state directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+HISTORY_LIMIT = 500
+
+
+class PromptHistory:
+    """Earlier prompts, oldest first, appended to a JSON-lines file as they are sent."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.items: list[str] = []
+        if path is not None:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                for line in path.read_text(encoding="utf-8").splitlines()[-HISTORY_LIMIT:]:
+                    with contextlib.suppress(ValueError):
+                        item = json.loads(line)
+                        if isinstance(item, str):
+                            self.items.append(item)
+
+    def add(self, text: str) -> None:
+        if self.items and self.items[-1] == text:
+            return
+        self.items.append(text)
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(text) + "\n")
+
+
+class PromptInput(TextArea):
+    """Where the user writes. Posts :class:`PromptInput.Submitted` on ``enter``."""
+
+    BINDINGS = [Binding("ctrl+j", "newline", "New line", show=False)]
+
+    class Submitted(Message):
+        """The user sent ``text`` (never empty)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, history: PromptHistory | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+                         compact=True, highlight_cursor_line=False)
+        self.prompt_history = history or PromptHistory(None)
+        self._position: int | None = None  # index into history while browsing it
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            row, column = self.cursor_location
+            line = self.document.get_line(row)
+            if column == len(line) and line.endswith("\\"):
+                self.replace("\n", (row, column - 1), (row, column))
+                return
+            self._submit()
+            return
+        await super()._on_key(event)
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def _submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        self.prompt_history.add(self.text.rstrip())
+        self._position = None
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if select or self.cursor_location[0] > 0 or not self.prompt_history.items:
+            super().action_cursor_up(select)
+            return
+        if self._position is None:
+            self._draft, self._position = self.text, len(self.prompt_history.items)
+        if self._position > 0:
+            self._position -= 1
+            self._show(self.prompt_history.items[self._position], end=False)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        last = self.document.line_count - 1
+        if select or self.cursor_location[0] < last or self._position is None:
+            super().action_cursor_down(select)
+            return
+        self._position += 1
+        if self._position >= len(self.prompt_history.items):
+            self._position = None
+            self._show(self._draft, end=True)
+        else:
+            self._show(self.prompt_history.items[self._position], end=True)
+
+    def _show(self, text: str, *, end: bool) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end if end else (0, len(self.document.get_line(0))))

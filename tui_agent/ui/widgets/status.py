@@ -1,0 +1,63 @@
+"""The status bar: model, the session's tokens and cost, MCP servers, and what is going on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui_agent.core.events import Usage
+from tui_agent.tools.text import clean
+
+
+@dataclass(frozen=True)
+class ServerCount:
+    """Enough of each server's status for the summary."""
+
+    up: int = 0
+    total: int = 0
+    tools: int = 0
+    failed: int = 0
+
+    @classmethod
+    def of(cls, states: Sequence[tuple[str, int]]) -> ServerCount:
+        """From (state, tool count) pairs; disabled servers are not counted."""
+        live = [(s, n) for s, n in states if s != "disabled"]
+        up = [n for s, n in live if s in ("connected", "degraded")]
+        return cls(len(up), len(live), sum(up), sum(1 for s, _ in live if s == "failed"))
+
+    def summary(self) -> str:
+        if not self.total:
+            return "no MCP servers"
+        text = f"{self.up}/{self.total} servers, {self.tools} tools"
+        return text + (f" ({self.failed} failed)" if self.failed else "")
+
+
+def usage_text(usage: Usage) -> str:
+    tokens = f"{usage.total_tokens:,} tokens"
+    if usage.cost is None:
+        return f"{tokens} · cost unknown"
+    return f"{tokens} · ${usage.cost:.4f}"
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
+    model: reactive[str] = reactive("no model")
+    usage: reactive[Usage] = reactive(Usage, always_update=True)
+    servers: reactive[ServerCount] = reactive(ServerCount)
+    activity: reactive[str] = reactive("")
+    code_mode: reactive[bool] = reactive(False)
+
+    def render(self) -> Content:
+        parts = [clean(self.model), usage_text(self.usage), self.servers.summary()]
+        if self.code_mode:
+            parts.append("code mode")
+        if self.activity:
+            parts.append(self.activity)
+        return Content(" · ".join(parts))

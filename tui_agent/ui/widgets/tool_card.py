@@ -1,0 +1,111 @@
+"""A card for one tool call: server, tool, arguments, status, duration, result.
+
+The status follows the call: pending → waiting for approval → running → done or
+failed, or denied, or cancelled. A long result folds away (a short one, or an
+error, shows at once). Calls a code-mode script makes nest inside its card.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Collapsible, Static
+
+from tui_agent.ui.widgets.messages import plain
+
+Status = Literal["pending", "waiting", "running", "done", "failed", "denied", "cancelled"]
+LABELS: dict[str, str] = {
+    "pending": "… pending", "waiting": "? waiting for approval", "running": "● running",
+    "done": "✓ done", "failed": "✗ failed", "denied": "⊘ denied", "cancelled": "■ cancelled",
+}
+ARG_LINES = 6
+SHORT_RESULT = 3
+
+
+def arguments_text(arguments: dict[str, Any]) -> str:
+    if not arguments:
+        return "(no arguments)"
+    return json.dumps(arguments, indent=2, ensure_ascii=False)
+
+
+class ToolCard(Vertical):
+    DEFAULT_CSS = """
+    ToolCard {
+        height: auto; margin: 1 0 0 0; padding: 0 1;
+        border: round $panel-lighten-2; background: $surface;
+    }
+    ToolCard .head { height: 1; }
+    ToolCard .name { width: 1fr; text-style: bold; color: $foreground; }
+    ToolCard .status { width: auto; color: $text-muted; }
+    ToolCard .args { color: $text-muted; }
+    ToolCard .result { color: $foreground; }
+    ToolCard .kids { height: auto; }
+    ToolCard.-waiting { border: round $warning; }
+    ToolCard.-waiting .status { color: $warning; }
+    ToolCard.-running .status { color: $accent; }
+    ToolCard.-done .status { color: $success; }
+    ToolCard.-failed { border: round $error 60%; }
+    ToolCard.-failed .status, ToolCard.-denied .status { color: $error; }
+    ToolCard.-cancelled .status { color: $warning; }
+    ToolCard Collapsible { border: none; padding: 0; margin: 0; background: $surface; }
+    """
+
+    def __init__(self, call_id: str, server: str, tool: str,
+                 arguments: dict[str, Any]) -> None:
+        super().__init__(classes="-pending")
+        self.call_id = call_id
+        self.server, self.tool, self.arguments = server, tool, arguments
+        self.status: Status = "pending"
+        self.reason: str | None = None
+        self.saved_result: tuple[str, bool] | None = None
+        """A resumed conversation's result (text, failed), shown once the card mounts."""
+
+    def compose(self) -> ComposeResult:
+        title = f"{self.server} · {self.tool}" if self.server else self.tool
+        with Horizontal(classes="head"):
+            yield Static(plain(title), classes="name")
+            yield Static(LABELS["pending"], classes="status")
+        lines = arguments_text(self.arguments).splitlines()
+        shown = "\n".join(lines[:ARG_LINES])
+        if len(lines) > ARG_LINES:
+            shown += f"\n… {len(lines) - ARG_LINES} more lines"
+        yield Static(plain(shown), classes="args")
+        yield Vertical(classes="kids")
+
+    def on_mount(self) -> None:
+        if self.saved_result is not None:
+            text, failed = self.saved_result
+            if text.startswith("The user denied"):
+                self.set_status("denied")
+            self.show_result(text, is_error=failed)
+
+    def set_status(self, status: Status, *, reason: str | None = None,
+                   duration: float | None = None) -> None:
+        self.remove_class(f"-{self.status}")
+        self.status, self.reason = status, reason or self.reason
+        self.add_class(f"-{status}")
+        label = LABELS[status]
+        if duration is not None and status in ("done", "failed"):
+            label += f" · {duration:.2f} s"
+        if status == "denied" and self.reason:
+            label += f": {self.reason}"
+        self.query_one(".status", Static).update(plain(label))
+
+    def show_result(self, text: str, *, is_error: bool, duration: float | None = None) -> None:
+        if self.status == "denied":
+            return  # the refusal is the result; the card already says so
+        self.set_status("failed" if is_error else "done", duration=duration)
+        lines = text.splitlines() or ["(empty)"]
+        body = Static(plain("\n".join(lines)), classes="result")
+        if is_error or len(lines) <= SHORT_RESULT:
+            self.mount(body)
+        else:
+            title = f"result · {len(lines)} lines, {len(text):,} characters"
+            self.mount(Collapsible(body, title=title, collapsed=True))
+
+    def nest(self, card: ToolCard) -> None:
+        """A call made inside this one (a code-mode script's)."""
+        self.query_one(".kids", Vertical).mount(card)
