@@ -39,3 +39,24 @@ def test_stream_masker_catches_a_secret_split_across_pieces() -> None:
 def test_stream_masker_without_secrets_passes_through() -> None:
     masker = StreamMasker(frozenset())
     assert masker.feed("abc") == "abc" and masker.flush() == ""
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 64])
+def test_stream_cleaner_removes_sequences_split_across_pieces(size: int) -> None:
+    """A streamed reply cut anywhere, even inside an escape sequence, comes out as
+    clean() of the whole text: no tail of a sequence is left behind as text."""
+    from tests.fakes.mcp_server import ESCAPES
+    from tui_agent.tools.text import StreamCleaner
+
+    text = "model says " + ESCAPES + " \x1b[1mbold\x1b[0m end"
+    cleaner = StreamCleaner()
+    out = "".join(cleaner.feed(text[i:i + size]) for i in range(0, len(text), size))
+    assert out + cleaner.flush() == clean(text)
+
+
+def test_stream_cleaner_never_holds_more_than_its_limit() -> None:
+    from tui_agent.tools.text import StreamCleaner
+
+    cleaner = StreamCleaner()
+    text = "a\x1b]8;;" + "x" * 300  # an OSC that never ends: nothing is held back for it
+    assert cleaner.feed(text) == clean(text) and cleaner.flush() == ""

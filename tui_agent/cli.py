@@ -40,7 +40,7 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
                         help="continue a conversation (the latest when no ID is given)", **keep)
     parser.add_argument("-c", "--continue", dest="resume", action="store_const",
                         const="\0latest", help="continue the latest conversation", **keep)
-    parser.add_argument("--code-mode", action="store_true", default=None,
+    parser.add_argument("--code-mode", action="store_true",
                         help="reach MCP tools through one Starlark script ([code_mode])",
                         **keep)
 

@@ -47,7 +47,7 @@ from tui_agent.core.events import (
 from tui_agent.core.llm import LLM, LLMError
 from tui_agent.core.session import Conversation, SessionError, SessionStore, SessionWriter, load
 from tui_agent.core.tools import NoTools, ToolSource
-from tui_agent.tools.text import clean
+from tui_agent.tools.text import StreamCleaner, clean
 
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
@@ -70,6 +70,7 @@ class TextPrinter:
     secrets: frozenset[str] = frozenset()
     _mid_line: bool = field(default=False, init=False)
     _masker: StreamMasker = field(init=False)
+    _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
 
     def __post_init__(self) -> None:
         self._masker = StreamMasker(self.secrets)
@@ -81,7 +82,7 @@ class TextPrinter:
             self._mid_line = not text.endswith("\n")
 
     def _note(self, text: str) -> None:
-        self._text(self._masker.flush())
+        self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -92,7 +93,7 @@ class TextPrinter:
     def show(self, event: Event) -> None:
         match event:
             case TextDelta(delta=delta):
-                self._text(self._masker.feed(clean(delta)))
+                self._text(self._masker.feed(self._cleaner.feed(delta)))
             case ToolCallStarted(name=name, arguments=args):
                 shown = clean(json.dumps(args, ensure_ascii=False))
                 self._note(f"→ {clean(name)} {shown[:300]}{'…' if len(shown) > 300 else ''}")
@@ -108,7 +109,7 @@ class TextPrinter:
             case Notice(message=message):
                 self._note(f"note: {clean(message)}")
             case TurnDone():
-                self._text(self._masker.flush())
+                self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
                 if self._mid_line:
                     self.out.write("\n")
                     self._mid_line = False

@@ -129,7 +129,11 @@ async def test_two_pending_calls_are_asked_in_order(fake_llm: FakeLLM, tmp_path:
             asked.append(screen.call.arguments["text"])
             assert app.transcript.cards[screen.call.id].status == "waiting"
             await pilot.press(answer)
-            await until(pilot, lambda s=screen: app.screen is not s, what="the modal to close")
+
+            def closed(asked_on: ApprovalScreen = screen) -> bool:
+                return app.screen is not asked_on
+
+            await until(pilot, closed, what="the modal to close")
         await until(pilot, lambda: app.turns_ended == 1)
         assert asked == ["first", "second"]
         assert app.transcript.cards["a"].status == "done"

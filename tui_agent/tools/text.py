@@ -33,3 +33,38 @@ def clean(text: str) -> str:
         return text
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+_INTRODUCERS = re.compile("[\x1b\x9b\x90\x9d\x9e\x9f\x98]")
+_COMPLETE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[ -/]*(?![\[\]PX^_])[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+    r"|[\x90\x9d\x9e\x9f\x98][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+)
+
+
+class StreamCleaner:
+    """:func:`clean` for text that arrives in pieces (a streamed reply): an escape sequence
+    split across two pieces is removed whole, instead of leaving its tail as text. Only an
+    unfinished sequence is held back, and never more than :attr:`HOLD` characters."""
+
+    HOLD = 256
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        text = self._held + text
+        self._held = ""
+        starts = [m.start() for m in _INTRODUCERS.finditer(text)]
+        if starts:
+            last = starts[-1]
+            if not _COMPLETE.match(text, last) and len(text) - last <= self.HOLD:
+                text, self._held = text[:last], text[last:]
+        return clean(text)
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return clean(held)

@@ -37,12 +37,12 @@ class ApprovalScreen(ModalScreen[Decision]):
     ApprovalScreen .title { text-style: bold; color: $foreground; margin: 0 0 1 0; }
     ApprovalScreen .why { color: $text-muted; }
     ApprovalScreen .why.-changed { color: $error; text-style: bold; }
-    ApprovalScreen #body { height: auto; max-height: 24; margin: 1 0; background: $panel; }
+    ApprovalScreen #body { height: auto; max-height: 20; margin: 1 0; background: $panel; }
     ApprovalScreen .label { color: $text-muted; text-style: italic; }
     ApprovalScreen .description { margin: 0 0 1 0; }
     ApprovalScreen #reason { display: none; }
     ApprovalScreen.-reason #reason { display: block; }
-    ApprovalScreen .keys { color: $text-muted; }
+    ApprovalScreen .keys { color: $text-muted; dock: bottom; }
     """
 
     BINDINGS = [

@@ -72,8 +72,12 @@ class ServersScreen(Screen[None]):
 
     def on_mount(self) -> None:
         servers = self.query_one("#servers", DataTable)
-        servers.add_columns("server", "state", "transport", "tools", "restarts", "circuit")
-        self.query_one("#tools", DataTable).add_columns("tool", "approval", "description")
+        for label, width in (("server", 20), ("state", 11), ("transport", 10), ("tools", 6),
+                             ("restarts", 9), ("circuit", 10)):
+            servers.add_column(label, width=width)
+        tools = self.query_one("#tools", DataTable)
+        for label, width in (("tool", 28), ("approval", 12), ("description", 54)):
+            tools.add_column(label, width=width)
         self.refresh_data()
         servers.focus()
 
@@ -131,6 +135,8 @@ class ServersScreen(Screen[None]):
                           key=spec.tool)
         if tools.row_count:
             tools.move_cursor(row=min(keep, tools.row_count - 1))
+        elif st.state != "connected":
+            tools.add_row("", plain(f"(no tools while {st.state})"), "")
 
     def _say(self, text: str) -> None:
         self.query_one("#message", Static).update(plain(text))

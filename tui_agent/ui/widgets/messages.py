@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from tui_agent.tools.text import clean
+from tui_agent.tools.text import StreamCleaner, clean
 
 
 def plain(text: str) -> Content:
@@ -52,15 +52,17 @@ class AssistantMessage(Markdown):
         # Links from a model are not opened on a click: the URL could be anything.
         super().__init__(clean(text), open_links=False)
         self._stream: MarkdownStream | None = None
+        self._cleaner = StreamCleaner()
 
     async def add(self, delta: str) -> None:
         if self._stream is None:
             self._stream = Markdown.get_stream(self)
-        await self._stream.write(clean(delta))
+        await self._stream.write(self._cleaner.feed(delta))
 
     async def finish(self, *, incomplete: bool = False) -> None:
         if self._stream is not None:
             stream, self._stream = self._stream, None
+            await stream.write(self._cleaner.flush())
             await stream.stop()
         self.set_class(incomplete, "-incomplete")
 
