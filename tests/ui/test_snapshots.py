@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
 from tests.ui.kit import make_app, until, write_config
-from tui_agent.core.approval import Policy, PendingCall, ServerRules
+from tui_agent.core.approval import PendingCall, Policy, ServerRules
 from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
