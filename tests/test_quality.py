@@ -33,6 +33,8 @@ def test_mypy_strict_is_clean() -> None:
     ("tests.bench.bench_stream", ["--tokens", "200", "--rounds", "1"], "ratio ours/direct"),
     ("tests.bench.bench_startup", ["--rounds", "1"], "run minus bare import"),
     ("tests.bench.bench_hub", ["--calls", "20", "--servers", "3"], "call ratio hub/raw"),
+    ("tests.bench.bench_tui", ["--rounds", "1", "--tokens", "120", "--messages", "60"],
+     "ratio full/empty"),
 ])
 def test_benchmarks_run_and_print_figures(module: str, args: list[str], expect: str) -> None:
     out = run(sys.executable, "-m", module, *args)

@@ -20,7 +20,7 @@ Verdict = Literal["deny", "auto", "ask"]
 Standing = Literal["auto", "ask", "not allowed"]
 Persist = Callable[[str, str, str, bool], None]
 """``(server, list name, tool, add)``: write a rule change to where the server was configured;
-raises ``OSError`` or ``ValueError`` (``ConfigError``) when it cannot."""
+raises (``ConfigError``, naming the file) when it cannot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,5 +248,5 @@ class Policy:
             return
         try:
             self.persist(server, name, tool, add)
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # a file that cannot be written must not undo the choice
             problems.append(f"applied for this session only: {exc}")

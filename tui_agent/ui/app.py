@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from contextlib import aclosing
+from pathlib import Path
 
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
@@ -45,7 +46,7 @@ class AgentApp(App[int]):
     """``tui-agent``: a chat with one model, its MCP tools, and the approval gate."""
 
     TITLE = "tui-agent"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses find it too
     BINDINGS = [
         Binding("escape", "stop", "Stop", show=False),
         Binding("ctrl+s", "command('servers')", "Servers"),

@@ -14,7 +14,6 @@ from typing import Any
 from textual.app import App
 
 from tui_agent.core.approval import Decision, PendingCall
-from tui_agent.ui.screens.approval import ApprovalScreen
 
 
 class ModalGate:
@@ -26,6 +25,8 @@ class ModalGate:
         self._lock = asyncio.Lock()
 
     async def decide(self, call: PendingCall) -> Decision:
+        from tui_agent.ui.screens.approval import ApprovalScreen
+
         async with self._lock:
             self.on_waiting(call)
             answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()

@@ -9,7 +9,7 @@ shows its last messages at once and the earlier ones on demand, so opening a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -26,11 +26,14 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
-from tui_agent.ui.widgets.messages import AssistantMessage, Note, UserMessage
-from tui_agent.ui.widgets.tool_card import ToolCard
 
-PAGE = 40
-"""Messages of a resumed conversation shown at first, and per "show earlier" press."""
+if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
+    from tui_agent.ui.widgets.messages import AssistantMessage
+    from tui_agent.ui.widgets.tool_card import ToolCard
+
+PAGE = 12
+"""Messages of a resumed conversation shown at first, and per "show earlier" press: a
+Markdown reply costs ~20 ms to mount, so a page is what fills a screen, not more."""
 
 
 class Transcript(VerticalScroll):
@@ -52,10 +55,14 @@ class Transcript(VerticalScroll):
         await self.mount(widget)
 
     async def user(self, text: str) -> None:
+        from tui_agent.ui.widgets.messages import UserMessage
+
         await self.end_reply()
         await self.mount(UserMessage(text))
 
     async def note(self, text: str, kind: str = "info") -> None:
+        from tui_agent.ui.widgets.messages import Note
+
         await self.end_reply()
         await self.mount(Note(text, kind))
 
@@ -69,6 +76,8 @@ class Transcript(VerticalScroll):
         match event:
             case TextDelta(delta=delta):
                 if self.reply is None:
+                    from tui_agent.ui.widgets.messages import AssistantMessage
+
                     self.reply = AssistantMessage()
                     await self.mount(self.reply)
                 await self.reply.add(delta)
@@ -92,6 +101,8 @@ class Transcript(VerticalScroll):
                 await self.end_reply()
 
     async def _card(self, event: ToolCallStarted) -> ToolCard:
+        from tui_agent.ui.widgets.tool_card import ToolCard
+
         card = ToolCard(event.id, event.server, event.tool, event.arguments)
         self.cards[event.id] = card
         parent = self.cards.get(event.parent or "")
@@ -107,6 +118,8 @@ class Transcript(VerticalScroll):
 
     async def cancelled(self) -> None:
         """The turn was stopped: the reply so far stays, marked; unfinished calls say so."""
+        from tui_agent.ui.widgets.messages import Note
+
         await self.end_reply(incomplete=True)
         for card in self.cards.values():
             if card.status in ("pending", "waiting", "running"):
@@ -150,6 +163,8 @@ class Transcript(VerticalScroll):
             await self.mount_all(widgets, before=0 if self.children else None)
 
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
+        from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+
         out: list[Widget] = []
         for message in messages:
             role, content = message.get("role"), message.get("content")
@@ -167,6 +182,8 @@ class Transcript(VerticalScroll):
         return out
 
     def _saved_card(self, call: dict[str, Any]) -> ToolCard:
+        from tui_agent.ui.widgets.tool_card import ToolCard
+
         function = call.get("function") or {}
         server, _, tool = str(function.get("name", "?")).partition("__")
         card = ToolCard(str(call.get("id", "")), server if tool else "", tool or server,
