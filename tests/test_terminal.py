@@ -75,12 +75,13 @@ def test_gate_without_a_terminal_denies() -> None:
 
 
 def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
-    """`tui-agent` on a terminal: two turns, Ctrl-D, and the session has all four messages."""
+    """`tui-agent run` without a prompt on a terminal is the line-mode chat: two turns,
+    Ctrl-D, and the session has all four messages."""
     fake_llm.push(Reply(text="Hello, Ada."), Reply(text="You are Ada."))
     pid, fd = pty.fork()
     if pid == 0:  # the child: the real CLI on a real terminal
         os.environ["PYTHONPATH"] = str(ROOT)
-        os.execv(sys.executable, [sys.executable, "-m", "tui_agent", "--model",
+        os.execv(sys.executable, [sys.executable, "-m", "tui_agent", "run", "--model",
                                   "openai/fake-model", "--api-base", fake_llm.base_url])
     try:
         read_until(fd, "› ".encode())
