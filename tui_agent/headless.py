@@ -45,6 +45,7 @@ from tui_agent.core.events import (
     TurnDone,
 )
 from tui_agent.core.llm import LLM, LLMError
+from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionError, SessionStore, SessionWriter, load
 from tui_agent.core.tools import NoTools, ToolSource
 from tui_agent.tools.text import StreamCleaner, clean
@@ -276,7 +277,8 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     agent = Agent(llm, run.tools, make_gate(run.approve), settings=run.settings.config.agent,
                   policy=policy_from(run.settings), session=writer,
                   system_prompt=model.system_prompt,
-                  history=conv.messages if conv else ())
+                  history=conv.messages if conv else (),
+                  code_mode=CodeMode(run.settings.config.code_mode, run.settings.config.servers))
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
         code = asyncio.run(_drive(run, agent, printer, out))

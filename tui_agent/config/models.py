@@ -67,10 +67,23 @@ class CodeModeSettings(_Strict):
     """``[code_mode]``: tools reached through one Starlark script."""
 
     enabled: bool = False
+    """Reach every server's tools through scripts (a server's own ``code_mode`` wins)."""
     binding_level: Literal["server", "tool"] = "server"
+    """One stub file per server (``servers/<server>.pyi``) or per tool
+    (``servers/<server>/<tool>.pyi``)."""
     timeout: float = Field(default=30.0, gt=0)
-    max_output: int = Field(default=65536, gt=0)
-    """Bytes of result plus logs a script may return."""
+    """Wall-clock seconds a script may run; time spent waiting for your approval does
+    not count."""
+    max_output: int = Field(default=65536, ge=256)
+    """Bytes of the result (as JSON) a script may return, and bytes of its logs."""
+    max_calls: int = Field(default=100, ge=1, le=100_000)
+    """Tool calls one script may make."""
+    max_depth: int = Field(default=200, ge=10, le=1000)
+    """Nested Starlark calls (recursion depth)."""
+    max_memory_mb: int = Field(default=512, ge=32)
+    """Memory the script's process may take beyond its start (RLIMIT_AS)."""
+    max_cpu: float | None = Field(default=None, gt=0)
+    """CPU seconds the script's process may use (RLIMIT_CPU); default: timeout + 1."""
 
 
 class ServerConfig(_Strict):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.config.models import AgentSettings
-from tui_agent.core.approval import Decision, Gate, PendingCall, Policy
+from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy
 from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
@@ -34,6 +34,7 @@ from tui_agent.core.events import (
     Usage,
 )
 from tui_agent.core.llm import ChatModel, LLMError, Reply, StreamCut, ToolCallRequest
+from tui_agent.core.scripts import EXECUTE, META_SERVER, CodeMode, Emit, ScriptBridge
 from tui_agent.core.session import SessionWriter
 from tui_agent.core.tools import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap
@@ -58,7 +59,8 @@ class Agent:
     def __init__(self, llm: ChatModel, tools: ToolSource, gate: Gate, *,
                  settings: AgentSettings | None = None, policy: Policy | None = None,
                  session: SessionWriter | None = None, system_prompt: str | None = None,
-                 history: Sequence[dict[str, Any]] = ()) -> None:
+                 history: Sequence[dict[str, Any]] = (),
+                 code_mode: CodeMode | None = None) -> None:
         self.llm = llm
         self.tools = tools
         self.gate = gate
@@ -68,6 +70,7 @@ class Agent:
         self.system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = repair_history(history)
         self.usage = Usage()
+        self.code_mode = code_mode
 
     def _request_messages(self) -> list[dict[str, Any]]:
         if self.system_prompt:
@@ -75,7 +78,9 @@ class Agent:
         return self.messages
 
     def _offered(self) -> dict[str, ToolSpec]:
-        return {s.name: s for s in self.tools.specs() if self.policy.offered(s.server, s.tool)}
+        allowed = {s.name: s for s in self.tools.specs()
+                   if self.policy.offered(s.server, s.tool)}
+        return self.code_mode.offered(allowed) if self.code_mode is not None else allowed
 
     def _record(self, message: dict[str, Any], *, incomplete: bool = False,
                 usage: Usage | None = None, sync: bool = True) -> None:
@@ -192,29 +197,43 @@ class Agent:
         call.arguments = args
         return call
 
-    async def _decide(self, call: _Call) -> AsyncGenerator[Event, None]:
-        spec, req = call.spec, call.request
-        assert spec is not None and call.arguments is not None
-        judged = self.policy.judge(spec.server, spec.tool, spec.fingerprint)
-        if judged.verdict == "auto":
-            yield ApprovalDecided(req.id, "auto")
-            return
+    async def ask(self, spec: ToolSpec, pending: PendingCall, judged: Judgement,
+                  emit: Emit) -> Decision:
+        """Settle a call the policy did not auto-approve: denied by the policy, or asked of
+        the gate. Emits the decision (and a notice if "always allow" could not be saved).
+        Calls from scripts come here too."""
         if judged.verdict == "deny":
             decision = Decision.deny(judged.why)
         else:
             try:
-                decision = await self.gate.decide(PendingCall(
-                    req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
-                    why=judged.why, fingerprint=spec.fingerprint))
+                decision = await self.gate.decide(pending)
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})")
             if decision.approved and decision.always and spec.fingerprint:
                 problem = self.policy.always_allow(spec.server, spec.tool, spec.fingerprint)
                 if problem:
-                    yield Notice(clean(f"always allow {req.name}: {problem}"))
-        yield ApprovalDecided(req.id, "approved" if decision.approved else "denied",
-                              decision.reason)
+                    emit(Notice(clean(f"always allow {spec.name}: {problem}")))
+        emit(ApprovalDecided(pending.id, "approved" if decision.approved else "denied",
+                             decision.reason))
+        return decision
+
+    async def _decide(self, call: _Call) -> AsyncGenerator[Event, None]:
+        spec, req = call.spec, call.request
+        assert spec is not None and call.arguments is not None
+        if spec.server == META_SERVER:  # reads stubs, or runs a script whose calls each ask
+            yield ApprovalDecided(req.id, "auto")
+            return
+        judged = self.policy.judge(spec.server, spec.tool, spec.fingerprint)
+        if judged.verdict == "auto":
+            yield ApprovalDecided(req.id, "auto")
+            return
+        events: list[Event] = []
+        decision = await self.ask(spec, PendingCall(
+            req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
+            why=judged.why, fingerprint=spec.fingerprint), judged, events.append)
+        for event in events:
+            yield event
         if not decision.approved:
             why = f" Reason: {decision.reason}" if decision.reason else ""
             call.outcome = ToolOutcome(f"The user denied this call of {req.name}.{why} "
@@ -222,9 +241,20 @@ class Agent:
 
     async def _run_tools(self, requests: list[ToolCallRequest],
                          offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
-        """Ask about each call in order, then run the approved ones concurrently."""
+        """Ask about each call in order, then run the approved ones concurrently. A
+        running call may emit events of its own (a script's calls); they come out as
+        they happen, before the call's own result."""
         calls = [self._prepare(r, offered) for r in requests]
-        tasks: dict[asyncio.Task[tuple[_Call, float]], _Call] = {}
+        tasks: dict[asyncio.Task[None], _Call] = {}
+        queue: asyncio.Queue[Event | _Call] = asyncio.Queue()
+
+        async def run(call: _Call) -> None:
+            took = await self._execute(call, queue.put_nowait)
+            assert call.outcome is not None
+            queue.put_nowait(ToolResult(call.request.id, call.outcome.is_error,
+                                        call.outcome.text, round(took, 3)))
+            queue.put_nowait(call)
+
         try:
             for call in calls:
                 yield _started(call)
@@ -236,16 +266,20 @@ class Agent:
                     yield ToolResult(call.request.id, True, call.outcome.text)
             for call in calls:
                 if call.outcome is None:
-                    tasks[asyncio.create_task(self._execute(call))] = call
-            for next_done in asyncio.as_completed(list(tasks)):
-                done_call, took = await next_done
-                assert done_call.outcome is not None
-                yield ToolResult(done_call.request.id, done_call.outcome.is_error,
-                                 done_call.outcome.text, round(took, 3))
+                    tasks[asyncio.create_task(run(call))] = call
+            running = len(tasks)
+            while running:
+                item = await queue.get()
+                if isinstance(item, _Call):
+                    running -= 1
+                else:
+                    yield item
         finally:
             for task in tasks:
                 task.cancel()
             self._answer(calls, "cancelled by the user before it finished")
+            if tasks:  # let them clean up (a script's child process is killed and reaped)
+                await asyncio.wait(tasks, timeout=5)
 
     def _answer(self, calls: list[_Call], unfinished: str) -> None:
         """Put every call's result in the history, in call order, then fsync once.
@@ -259,22 +293,56 @@ class Agent:
         if self.session is not None:
             self.session.sync()
 
-    async def _execute(self, call: _Call) -> tuple[_Call, float]:
+    async def _execute(self, call: _Call, emit: Emit) -> float:
         spec = call.spec
         assert spec is not None and call.arguments is not None
-        timeout = spec.timeout or self.settings.tool_timeout
         started = time.monotonic()
+        if spec.server == META_SERVER and self.code_mode is not None:
+            if spec.tool == EXECUTE:
+                outcome = await self._script(call.request.id, call.arguments, emit)
+            else:
+                outcome = self.code_mode.answer(spec.tool, call.arguments)
+        else:
+            outcome = await self.run_tool(spec, call.arguments)
+        call.outcome = self._capped(call.request.id, outcome)
+        return time.monotonic() - started
+
+    async def run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        """One call on the tool source, bounded by its timeout; never raises (but for
+        cancellation)."""
+        timeout = spec.timeout or self.settings.tool_timeout
         try:
             async with asyncio.timeout(timeout):
-                call.outcome = await self.tools.call(spec, call.arguments)
+                return await self.tools.call(spec, arguments)
         except TimeoutError:
-            call.outcome = ToolOutcome(f"error: {spec.name} did not finish within {timeout:g} s",
-                                       is_error=True)
+            return ToolOutcome(f"error: {spec.name} did not finish within {timeout:g} s",
+                               is_error=True)
         except Exception as exc:  # a tool's failure is the model's to read, not a crash
-            call.outcome = ToolOutcome(f"error: {spec.name} failed: {type(exc).__name__}: "
-                                       f"{clean(str(exc))}", is_error=True)
-        call.outcome = self._capped(call.request.id, call.outcome)
-        return call, time.monotonic() - started
+            return ToolOutcome(f"error: {spec.name} failed: {type(exc).__name__}: "
+                               f"{clean(str(exc))}", is_error=True)
+
+    async def _script(self, call_id: str, arguments: dict[str, Any], emit: Emit) -> ToolOutcome:
+        """``executeToolCode``: the script runs in the sandbox's child process; each of
+        its tool calls comes back here through a :class:`ScriptBridge`."""
+        from tui_agent.codemode import sandbox
+
+        assert self.code_mode is not None
+        code = arguments.get("code")
+        if not isinstance(code, str) or not code.strip():
+            return ToolOutcome("error: executeToolCode needs code: a Starlark script as a "
+                               "string", is_error=True)
+        tree = self.code_mode.tree([s for s in self._offered_raw()
+                                    if self.code_mode.coded(s.server)])
+        bridge = ScriptBridge(self, call_id, code, tree, emit)
+        try:
+            outcome = await sandbox.run(code, tree.bindings(), bridge, self.code_mode.limits())
+        except OSError as exc:
+            return ToolOutcome(f"error: could not start the script sandbox: {exc}",
+                               is_error=True)
+        return ToolOutcome(clean(outcome.text()), is_error=not outcome.ok)
+
+    def _offered_raw(self) -> list[ToolSpec]:
+        return [s for s in self.tools.specs() if self.policy.offered(s.server, s.tool)]
 
     def _capped(self, call_id: str, outcome: ToolOutcome) -> ToolOutcome:
         """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""

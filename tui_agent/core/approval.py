@@ -35,21 +35,27 @@ class PendingCall:
     description: str = ""
     why: str = "not auto-approved"
     parent: str | None = None
+    """For a call made by a code-mode script: the script's own call id."""
     fingerprint: str = ""
+    script: str = ""
+    """For a call made by a code-mode script: the script's source, to show beside it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     """The answer for one call. ``always`` (with ``approved``) trusts the tool's current
-    definition from now on."""
+    definition from now on; ``script`` (with ``approved``) approves this call and every
+    later call of the same script run."""
 
     approved: bool
     reason: str | None = None
     always: bool = False
+    script: bool = False
 
     @classmethod
-    def approve(cls, reason: str | None = None, *, always: bool = False) -> Decision:
-        return cls(True, reason, always)
+    def approve(cls, reason: str | None = None, *, always: bool = False,
+                script: bool = False) -> Decision:
+        return cls(True, reason, always, script)
 
     @classmethod
     def deny(cls, reason: str | None = None) -> Decision:

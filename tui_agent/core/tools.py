@@ -7,6 +7,7 @@ serves plain Python functions (tests, built-ins, the offline demo).
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,6 +27,8 @@ class ToolSpec:
     fingerprint: str = ""
     """Digest of the definition (see :func:`tui_agent.core.approval.fingerprint`); empty
     for tools that cannot change under the user, such as local functions."""
+    output_schema: dict[str, Any] | None = None
+    """The JSON Schema of the tool's structured result, when it declares one."""
 
     def to_openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {
@@ -38,6 +41,9 @@ class ToolOutcome:
 
     text: str
     is_error: bool = False
+    value: Any = None
+    """Structured content, when the tool gave some: what a code-mode script receives
+    (it gets ``text`` otherwise)."""
 
 
 class ToolSource(Protocol):
@@ -100,4 +106,6 @@ class LocalTools:
             result = await result
         if isinstance(result, ToolOutcome):
             return result
+        if isinstance(result, (dict, list)):
+            return ToolOutcome(json.dumps(result, ensure_ascii=False), value=result)
         return ToolOutcome(result if isinstance(result, str) else repr(result))

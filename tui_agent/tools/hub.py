@@ -139,10 +139,12 @@ class Hub:
             schema = {"type": "object", "properties": {}, **schema, }
             schema["type"] = "object"
         description = clean(tool.description or tool.title or "")
+        output = getattr(tool, "output_schema", None)
         return ToolSpec(name=name, server=conn.name, tool=tool.name, description=description,
                         parameters=schema,
                         timeout=conn.config.max_call_time + SPEC_MARGIN,
-                        fingerprint=fingerprint(tool.name, tool.description, tool.input_schema))
+                        fingerprint=fingerprint(tool.name, tool.description, tool.input_schema),
+                        output_schema=output if isinstance(output, dict) else None)
 
     # -- ToolSource --------------------------------------------------------------
 
@@ -184,7 +186,7 @@ class Hub:
         except ServerError as exc:
             return ToolOutcome(f"error: {exc}", is_error=True)
         rendered = render(result)
-        return ToolOutcome(rendered.text, rendered.is_error)
+        return ToolOutcome(rendered.text, rendered.is_error, rendered.value)
 
     # -- status ------------------------------------------------------------------
 

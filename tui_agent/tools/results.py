@@ -27,6 +27,9 @@ CHARS_PER_TOKEN = 4
 class Rendered:
     text: str
     is_error: bool
+    value: Any = None
+    """The structured content (unwrapped, cleaned) when the server sent it: what a
+    code-mode script gets instead of the text."""
 
 
 def render(result: Any) -> Rendered:
@@ -42,6 +45,7 @@ def render(result: Any) -> Rendered:
         parts = [body or "the tool reported an error without saying what", *others]
         return Rendered(clean("\n".join(parts)), True)
     parts = []
+    value = None
     if structured is not None:
         value = _unwrap(_cleaned(structured))
         shown = value if isinstance(value, str) else to_yaml(value)
@@ -54,8 +58,8 @@ def render(result: Any) -> Rendered:
         parts.extend(texts)
     parts.extend(others)
     if not parts:
-        return Rendered(clean(raw_json(result)), False)
-    return Rendered(clean("\n".join(parts)), False)
+        return Rendered(clean(raw_json(result)), False, value)
+    return Rendered(clean("\n".join(parts)), False, value)
 
 
 def _unwrap(structured: Any) -> Any:

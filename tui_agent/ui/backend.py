@@ -20,6 +20,7 @@ from tui_agent.config import Settings, paths
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.llm import LLM, ChatModel
+from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
 from tui_agent.core.tools import NoTools
 
@@ -61,7 +62,9 @@ class Backend:
         self.listeners: list[Callable[[ServerStatus], None]] = []
         self.agent = Agent(self._model(self.settings.config.model.name), NoTools(), gate,
                            settings=self.settings.config.agent, policy=self.policy,
-                           system_prompt=self.settings.config.model.system_prompt)
+                           system_prompt=self.settings.config.model.system_prompt,
+                           code_mode=CodeMode(self.settings.config.code_mode,
+                                              self.settings.config.servers))
         self.resumed: Conversation | None = None
 
     # -- model ------------------------------------------------------------------
@@ -203,7 +206,8 @@ class Backend:
                 old.session.close()
         self.agent = Agent(old.llm, old.tools, old.gate, settings=old.settings,
                            policy=self.policy, system_prompt=old.system_prompt,
-                           history=history.messages if history else ())
+                           history=history.messages if history else (),
+                           code_mode=old.code_mode)
         self.agent.usage = history.usage if history else self.agent.usage
         if history is not None:
             self.agent.session = SessionWriter.resume(history, self.settings.secrets)

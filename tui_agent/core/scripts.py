@@ -1,0 +1,231 @@
+"""Code mode in the chat loop: which tools are reached through scripts, the four
+meta-tools the model gets instead, and the bridge that takes every call a script
+makes through the same policy, gate and tool source as a direct call.
+
+A server is in code mode when ``[code_mode] enabled`` (or ``--code-mode``) is on and
+the server does not set ``code_mode = false``, or when the server sets
+``code_mode = true`` itself. Its tools are then only reachable from scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from tui_agent.codemode.sandbox import CallFailed, Limits
+from tui_agent.codemode.stubs import BoundTool, StubTree
+from tui_agent.config.models import CodeModeSettings, ServerConfig
+from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
+from tui_agent.core.tools import ToolOutcome, ToolSpec
+from tui_agent.tools.text import clean
+
+if TYPE_CHECKING:
+    from tui_agent.core.agent import Agent
+
+META_SERVER = "code mode"
+"""The pseudo-server of the meta-tools (they need no approval: they only read stubs,
+and every call a script makes is asked about on its own)."""
+LIST, READ, DOCS, EXECUTE = "listToolFiles", "readToolFile", "getToolDocs", "executeToolCode"
+META = (LIST, READ, DOCS, EXECUTE)
+MAX_LISTED = 60
+
+Emit = Callable[[Event], None]
+
+
+class CodeMode:
+    """Code-mode state of one agent: reads its settings live, so ``/code`` applies from
+    the next request."""
+
+    def __init__(self, settings: CodeModeSettings,
+                 servers: Mapping[str, ServerConfig] | None = None) -> None:
+        self.settings = settings
+        self.servers = servers or {}
+        self._key: tuple[Any, ...] | None = None
+        self._tree = StubTree(settings.binding_level)
+
+    def coded(self, server: str) -> bool:
+        own = self.servers[server].code_mode if server in self.servers else None
+        return self.settings.enabled if own is None else own
+
+    def tree(self, specs: Sequence[ToolSpec]) -> StubTree:
+        """The stub tree of ``specs``, rebuilt only when a tool list or definition changed."""
+        key = (self.settings.binding_level,
+               tuple(sorted((s.name, s.fingerprint, s.description) for s in specs)))
+        if key != self._key:
+            self._tree = StubTree.build(specs, self.settings.binding_level)
+            self._key = key
+        return self._tree
+
+    def offered(self, allowed: Mapping[str, ToolSpec]) -> dict[str, ToolSpec]:
+        """The direct tools of servers not in code mode, plus the meta-tools when any
+        allowed tool is in code mode."""
+        direct = {n: s for n, s in allowed.items() if not self.coded(s.server)}
+        coded = [s for s in allowed.values() if self.coded(s.server)]
+        if not coded:
+            return direct
+        return {**direct, **meta_specs(self.tree(coded), self.limits())}
+
+    def limits(self) -> Limits:
+        s = self.settings
+        return Limits(timeout=s.timeout, max_calls=s.max_calls, max_depth=s.max_depth,
+                      max_output=s.max_output, max_memory_mb=s.max_memory_mb,
+                      max_cpu=s.max_cpu)
+
+    def answer(self, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+        """``listToolFiles``, ``readToolFile`` and ``getToolDocs``."""
+        tree = self._tree
+        if tool == LIST:
+            return ToolOutcome(f"{len(tree.files)} stub file(s); read one with "
+                               f"readToolFile(fileName):\n{tree.listing()}")
+        if tool == READ:
+            name = arguments.get("fileName")
+            if not isinstance(name, str):
+                return ToolOutcome("error: readToolFile needs fileName, a path from "
+                                   "listToolFiles()", is_error=True)
+            text = tree.read(name)
+            if text is None:
+                return ToolOutcome(f"error: no stub file '{clean(name)[:200]}'. The files are:\n"
+                                   f"{_some(sorted(tree.files))}", is_error=True)
+            return ToolOutcome(text)
+        server, name = arguments.get("server"), arguments.get("tool")
+        if not isinstance(server, str) or not isinstance(name, str):
+            return ToolOutcome("error: getToolDocs needs server and tool, both strings",
+                               is_error=True)
+        docs = tree.docs(server, name)
+        if docs is None:
+            known = sorted(b.call_name for b in tree.tools.values())
+            return ToolOutcome(f"error: no tool '{clean(name)[:100]}' on server "
+                               f"'{clean(server)[:100]}'. The tools are:\n{_some(known)}",
+                               is_error=True)
+        return ToolOutcome(docs)
+
+
+def _some(names: list[str]) -> str:
+    more = f"\n... and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
+    return "\n".join(names[:MAX_LISTED]) + more
+
+
+def meta_specs(tree: StubTree, limits: Limits) -> dict[str, ToolSpec]:
+    servers = sorted({b.server_ident for b in tree.tools.values()})
+    listed = ", ".join(servers[:20]) + (f" and {len(servers) - 20} more" if len(servers) > 20
+                                        else "")
+    script = (
+        "Run one Starlark script (Python-like: def, for, if, comprehensions, f-strings; no "
+        "while, try, class, import or **) that calls tools and returns one result. Each MCP "
+        f"server is a global ({listed}): call a tool as server.tool(name=value) with keyword "
+        "arguments, as in its stub (readToolFile). A call returns a dict or list (structured "
+        "results) or a str; json.decode() and json.encode() are there. Set the top-level "
+        "variable `result` to what you need back; print() output is returned as logs. A "
+        "failed or denied call stops the script with an error naming it. Prefer one script "
+        "for a whole multi-step task over many separate calls. Limits: "
+        f"{limits.timeout:g} s, {limits.max_calls} tool calls, {limits.max_output} bytes of "
+        "result.")
+    specs = [
+        (LIST, "List the .pyi stub files of every tool reachable from executeToolCode.",
+         {}, []),
+        (READ, "Read one stub file from listToolFiles(): each tool's signature, parameters "
+         "and a one-line description.",
+         {"fileName": {"type": "string", "description": "a path from listToolFiles()"}},
+         ["fileName"]),
+        (DOCS, "The full description and JSON Schema of one tool.",
+         {"server": {"type": "string"}, "tool": {"type": "string"}}, ["server", "tool"]),
+        (EXECUTE, script,
+         {"code": {"type": "string", "description": "the Starlark script"}}, ["code"]),
+    ]
+    return {name: ToolSpec(name, META_SERVER, name, description,
+                           {"type": "object", "properties": props, "required": required})
+            for name, description, props, required in specs}
+
+
+class ScriptBridge:
+    """The calls of one script run: each one passes the policy and the gate at the moment
+    it is made, with its exact arguments, then runs on the agent's tool source. Events
+    carry ``parent`` = the script's call id."""
+
+    def __init__(self, agent: Agent, parent: str, code: str, tree: StubTree,
+                 emit: Emit) -> None:
+        self.agent, self.parent, self.code, self.emit = agent, parent, code, emit
+        self.tools = tree.by_key()
+        self.paused = 0.0
+        self.count = 0
+        self.approve_rest = False
+
+    async def call(self, key: str, name: str, arguments: dict[str, Any]) -> Any:
+        bound = self.tools.get(key)
+        if bound is None:  # only a tampered child could send this
+            raise CallFailed("runtime", f"{name} is not a tool of this script")
+        spec = bound.spec
+        assert isinstance(spec, ToolSpec)
+        args = _arguments(bound, name, arguments)
+        self.count += 1
+        call_id = f"{self.parent}.{self.count}"
+        self.emit(ToolCallStarted(call_id, spec.name, spec.server, spec.tool, args,
+                                  parent=self.parent))
+        decision = await self._decide(spec, call_id, args)
+        if not decision.approved:
+            why = f" ({decision.reason})" if decision.reason else ""
+            text = f"denied: {name}({_brief(args)}) was not run{why}"
+            self.emit(ToolResult(call_id, True, text))
+            raise CallFailed("denied", text)
+        started = time.monotonic()
+        outcome = await self.agent.run_tool(spec, args)
+        self.emit(ToolResult(call_id, outcome.is_error, outcome.text,
+                             round(time.monotonic() - started, 3)))
+        if outcome.is_error:
+            raise CallFailed("tool", f"{name}({_brief(args)}) failed: {outcome.text[:4000]}")
+        return outcome.value if outcome.value is not None else outcome.text
+
+    async def _decide(self, spec: ToolSpec, call_id: str, args: dict[str, Any]) -> Decision:
+        judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint)
+        if judged.verdict == "auto":
+            self.emit(ApprovalDecided(call_id, "auto"))
+            return Decision.approve()
+        if judged.verdict == "ask" and self.approve_rest:
+            decision = Decision.approve("approved with every call of this script")
+            self.emit(ApprovalDecided(call_id, "approved", decision.reason))
+            return decision
+        started = time.monotonic()
+        try:
+            decision = await self.agent.ask(spec, PendingCall(
+                call_id, spec.name, spec.server, spec.tool, args, spec.description,
+                why=judged.why, parent=self.parent, fingerprint=spec.fingerprint,
+                script=self.code), judged, self.emit)
+        finally:
+            self.paused += time.monotonic() - started
+        if decision.approved and decision.script:
+            self.approve_rest = True
+        return decision
+
+
+def _arguments(bound: BoundTool, name: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The script's keywords as the tool's JSON keys; unknown or missing ones are an
+    error the model can fix."""
+    mapping = bound.kwarg_map()
+    schema = bound.spec.parameters
+    open_ended = schema.get("additionalProperties") not in (None, False) or not mapping
+    out: dict[str, Any] = {}
+    unknown = []
+    for word, value in given.items():
+        if word in mapping:
+            out[mapping[word]] = value
+        elif open_ended:
+            out[word] = value
+        else:
+            unknown.append(word)
+    names = ", ".join(p.ident for p in bound.params) or "none"
+    if unknown:
+        raise CallFailed("runtime", f"{name}() got unexpected keyword argument(s) "
+                         f"{', '.join(map(repr, unknown))}; its parameters are: {names}")
+    missing = [p.ident for p in bound.params if p.required and p.name not in out]
+    if missing:
+        raise CallFailed("runtime", f"{name}() is missing required argument(s): "
+                         f"{', '.join(missing)}")
+    return out
+
+
+def _brief(args: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return clean(text if len(text) <= 200 else text[:199] + "…")
