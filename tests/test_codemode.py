@@ -251,3 +251,33 @@ async def test_cancelling_the_turn_kills_the_script(fake_llm: FakeLLM, tmp_path:
         assert len(tagged_processes(no_leftover_servers)) == 1
     tool_message = agent.messages[-1]
     assert tool_message["role"] == "tool" and "cancelled" in tool_message["content"]
+
+
+def test_headless_code_mode_jsonl_and_text(fake_llm: FakeLLM, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_agent_tools import fake_entry, write_config
+    from tui_agent.cli import main
+
+    config = write_config(tmp_path / "c.toml", calc=fake_entry(auto=["add"]))
+    code = 'print("adding")\nresult = calc.add(a=2, b=3) + 1\ncalc.echo(text="denied")'
+    fake_llm.push(script(code), Reply(text="the script stopped at echo"))
+    assert main(["run", "--config", str(config), "--model", "openai/fake-model", "--api-base",
+                 fake_llm.base_url, "--approve", "deny", "--code-mode", "--output", "jsonl",
+                 "go"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    calls = [(e["id"], e["name"], e["parent"]) for e in events if e["type"] == "tool_call"]
+    assert calls == [("s1", "executeToolCode", None), ("s1.1", "calc__add", "s1"),
+                     ("s1.2", "calc__echo", "s1")]
+    approvals = [(e["id"], e["decision"]) for e in events if e["type"] == "approval"]
+    assert approvals == [("s1", "auto"), ("s1.1", "auto"), ("s1.2", "denied")]
+    result = next(e for e in events if e["type"] == "tool_result" and e["id"] == "s1")
+    assert result["is_error"] and result["text"].startswith("error (denied) at line 3")
+    assert result["text"].endswith("logs printed before the failure:\nadding")
+
+    fake_llm.push(script('result = calc.add(a=1, b=1)'), Reply(text="two"))
+    assert main(["run", "--config", str(config), "--model", "openai/fake-model", "--api-base",
+                 fake_llm.base_url, "--approve", "deny", "--code-mode", "go"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "two\n"
+    assert "→ executeToolCode (a script):\n    | result = calc.add(a=1, b=1)\n" \
+           "    → calc__add {\"a\": 1, \"b\": 1}\n      ← 2\n  ← result: 2" in captured.err

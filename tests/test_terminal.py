@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,26 @@ def test_terminal_gate_asks_on_the_tty(answer: bytes, approved: bool, reason: st
     assert b"fs wants to run write" in shown and b"/tmp/x" in shown
     assert b"\x1b" not in shown.replace(b"\x1b[", b"")  # only the pty's own echo codes
     assert b"\x1b[2J" not in shown and b"]52;" not in shown
+
+
+def test_a_call_from_a_script_can_approve_the_rest_of_the_script() -> None:
+    master, slave = pty.openpty()
+    try:
+        gate = TerminalGate(os.ttyname(slave))
+
+        async def ask_and_answer() -> tuple[bool, bool, bytes]:
+            pending = asyncio.create_task(gate.decide(replace(CALL, id="s1.1", parent="s1")))
+            shown = await asyncio.to_thread(read_until, master, b"a reason: ")
+            os.write(master, b"s\n")
+            decision = await pending
+            return decision.approved, decision.script, shown
+
+        approved, script, shown = asyncio.run(ask_and_answer())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert approved and script
+    assert b"called by the script s1" in shown and b"[s] approve all calls of this script" in shown
 
 
 def test_gate_without_a_terminal_denies() -> None:

@@ -19,7 +19,7 @@ from tui_agent import __version__
 if TYPE_CHECKING:
     from tui_agent.config import Settings
 
-COMMANDS = ("run", "servers", "sessions", "export", "config")
+COMMANDS = ("run", "servers", "stubs", "sessions", "export", "config")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
@@ -82,6 +82,19 @@ def build_parser() -> argparse.ArgumentParser:
     servers.add_argument("--resources", action="store_true",
                          help="also list resources, resource templates and prompts")
 
+    stubs = sub.add_parser(
+        "stubs", help="print the .pyi stubs code mode shows the model",
+        description="Start every configured MCP server and print the .pyi stub files a "
+                    "code-mode model reads (servers with code_mode = false are left out), "
+                    "then stop them. Exit 1 if any server failed.")
+    _common(stubs, inner=True)
+    stubs.add_argument("--level", choices=("server", "tool"), default=None,
+                       help="one file per server or per tool (default: [code_mode] "
+                            "binding_level)")
+    stubs.add_argument("--list", action="store_true", help="print only the file names")
+    stubs.add_argument("files", nargs="*", metavar="FILE",
+                       help="print only these files (e.g. servers/time.pyi)")
+
     sessions = sub.add_parser("sessions", help="list saved conversations")
     sessions.add_argument("--limit", type=int, default=20, metavar="N")
 
@@ -101,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "servers":
             return cmd_servers(args, sys.stdout, sys.stderr)
+        if args.command == "stubs":
+            return cmd_stubs(args, sys.stdout, sys.stderr)
         if args.command == "sessions":
             return cmd_sessions(args.limit, sys.stdout)
         if args.command == "export":
@@ -219,6 +234,26 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return 0
     policy = headless.policy_from(settings)
     return asyncio.run(report(settings, policy, hub, out, resources=args.resources))
+
+
+def cmd_stubs(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    import asyncio
+
+    from tui_agent import headless
+    from tui_agent.server_report import stubs
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return headless.EXIT_USAGE
+    if args.level:
+        settings.config.code_mode.binding_level = args.level
+    hub = headless.open_hub(settings)
+    if hub is None:
+        out.write("no MCP servers are configured (add [servers.NAME] to "
+                  f"{args.config or 'the config file'}, or pass --mcp-config FILE.json)\n")
+        return 0
+    return asyncio.run(stubs(settings, headless.policy_from(settings), hub, out, err,
+                             only=args.files, names_only=args.list))
 
 
 def cmd_sessions(limit: int, out: IO[str]) -> int:

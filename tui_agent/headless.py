@@ -72,6 +72,8 @@ class TextPrinter:
     _mid_line: bool = field(default=False, init=False)
     _masker: StreamMasker = field(init=False)
     _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
+    _inner: set[str] = field(init=False, default_factory=set)
+    """Ids of calls made by scripts: their lines are indented under the script."""
 
     def __post_init__(self) -> None:
         self._masker = StreamMasker(self.secrets)
@@ -95,14 +97,25 @@ class TextPrinter:
         match event:
             case TextDelta(delta=delta):
                 self._text(self._masker.feed(self._cleaner.feed(delta)))
-            case ToolCallStarted(name=name, arguments=args):
+            case ToolCallStarted(name="executeToolCode", arguments={"code": str(code)},
+                                 parent=None):
+                lines = clean(code).splitlines()
+                shown = "".join(f"\n    | {row}" for row in lines[:40])
+                more = f"\n    | ... {len(lines) - 40} more lines" if len(lines) > 40 else ""
+                self._note(f"→ executeToolCode (a script):{shown}{more}")
+            case ToolCallStarted(id=call_id, name=name, arguments=args, parent=parent):
                 shown = clean(json.dumps(args, ensure_ascii=False))
-                self._note(f"→ {clean(name)} {shown[:300]}{'…' if len(shown) > 300 else ''}")
+                indent = "    " if parent else ""
+                if parent:
+                    self._inner.add(call_id)
+                self._note(f"{indent}→ {clean(name)} {shown[:300]}"
+                           f"{'…' if len(shown) > 300 else ''}")
             case ApprovalDecided(decision="denied", reason=reason):
                 self._note(f"  denied{f': {clean(reason)}' if reason else ''}")
-            case ToolResult(is_error=is_error, text=text):
+            case ToolResult(id=call_id, is_error=is_error, text=text):
                 first = clean(text).strip().splitlines()[0][:200] if text.strip() else "(empty)"
-                self._note(f"  {'✗' if is_error else '←'} {first}")
+                indent = "      " if call_id in self._inner else "  "
+                self._note(f"{indent}{'✗' if is_error else '←'} {first}")
             case Retrying(attempt=n, max_attempts=total, delay=delay, reason=reason):
                 self._note(f"retry {n}/{total} in {delay:.1f} s: {reason}")
             case ErrorOccurred(message=message):
@@ -187,9 +200,12 @@ class TerminalGate:
         if call.description:
             tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
         tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
+        if call.parent:
+            tty.write(f"  called by the script {clean(call.parent)} (shown above)\n")
         while True:
             always = "  [a] always allow" if call.fingerprint else ""
-            tty.write(f"  [y] approve once{always}  [n] deny  [r] deny with a reason: ")
+            rest = "  [s] approve all calls of this script" if call.parent else ""
+            tty.write(f"  [y] approve once{always}{rest}  [n] deny  [r] deny with a reason: ")
             tty.flush()
             answer = tty_in.readline()
             if not answer:
@@ -199,6 +215,9 @@ class TerminalGate:
                 return Decision.approve()
             if choice in ("a", "always") and always:
                 return Decision.approve("always allowed", always=True)
+            if choice in ("s", "script") and rest:
+                return Decision.approve("approved with every call of this script",
+                                        script=True)
             if choice in ("n", "no", ""):
                 return Decision.deny()
             if choice in ("r", "reason"):

@@ -14,6 +14,7 @@ from typing import IO
 
 from tui_agent.config import Settings
 from tui_agent.core.approval import Policy
+from tui_agent.core.scripts import CodeMode
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.hub import Hub, Listing
 from tui_agent.tools.text import clean
@@ -79,3 +80,34 @@ def _listing(found: list[Listing], out: IO[str]) -> None:
             out.write(f"  {listing.server}  {clean(str(ref))}{sig}  {text[:80]}\n")
     if not any_item:
         out.write("  (none)\n")
+
+
+async def stubs(settings: Settings, policy: Policy, hub: Hub, out: IO[str], err: IO[str], *,
+                only: list[str], names_only: bool = False) -> int:
+    """``tui-agent stubs``: the stub tree of every server in code mode (as if it were on)."""
+    hub.start()
+    try:
+        await hub.wait_all()
+        failed = [s for s in hub.statuses() if s.state != "connected"]
+        for status in failed:
+            err.write(f"tui-agent: server '{status.name}' is {status.state}: "
+                      f"{clean(status.last_error or 'no tools')}\n")
+        code = CodeMode(settings.config.code_mode.model_copy(update={"enabled": True}),
+                        settings.config.servers)
+        specs = [s for s in hub.specs() if policy.offered(s.server, s.tool)
+                 and code.coded(s.server)]
+        tree = code.tree(specs)
+        if names_only:
+            out.write(tree.listing() + "\n" if tree.files else "")
+            return 1 if failed else 0
+        missing = [name for name in only if tree.read(name) is None]
+        for name in missing:
+            err.write(f"tui-agent: no stub file '{clean(name)}' (tui-agent stubs --list)\n")
+        names = [name for name in only if tree.read(name) is not None] or sorted(tree.files)
+        for n, name in enumerate(names):
+            if len(names) > 1:
+                out.write(f"{chr(10) if n else ''}# ==> {name} <==\n")
+            out.write(tree.read(name) or "")
+        return 1 if failed or missing else 0
+    finally:
+        await hub.close()

@@ -85,22 +85,23 @@ def safe_text(text: str | None) -> str:
     return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
 
 
-def identifier(name: str) -> str:
-    """``name`` as a Starlark/Python identifier that hides no keyword or builtin."""
+def identifier(name: str, *, builtins: bool = True) -> str:
+    """``name`` as a Starlark/Python identifier that is no keyword and (for globals and
+    attributes, not for keyword arguments) hides no builtin."""
     out = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
     if out[0].isdigit():
         out = "_" + out
-    if out in STARLARK_KEYWORDS or keyword.iskeyword(out) or out in BUILTINS:
+    if out in STARLARK_KEYWORDS or keyword.iskeyword(out) or builtins and out in BUILTINS:
         out += "_"
     return out
 
 
-def _unique(names: Iterable[str]) -> dict[str, str]:
+def _unique(names: Iterable[str], *, builtins: bool = True) -> dict[str, str]:
     """An identifier per name; names that collide after cleaning all get a suffix from a
     hash of the original, so the result does not depend on order."""
     groups: dict[str, list[str]] = defaultdict(list)
     for name in names:
-        groups[identifier(name)].append(name)
+        groups[identifier(name, builtins=builtins)].append(name)
     out: dict[str, str] = {}
     for base, members in groups.items():
         for name in members:
@@ -348,7 +349,7 @@ def _params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
     required_list = [r for r in schema.get("required") or [] if isinstance(r, str)]
     order = [n for n in props if n in required_list] + \
         [n for n in required_list if n not in props] + [n for n in props if n not in required_list]
-    idents = _unique(order)
+    idents = _unique(order, builtins=False)
     out = []
     for name in order:
         sub = props.get(name, {})
@@ -364,7 +365,7 @@ def _params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
                 if annotation != "Any" and "None" not in annotation.split(" | "):
                     annotation += " | None"
         description = one_line(resolved.get("description") if isinstance(resolved, dict)
-                               else None, 120)
+                               else None, 200)
         out.append(Param(name, idents[name], annotation, required, default, description,
                          types.shape(sub)))
     return tuple(out)
@@ -379,15 +380,28 @@ def _placeholder(param: Param) -> str:
         else "...")
 
 
+def _output(b: BoundTool) -> tuple[str, str | None]:
+    """The return annotation, and the shape of a structured result for a comment."""
+    schema = getattr(b.spec, "output_schema", None)
+    if not isinstance(schema, dict) or not schema:
+        return "Any", None
+    types = _Types(schema)
+    props = schema.get("properties")
+    if isinstance(props, dict) and list(props) == ["result"]:  # a wrapped primitive
+        return types.annotation(props["result"]), None
+    return types.annotation(schema), types.shape(schema)
+
+
 def _signature(b: BoundTool) -> str:
+    returns = _output(b)[0]
     params = ", ".join(f"{p.ident}: {p.annotation}" + (f" = {p.default}" if not p.required else "")
                        for p in b.params)
-    line = f"def {b.ident}({'*, ' if params else ''}{params}) -> Any: ..."
+    line = f"def {b.ident}({'*, ' if params else ''}{params}) -> {returns}: ..."
     if len(line) <= 100:
         return line
     rows = "".join(f"    {p.ident}: {p.annotation}" + (f" = {p.default}" if not p.required else "")
                    + ",\n" for p in b.params)
-    return f"def {b.ident}(\n    *,\n{rows}) -> Any: ..."
+    return f"def {b.ident}(\n    *,\n{rows}) -> {returns}: ..."
 
 
 def _usage(b: BoundTool) -> str:
@@ -418,5 +432,8 @@ def _server_file(server: str, sid: str, bound: list[BoundTool]) -> str:
                 notes.append(f"JSON key {one_line(p.name, 40)!r}")
             if notes:
                 lines.append("#   " + one_line(f"{p.ident}: {'; '.join(notes)}", 240))
+        shape = _output(b)[1]
+        if shape:
+            lines.append("#   " + one_line(f"returns {shape}", 240))
         lines += [_signature(b), ""]
     return "\n".join(lines)
