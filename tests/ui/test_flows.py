@@ -194,3 +194,35 @@ async def test_resume_shows_the_saved_conversation(fake_llm: FakeLLM, tmp_path: 
         sent = [m["content"] for m in fake_llm.requests[-1]["messages"]]
         assert sent == ["first question", "first answer", "second question"]
         await finish(again)
+
+
+async def test_a_script_card_nests_its_calls_and_s_approves_the_rest(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    code = ('total = r.add(a=1, b=2)\n'
+            'result = [r.echo(text=str(total)), r.echo(text="again")]')
+    fake_llm.push(tool_reply(FakeToolCall("executeToolCode", {"code": code}, id="s1")),
+                  Reply(text="script done"))
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, servers={"r": []},
+                          extra='[code_mode]\nenabled = true\n')
+    config.write_text(config.read_text().replace('startup_timeout = 20',
+                                                 'startup_timeout = 20\nauto = ["add"]'))
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "run a script")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="a modal")
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert screen.call.parent == "s1" and screen.call.arguments == {"text": "3"}
+        assert "r.echo" in screen.call.script
+        await pilot.press("s")
+        await until(pilot, lambda: app.turns_ended == 1)
+        assert not isinstance(app.screen, ApprovalScreen)  # asked once for the whole run
+        cards = app.transcript.cards
+        script = cards["s1"]
+        assert script.script == code and script.status == "done"
+        kids = list(script.query_one(".kids").children)
+        assert [k.call_id for k in kids] == ["s1.1", "s1.2", "s1.3"]  # type: ignore[attr-defined]
+        assert all(cards[k].status == "done" for k in ("s1.1", "s1.2", "s1.3"))
+        assert "uses r.add, r.echo" in str(script.query_one(".uses").render())
+        await finish(app)

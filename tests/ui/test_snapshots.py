@@ -165,6 +165,39 @@ def test_approval_modal_definition_changed(snap_compare: Snap, tmp_path: Path) -
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=modal(call))
 
 
+SCRIPT = """\
+# how busy was the week?
+days = ["mon", "tue", "wed"]
+counts = {d: notes.count(day=d) for d in days}
+print("counted", len(counts))
+result = {"total": sum(counts.values()), "by_day": counts}"""
+
+SCRIPT_EVENTS: list[Event] = [
+    ToolCallStarted("s1", "executeToolCode", "code mode", "executeToolCode", {"code": SCRIPT}),
+    ApprovalDecided("s1", "auto"),
+    *[e for i, day in enumerate(["mon", "tue", "wed"], 1) for e in (
+        ToolCallStarted(f"s1.{i}", "notes__count", "notes", "count", {"day": day}, parent="s1"),
+        ApprovalDecided(f"s1.{i}", "auto"),
+        ToolResult(f"s1.{i}", False, str(i * 2), 0.01))],
+    ToolResult("s1", False, 'result: {"total": 12, "by_day": {"mon": 2, "tue": 4, "wed": 6}}\n'
+               "tool calls made: 3\nlogs:\ncounted 3", 0.31),
+]
+
+
+def test_script_card_with_nested_calls(snap_compare: Snap, tmp_path: Path) -> None:
+    """executeToolCode: the script highlighted, the tools it uses, its calls nested."""
+    assert snap_compare(app_for(tmp_path), terminal_size=(100, 50),
+                        run_before=feeding(SCRIPT_EVENTS))
+
+
+def test_approval_modal_for_a_call_inside_a_script(snap_compare: Snap, tmp_path: Path) -> None:
+    """The call, the script that makes it, and 's' to approve the rest of the script."""
+    call = PendingCall("s1.2", "notes__save", "notes", "save", {"title": "week", "text": "12"},
+                       "Save a note.", parent="s1", fingerprint="c" * 32,
+                       script=SCRIPT + '\nnotes.save(title="week", text=str(result["total"]))')
+    assert snap_compare(app_for(tmp_path), terminal_size=(100, 40), run_before=modal(call))
+
+
 def test_hostile_description_in_the_modal_is_inert(snap_compare: Snap, tmp_path: Path) -> None:
     """Markup and escape sequences from a server show as plain text, not as styles,
     links or terminal commands."""

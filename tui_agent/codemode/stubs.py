@@ -437,3 +437,29 @@ def _server_file(server: str, sid: str, bound: list[BoundTool]) -> str:
             lines.append("#   " + one_line(f"returns {shape}", 240))
         lines += [_signature(b), ""]
     return "\n".join(lines)
+
+
+_REFERENCE = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(")
+_ATTRIBUTE = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)")
+_BOUND = re.compile(r"^\s*([A-Za-z_]\w*)\s*[-+*/]?=[^=]|\bfor\s+([A-Za-z_]\w*)", re.M)
+_STRINGS = re.compile(r"#[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
+
+
+def referenced(code: str, servers: Iterable[str] | None = None) -> list[str]:
+    """The ``server.tool`` calls a script appears to make, in order of first use: a
+    preview for the person approving, not a check (aliasing and ``getattr`` escape it;
+    every call is asked about when it is made)."""
+    known = set(servers) if servers is not None else None
+    pattern = _REFERENCE if known is None else _ATTRIBUTE  # with known servers, f = s.t too
+    text = _STRINGS.sub('""', code)
+    # Variables of the script: counts.values() is no tool.
+    local = {a or b for a, b in _BOUND.findall(text)}
+    seen: list[str] = []
+    for owner, attr in pattern.findall(text):
+        if owner in ("json", "struct") or owner in local and known is None \
+                or known is not None and owner not in known:
+            continue
+        name = f"{owner}.{attr}"
+        if name not in seen:
+            seen.append(name)
+    return seen

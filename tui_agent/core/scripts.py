@@ -59,6 +59,10 @@ class CodeMode:
             self._key = key
         return self._tree
 
+    def bound_servers(self) -> list[str]:
+        """The globals scripts reach servers by (for a preview of what a script uses)."""
+        return sorted(self._tree.bindings())
+
     def offered(self, allowed: Mapping[str, ToolSpec]) -> dict[str, ToolSpec]:
         """The direct tools of servers not in code mode, plus the meta-tools when any
         allowed tool is in code mode."""

@@ -92,8 +92,13 @@ class AgentApp(App[int]):
         """The first frame is up: now start what is slow (MCP servers, then litellm)."""
         self.status.model = self.backend.model_name or "no model"
         self.status.code_mode = self.options.settings.config.code_mode.enabled
+        self.transcript.script_servers = self._script_servers
         self.start_backend()
         self.call_after_refresh(self._greet)
+
+    def _script_servers(self) -> list[str]:
+        code = self.backend.agent.code_mode
+        return code.bound_servers() if code is not None else []
 
     def _load_themes(self) -> None:
         themes, self.theme_problems = load_all(

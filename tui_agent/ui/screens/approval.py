@@ -1,7 +1,9 @@
 """The approval modal: one tool call, everything needed to judge it, and five answers.
 
 ``y`` approve once · ``a`` always allow (written to the config file the server came
-from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny.
+from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny. For
+a call a code-mode script makes, the script is shown too, and ``s`` approves this
+call and every later one of the same script run.
 
 Server names, tool names, descriptions and arguments come from MCP servers and
 the model: all of it is cleaned of control characters and shown as inert
@@ -40,6 +42,7 @@ class ApprovalScreen(ModalScreen[Decision]):
     ApprovalScreen #body { height: auto; max-height: 20; margin: 1 0; background: $panel; }
     ApprovalScreen .label { color: $text-muted; text-style: italic; }
     ApprovalScreen .description { margin: 0 0 1 0; }
+    ApprovalScreen .script { background: $surface; }
     ApprovalScreen #reason { display: none; }
     ApprovalScreen.-reason #reason { display: block; }
     ApprovalScreen .keys { color: $text-muted; dock: bottom; }
@@ -48,6 +51,7 @@ class ApprovalScreen(ModalScreen[Decision]):
     BINDINGS = [
         Binding("y", "approve", "Approve once"),
         Binding("a", "always", "Always allow"),
+        Binding("s", "script", "Approve all calls of this script", show=False),
         Binding("n", "deny", "Deny"),
         Binding("r", "reason", "Deny with a reason"),
         Binding("escape", "deny", "Deny", show=False),
@@ -73,6 +77,11 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Static("arguments", classes="label")
                 text = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
                 yield Static(highlight(text, language="json"), classes="arguments")
+                if call.parent:
+                    yield Static(f"\ncalled by the script {clean(call.parent)}",
+                                 classes="label")
+                    yield Static(highlight(clean(call.script) or "(not shown)",
+                                           language="python"), classes="script")
             yield Input(placeholder="why not? (enter sends it to the model; esc denies "
                                     "without a reason)", id="reason")
             yield Static(self._keys(), classes="keys")
@@ -82,6 +91,8 @@ class ApprovalScreen(ModalScreen[Decision]):
         if self.call.fingerprint:
             where = f" (in {clean(self.remember_in)})" if self.remember_in else ""
             keys.append(("a", f"always allow{where}"))
+        if self.call.parent:
+            keys.append(("s", "approve all calls of this script"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
         parts: list[str | tuple[str, str]] = []
         for key, what in keys:
@@ -97,6 +108,11 @@ class ApprovalScreen(ModalScreen[Decision]):
     def action_always(self) -> None:
         if self.call.fingerprint:
             self.dismiss(Decision.approve("always allowed", always=True))
+
+    def action_script(self) -> None:
+        if self.call.parent:
+            self.dismiss(Decision.approve("approved with every call of this script",
+                                          script=True))
 
     def action_deny(self) -> None:
         self.dismiss(Decision.deny())

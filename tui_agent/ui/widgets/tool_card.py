@@ -8,12 +8,17 @@ error, shows at once). Calls a code-mode script makes nest inside its card.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.highlight import highlight
 from textual.widgets import Collapsible, Static
 
+from tui_agent.codemode.stubs import referenced
+from tui_agent.core.scripts import EXECUTE, META_SERVER
+from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain
 
 Status = Literal["pending", "waiting", "running", "done", "failed", "denied", "cancelled"]
@@ -22,6 +27,7 @@ LABELS: dict[str, str] = {
     "done": "✓ done", "failed": "✗ failed", "denied": "⊘ denied", "cancelled": "■ cancelled",
 }
 ARG_LINES = 6
+SCRIPT_LINES = 15
 SHORT_RESULT = 3
 
 
@@ -43,6 +49,8 @@ class ToolCard(Vertical):
     ToolCard .args { color: $text-muted; }
     ToolCard .result { color: $foreground; }
     ToolCard .kids { height: auto; }
+    ToolCard .uses { color: $text-muted; text-style: italic; }
+    ToolCard .script { background: $panel; padding: 0 1; }
     ToolCard.-waiting { border: round $warning; }
     ToolCard.-waiting .status { color: $warning; }
     ToolCard.-running .status { color: $accent; }
@@ -54,10 +62,18 @@ class ToolCard(Vertical):
     """
 
     def __init__(self, call_id: str, server: str, tool: str,
-                 arguments: dict[str, Any]) -> None:
+                 arguments: dict[str, Any], *, servers: Iterable[str] | None = None,
+                 nested: bool = False) -> None:
         super().__init__(classes="-pending")
         self.call_id = call_id
         self.server, self.tool, self.arguments = server, tool, arguments
+        code = arguments.get("code")
+        self.script: str | None = clean(code) if server == META_SERVER and tool == EXECUTE \
+            and isinstance(code, str) else None
+        """A code-mode script: shown highlighted, with the tools it appears to use."""
+        self.servers = list(servers) if servers is not None else None
+        self.nested = nested
+        """Made by a script: arguments on one line when they fit."""
         self.status: Status = "pending"
         self.reason: str | None = None
         self.saved_result: tuple[str, bool] | None = None
@@ -68,12 +84,31 @@ class ToolCard(Vertical):
         with Horizontal(classes="head"):
             yield Static(plain(title), classes="name")
             yield Static(LABELS["pending"], classes="status")
-        lines = arguments_text(self.arguments).splitlines()
-        shown = "\n".join(lines[:ARG_LINES])
-        if len(lines) > ARG_LINES:
-            shown += f"\n… {len(lines) - ARG_LINES} more lines"
-        yield Static(plain(shown), classes="args")
+        if self.script is not None:
+            yield from self._script(self.script)
+        else:
+            compact = json.dumps(self.arguments, ensure_ascii=False)
+            lines = [compact] if self.nested and len(compact) <= 90 else \
+                arguments_text(self.arguments).splitlines()
+            shown = "\n".join(lines[:ARG_LINES])
+            if len(lines) > ARG_LINES:
+                shown += f"\n… {len(lines) - ARG_LINES} more lines"
+            yield Static(plain(shown), classes="args")
         yield Vertical(classes="kids")
+
+    def _script(self, code: str) -> ComposeResult:
+        uses = referenced(code, self.servers or None)
+        yield Static(plain("uses " + ", ".join(uses) if uses else
+                           "uses no tool by name (each call is still asked about)"),
+                     classes="uses")
+        lines = code.splitlines()
+        yield Static(highlight("\n".join(lines[:SCRIPT_LINES]), language="python"),
+                     classes="script")
+        if len(lines) > SCRIPT_LINES:
+            rest = Static(highlight("\n".join(lines[SCRIPT_LINES:]), language="python"),
+                          classes="script")
+            yield Collapsible(rest, title=f"{len(lines) - SCRIPT_LINES} more lines",
+                              collapsed=True)
 
     def on_mount(self) -> None:
         if self.saved_result is not None:
@@ -106,6 +141,6 @@ class ToolCard(Vertical):
             title = f"result · {len(lines)} lines, {len(text):,} characters"
             self.mount(Collapsible(body, title=title, collapsed=True))
 
-    def nest(self, card: ToolCard) -> None:
+    async def nest(self, card: ToolCard) -> None:
         """A call made inside this one (a code-mode script's)."""
-        self.query_one(".kids", Vertical).mount(card)
+        await self.query_one(".kids", Vertical).mount(card)

@@ -8,7 +8,7 @@ shows its last messages at once and the earlier ones on demand, so opening a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -26,6 +26,7 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
+from tui_agent.core.scripts import META, META_SERVER
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
     from tui_agent.ui.widgets.messages import AssistantMessage
@@ -47,6 +48,8 @@ class Transcript(VerticalScroll):
         self.cards: dict[str, ToolCard] = {}
         self.reply: AssistantMessage | None = None
         self._earlier: list[dict[str, Any]] = []
+        self.script_servers: Callable[[], list[str]] = list
+        """The server names code-mode scripts use now (for a script card's preview)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -103,11 +106,12 @@ class Transcript(VerticalScroll):
     async def _card(self, event: ToolCallStarted) -> ToolCard:
         from tui_agent.ui.widgets.tool_card import ToolCard
 
-        card = ToolCard(event.id, event.server, event.tool, event.arguments)
+        card = ToolCard(event.id, event.server, event.tool, event.arguments,
+                        servers=self.script_servers(), nested=event.parent is not None)
         self.cards[event.id] = card
         parent = self.cards.get(event.parent or "")
         if parent is not None:
-            parent.nest(card)
+            await parent.nest(card)
         else:
             await self.mount(card)
         return card
@@ -186,6 +190,8 @@ class Transcript(VerticalScroll):
 
         function = call.get("function") or {}
         server, _, tool = str(function.get("name", "?")).partition("__")
+        if not tool and server in META:
+            server, tool = META_SERVER, server
         card = ToolCard(str(call.get("id", "")), server if tool else "", tool or server,
                         _arguments(function.get("arguments")))
         self.cards[card.call_id] = card
