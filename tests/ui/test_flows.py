@@ -226,3 +226,42 @@ async def test_a_script_card_nests_its_calls_and_s_approves_the_rest(
         assert all(cards[k].status == "done" for k in ("s1.1", "s1.2", "s1.3"))
         assert "uses r.add, r.echo" in str(script.query_one(".uses").render())
         await finish(app)
+
+
+async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path) -> None:
+    """The whole offline tour: streamed intro, save_note asks (y), list_notes runs by
+    itself, then /code and a script whose save_note asks with the script beside it."""
+    from tui_agent.config import Config, Settings
+    from tui_agent.demo import demo_settings
+    from tui_agent.ui.app import AgentApp
+    from tui_agent.ui.backend import Options
+
+    notes = tmp_path / "notes"
+    app = AgentApp(Options(demo_settings(notes, Settings(Config())), demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "hello")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="save_note")
+        await pilot.press("y")
+        await until(pilot, lambda: app.turns_ended == 1, timeout=60)
+        assert (notes / "tui-agent-tour.md").exists()
+        await turn(pilot, app, "script")
+        assert "Code mode is off" in app.backend.agent.messages[-1]["content"]
+        await send(pilot, app, "/code")
+        await until(pilot, lambda: app.status.code_mode)
+        await send(pilot, app, "script")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=60,
+                    what="the script's save_note")
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert screen.call.tool == "save_note" and "word_count" in screen.call.script
+        await pilot.press("s")
+        await until(pilot, lambda: app.turns_ended == 3, timeout=60)
+        script = next(c for c in app.transcript.cards.values() if c.script is not None)
+        assert script.status == "done"
+        assert [app.transcript.cards[k].tool for k in
+                [c.call_id for c in script.query(ToolCard) if c is not script]] == [
+            "list_notes", "read_note", "word_count", "save_note"]
+        assert '{"tui-agent-tour":12}' in (notes / "word-counts.md").read_text()
+        assert app.backend.agent.messages[-1]["content"].startswith("That is the tour.")
+        await finish(app)

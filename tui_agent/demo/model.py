@@ -3,7 +3,9 @@
 It reads the conversation to know where the tour is (the last message, and the
 tool results it got), streams its Markdown a few words at a time, and asks for
 the ``notes`` server's tools by the names the hub offered, so the call passes
-the real policy, the approval modal and the real MCP server.
+the real policy, the approval modal and the real MCP server. Its last step sends
+a code-mode script (once the user turns code mode on with ``/code``), which runs
+in the real sandbox, its calls asking through the same gate.
 """
 
 from __future__ import annotations
@@ -71,8 +73,40 @@ Next, `list_notes`. It is read-only and listed under `auto` in the demo's
 config, so it runs without asking.
 """
 
+CODE_INTRO = """\
+Notes so far: {notes}.
+
+Last stop: **code mode**. Instead of one tool call per round trip, the model
+reads `.pyi` stubs of the tools and writes one small Starlark script that makes
+many calls. The script runs in a sandboxed child process, and *every* call it
+makes still passes the approval gate.
+
+Type `/code` to turn code mode on, then send `script`.
+"""
+
+CODE_OFF = """\
+Code mode is off, so I cannot send a script yet. Type `/code` to turn it on,
+then send `script` again.
+"""
+
+SCRIPT_TEXT = """\
+Here is the script. It reads every note and counts its words (those tools are
+auto-approved), then saves the counts as a new note: that call asks you, with
+the script beside it. Press `s` to approve every call of this script run.
+"""
+
+SCRIPT = """\
+titles = [t for t in notes.list_notes().splitlines() if t != "(no notes yet)"]
+counts = {}
+for title in titles:
+    counts[title] = notes.word_count(text=notes.read_note(title=title))
+print("counted", len(titles), "notes")
+notes.save_note(title="word counts", text=json.encode(counts))
+result = counts
+"""
+
 DONE = """\
-That is the tour. Notes so far: {notes}.
+That is the tour. {outcome}
 
 To use a real model, quit (`ctrl+q`) and start tui-agent with one:
 
@@ -117,11 +151,23 @@ class ScriptedTour:
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":
             called = _called(messages, str(last.get("tool_call_id")))
+            result = str(last.get("content", ""))
             if called.endswith("save_note"):
-                denied = str(last.get("content", "")).startswith("The user denied")
+                denied = result.startswith("The user denied")
                 return (AFTER_DENY if denied else AFTER_SAVE), self._call(tools, "list_notes", {})
-            return DONE.format(notes=_notes(str(last.get("content", "")))), None
+            if called == "executeToolCode":
+                outcome = ("The script's card above shows what it called, and its result."
+                           if result.startswith("result:") else
+                           "The script stopped early (its card says why): that is what a "
+                           "denied call does to a script.")
+                return DONE.format(outcome=outcome), None
+            return CODE_INTRO.format(notes=_notes(result)), None
         content = str(last.get("content") or "").strip().lower()
+        if content in ("script", "code", "code mode"):
+            if "executeToolCode" not in tools:
+                return CODE_OFF, None
+            return SCRIPT_TEXT, ToolCallRequest(f"demo-{uuid.uuid4().hex[:12]}",
+                                                "executeToolCode", json.dumps({"code": SCRIPT}))
         first = sum(1 for m in messages if m.get("role") == "user") == 1
         if first or content in ("tour", "demo", "again"):
             return INTRO, self._call(tools, "save_note", {
