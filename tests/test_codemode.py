@@ -84,7 +84,7 @@ async def test_the_model_sees_meta_tools_instead_of_the_servers_tools(
     assert "direct__echo" in offered and not any(n.startswith("calc__") for n in offered)
     assert result_of(events, "l1").text.endswith("servers/calc.pyi")
     stub = result_of(events, "r1").text
-    assert "def add(*, a: int, b: int) -> Any: ..." in stub
+    assert "def add(*, a: int, b: int) -> int: ..." in stub
     assert "# Usage: calc.add(a=0, b=0)" in stub
     docs = result_of(events, "d1").text
     assert docs.startswith("calc.add") and '"required"' in docs

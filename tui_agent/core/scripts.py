@@ -70,7 +70,8 @@ class CodeMode:
         coded = [s for s in allowed.values() if self.coded(s.server)]
         if not coded:
             return direct
-        return {**direct, **meta_specs(self.tree(coded), self.limits())}
+        self.tree(coded)  # the stubs the meta-tools serve
+        return {**direct, **meta_specs(self.limits())}
 
     def limits(self) -> Limits:
         s = self.settings
@@ -112,36 +113,28 @@ def _some(names: list[str]) -> str:
     return "\n".join(names[:MAX_LISTED]) + more
 
 
-def meta_specs(tree: StubTree, limits: Limits) -> dict[str, ToolSpec]:
-    servers = sorted({b.server_ident for b in tree.tools.values()})
-    listed = ", ".join(servers[:20]) + (f" and {len(servers) - 20} more" if len(servers) > 20
-                                        else "")
-    script = (
-        "Run one Starlark script (Python-like: def, for, if, comprehensions, f-strings; no "
-        "while, try, class, import or **) that calls tools and returns one result. Each MCP "
-        f"server is a global ({listed}): call a tool as server.tool(name=value) with keyword "
-        "arguments, as in its stub (readToolFile). A call returns a dict or list (structured "
-        "results) or a str; json.decode() and json.encode() are there. Set the top-level "
-        "variable `result` to what you need back; print() output is returned as logs. A "
-        "failed or denied call stops the script with an error naming it. Prefer one script "
-        "for a whole multi-step task over many separate calls. Limits: "
-        f"{limits.timeout:g} s, {limits.max_calls} tool calls, {limits.max_output} bytes of "
-        "result.")
+def meta_specs(limits: Limits) -> dict[str, ToolSpec]:
+    """The four meta-tools. Their text is kept short: it is sent with every request,
+    and the stubs carry the detail."""
+    script = ("Run a Starlark script (Python subset: no while, try, class, import). Servers "
+              "are globals: server.tool(name=value). Set `result` to return a value; print() "
+              "goes to logs. A denied or failed call stops the script. Limits: "
+              f"{limits.timeout:g} s, {limits.max_calls} calls.")
     specs = [
-        (LIST, "List the .pyi stub files of every tool reachable from executeToolCode.",
-         {}, []),
-        (READ, "Read one stub file from listToolFiles(): each tool's signature, parameters "
-         "and a one-line description.",
-         {"fileName": {"type": "string", "description": "a path from listToolFiles()"}},
-         ["fileName"]),
-        (DOCS, "The full description and JSON Schema of one tool.",
+        (LIST, "List the .pyi stubs of the tools executeToolCode can call.", {}, []),
+        (READ, "Read a stub: its tools' signatures and docs.",
+         {"fileName": {"type": "string"}}, ["fileName"]),
+        (DOCS, "Full description and JSON Schema of one tool.",
          {"server": {"type": "string"}, "tool": {"type": "string"}}, ["server", "tool"]),
-        (EXECUTE, script,
-         {"code": {"type": "string", "description": "the Starlark script"}}, ["code"]),
+        (EXECUTE, script, {"code": {"type": "string"}}, ["code"]),
     ]
-    return {name: ToolSpec(name, META_SERVER, name, description,
-                           {"type": "object", "properties": props, "required": required})
-            for name, description, props, required in specs}
+    out = {}
+    for name, description, props, required in specs:
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        if required:
+            schema["required"] = required
+        out[name] = ToolSpec(name, META_SERVER, name, description, schema)
+    return out
 
 
 class ScriptBridge:
