@@ -78,8 +78,7 @@ class Agent:
         return self.messages
 
     def _offered(self) -> dict[str, ToolSpec]:
-        allowed = {s.name: s for s in self.tools.specs()
-                   if self.policy.offered(s.server, s.tool)}
+        allowed = {s.name: s for s in self._offered_raw()}
         return self.code_mode.offered(allowed) if self.code_mode is not None else allowed
 
     def _record(self, message: dict[str, Any], *, incomplete: bool = False,
