@@ -178,7 +178,11 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Li
             return
         if not line:
             return  # the child is gone; the caller looks at why
-        message = json.loads(line)
+        try:
+            message = json.loads(line)
+        except ValueError:  # a line cut short by the child's death
+            proc.kill()
+            return
         op = message.get("op")
         if op == "log":
             log_bytes += len(message["text"]) + 1

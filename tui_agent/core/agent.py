@@ -248,11 +248,20 @@ class Agent:
         queue: asyncio.Queue[Event | _Call] = asyncio.Queue()
 
         async def run(call: _Call) -> None:
-            took = await self._execute(call, queue.put_nowait)
-            assert call.outcome is not None
-            queue.put_nowait(ToolResult(call.request.id, call.outcome.is_error,
-                                        call.outcome.text, round(took, 3)))
-            queue.put_nowait(call)
+            started = time.monotonic()
+            took = 0.0
+            try:
+                took = await self._execute(call, queue.put_nowait)
+            except Exception as exc:  # a bug of ours must not leave the turn waiting
+                took = time.monotonic() - started
+                call.outcome = ToolOutcome(f"error: {call.request.name} failed inside "
+                                           f"tui-agent: {type(exc).__name__}: "
+                                           f"{clean(str(exc))}", is_error=True)
+            finally:
+                if call.outcome is not None:
+                    queue.put_nowait(ToolResult(call.request.id, call.outcome.is_error,
+                                                call.outcome.text, round(took, 3)))
+                queue.put_nowait(call)
 
         try:
             for call in calls:
