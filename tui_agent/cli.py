@@ -18,6 +18,7 @@ from tui_agent import __version__
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
+    from tui_agent.tools.hub import Hub
 
 COMMANDS = ("run", "servers", "stubs", "sessions", "export", "config")
 
@@ -218,41 +219,49 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         session_file=getattr(args, "session", None), resume=args.resume), out, err)
 
 
-def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    import asyncio
-
+def _servers(args: argparse.Namespace, out: IO[str],
+             err: IO[str]) -> tuple[Settings, Hub] | int:
+    """The settings and a hub of their servers, or the exit code when there are none."""
     from tui_agent import headless
-    from tui_agent.server_report import report
 
     settings = load_settings(args, err)
     if settings is None:
         return headless.EXIT_USAGE
-    hub = headless.open_hub(settings)
-    if hub is None:
-        out.write("no MCP servers are configured (add [servers.NAME] to "
-                  f"{args.config or 'the config file'}, or pass --mcp-config FILE.json)\n")
-        return 0
-    policy = headless.policy_from(settings)
-    return asyncio.run(report(settings, policy, hub, out, resources=args.resources))
-
-
-def cmd_stubs(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    import asyncio
-
-    from tui_agent import headless
-    from tui_agent.server_report import stubs
-
-    settings = load_settings(args, err)
-    if settings is None:
-        return headless.EXIT_USAGE
-    if args.level:
+    if getattr(args, "level", None):
         settings.config.code_mode.binding_level = args.level
     hub = headless.open_hub(settings)
     if hub is None:
         out.write("no MCP servers are configured (add [servers.NAME] to "
                   f"{args.config or 'the config file'}, or pass --mcp-config FILE.json)\n")
         return 0
-    return asyncio.run(stubs(settings, headless.policy_from(settings), hub, out, err,
+    return settings, hub
+
+
+def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    import asyncio
+
+    from tui_agent.headless import policy_from
+    from tui_agent.server_report import report
+
+    found = _servers(args, out, err)
+    if isinstance(found, int):
+        return found
+    settings, hub = found
+    return asyncio.run(report(settings, policy_from(settings), hub, out,
+                              resources=args.resources))
+
+
+def cmd_stubs(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    import asyncio
+
+    from tui_agent.headless import policy_from
+    from tui_agent.server_report import stubs
+
+    found = _servers(args, out, err)
+    if isinstance(found, int):
+        return found
+    settings, hub = found
+    return asyncio.run(stubs(settings, policy_from(settings), hub, out, err,
                              only=args.files, names_only=args.list))
 
 

@@ -216,8 +216,7 @@ class TerminalGate:
             if choice in ("a", "always") and always:
                 return Decision.approve("always allowed", always=True)
             if choice in ("s", "script") and rest:
-                return Decision.approve("approved with every call of this script",
-                                        script=True)
+                return Decision.whole_script()
             if choice in ("n", "no", ""):
                 return Decision.deny()
             if choice in ("r", "reason"):

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from tui_agent.config.models import CodeModeSettings
+
 CHILD = Path(__file__).with_name("child.py")
 GRACE = 2.0
 """Seconds past the deadline before the child is killed (it stops itself first)."""
@@ -34,21 +36,15 @@ MAX_STACK_LINES = 12
 ErrorKind = Literal["syntax", "runtime", "tool", "denied", "limit"]
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What one script may use. ``max_cpu`` defaults to ``timeout``."""
+def _wire(limits: CodeModeSettings) -> dict[str, Any]:
+    """What the child needs of the limits (it imports nothing of ours)."""
+    return {"timeout": limits.timeout, "max_depth": limits.max_depth,
+            "max_output": limits.max_output, "max_memory_mb": limits.max_memory_mb,
+            "max_cpu": _cpu(limits)}
 
-    timeout: float = 30.0
-    max_calls: int = 100
-    max_depth: int = 200
-    max_output: int = 65_536
-    max_memory_mb: int = 512
-    max_cpu: float | None = None
 
-    def wire(self) -> dict[str, Any]:
-        return {"timeout": self.timeout, "max_depth": self.max_depth,
-                "max_output": self.max_output, "max_memory_mb": self.max_memory_mb,
-                "max_cpu": self.max_cpu or self.timeout + 1}
+def _cpu(limits: CodeModeSettings) -> float:
+    return limits.max_cpu or limits.timeout + 1
 
 
 class CallFailed(Exception):
@@ -118,10 +114,10 @@ class ScriptOutcome:
 
 
 async def run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
-              limits: Limits | None = None) -> ScriptOutcome:
+              limits: CodeModeSettings | None = None) -> ScriptOutcome:
     """Run ``code`` with ``bindings`` (``{global: {attribute: key}}``); never raises for
     anything the script does. Cancelling the caller kills the child."""
-    limits = limits or Limits()
+    limits = limits or CodeModeSettings()
     outcome = ScriptOutcome()
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
@@ -132,7 +128,7 @@ async def run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
     tail = bytearray()
     reader = asyncio.create_task(_drain(proc.stderr, tail))
     try:
-        _write(proc, {"op": "run", "code": code, "bindings": bindings, "limits": limits.wire()})
+        _write(proc, {"op": "run", "code": code, "bindings": bindings, "limits": _wire(limits)})
         await _converse(proc, bridge, limits, outcome, started)
         if outcome.error is None and outcome.result is _PENDING:
             outcome.error = await _died(proc, tail, reader, limits)
@@ -157,7 +153,7 @@ def _child_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in keep or k.startswith("TUI_AGENT_")}
 
 
-async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Limits,
+async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: CodeModeSettings,
                     outcome: ScriptOutcome, started: float) -> None:
     assert proc.stdout is not None
     outcome.result = _PENDING
@@ -204,7 +200,7 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Li
 
 
 async def _call(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
-                limits: Limits) -> dict[str, Any]:
+                limits: CodeModeSettings) -> dict[str, Any]:
     name = str(message.get("name", "?"))
     if outcome.calls >= limits.max_calls:
         return {"ok": False, "error": {"kind": "limit", "message": (
@@ -233,7 +229,7 @@ async def _drain(stream: asyncio.StreamReader, tail: bytearray) -> None:
 
 
 async def _died(proc: asyncio.subprocess.Process, tail: bytearray, reader: asyncio.Task[None],
-                limits: Limits) -> ScriptError:
+                limits: CodeModeSettings) -> ScriptError:
     """Why a child ended without an answer."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), 5.0)
@@ -242,9 +238,8 @@ async def _died(proc: asyncio.subprocess.Process, tail: bytearray, reader: async
     stderr = tail.decode(errors="replace")
     code = proc.returncode
     if code == -signal.SIGXCPU or code == -signal.SIGKILL and "memory" not in stderr:
-        cpu = limits.max_cpu or limits.timeout + 1
-        return ScriptError("limit", f"CPU limit: the script used more than {cpu:g} s of CPU "
-                           "and was stopped")
+        return ScriptError("limit", f"CPU limit: the script used more than {_cpu(limits):g} s "
+                           "of CPU and was stopped")
     if "memory" in stderr or code == -signal.SIGABRT:
         return ScriptError("limit", f"memory limit: the script needed more than "
                            f"{limits.max_memory_mb} MB (code_mode max_memory_mb) and was stopped")
@@ -271,7 +266,7 @@ _LOCATION = re.compile(r"-->\s*script\.star:(\d+):(\d+)")
 _FRAME = re.compile(r"^\s*\*\s*script\.star:(\d+), in (\S+)")
 
 
-def _error(message: dict[str, Any], limits: Limits) -> ScriptError:
+def _error(message: dict[str, Any], limits: CodeModeSettings) -> ScriptError:
     failure = message.get("failure")
     text = str(message.get("text", ""))
     line, column = _position(text)

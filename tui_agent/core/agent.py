@@ -78,7 +78,8 @@ class Agent:
         return self.messages
 
     def _offered(self) -> dict[str, ToolSpec]:
-        allowed = {s.name: s for s in self._offered_raw()}
+        allowed = {s.name: s for s in self.tools.specs()
+                   if self.policy.offered(s.server, s.tool)}
         return self.code_mode.offered(allowed) if self.code_mode is not None else allowed
 
     def _record(self, message: dict[str, Any], *, incomplete: bool = False,
@@ -339,18 +340,14 @@ class Agent:
         if not isinstance(code, str) or not code.strip():
             return ToolOutcome("error: executeToolCode needs code: a Starlark script as a "
                                "string", is_error=True)
-        tree = self.code_mode.tree([s for s in self._offered_raw()
-                                    if self.code_mode.coded(s.server)])
+        tree = self.code_mode.stubs  # built with the tools offered in this round
         bridge = ScriptBridge(self, call_id, code, tree, emit)
         try:
-            outcome = await sandbox.run(code, tree.bindings(), bridge, self.code_mode.limits())
+            outcome = await sandbox.run(code, tree.bindings(), bridge, self.code_mode.settings)
         except OSError as exc:
             return ToolOutcome(f"error: could not start the script sandbox: {exc}",
                                is_error=True)
         return ToolOutcome(clean(outcome.text()), is_error=not outcome.ok)
-
-    def _offered_raw(self) -> list[ToolSpec]:
-        return [s for s in self.tools.specs() if self.policy.offered(s.server, s.tool)]
 
     def _capped(self, call_id: str, outcome: ToolOutcome) -> ToolOutcome:
         """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""

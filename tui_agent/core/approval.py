@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Verdict = Literal["deny", "auto", "ask"]
+SCRIPT_REASON = "approved with every call of this script"
 Standing = Literal["auto", "ask", "not allowed"]
 Persist = Callable[[str, str, str, bool], None]
 """``(server, list name, tool, add)``: write a rule change to where the server was configured;
@@ -56,6 +57,11 @@ class Decision:
     def approve(cls, reason: str | None = None, *, always: bool = False,
                 script: bool = False) -> Decision:
         return cls(True, reason, always, script)
+
+    @classmethod
+    def whole_script(cls) -> Decision:
+        """Approve this call and every later call of the same script run."""
+        return cls(True, SCRIPT_REASON, script=True)
 
     @classmethod
     def deny(cls, reason: str | None = None) -> Decision:

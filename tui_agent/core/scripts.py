@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui_agent.codemode.sandbox import CallFailed, Limits
+from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree
 from tui_agent.config.models import CodeModeSettings, ServerConfig
-from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.core.approval import SCRIPT_REASON, Decision, PendingCall
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
 from tui_agent.core.tools import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
@@ -59,9 +59,14 @@ class CodeMode:
             self._key = key
         return self._tree
 
+    @property
+    def stubs(self) -> StubTree:
+        """The tree of the last :meth:`offered`: what the model was shown this round."""
+        return self._tree
+
     def bound_servers(self) -> list[str]:
         """The globals scripts reach servers by (for a preview of what a script uses)."""
-        return sorted(self._tree.bindings())
+        return sorted(self.stubs.bindings())
 
     def offered(self, allowed: Mapping[str, ToolSpec]) -> dict[str, ToolSpec]:
         """The direct tools of servers not in code mode, plus the meta-tools when any
@@ -71,17 +76,11 @@ class CodeMode:
         if not coded:
             return direct
         self.tree(coded)  # the stubs the meta-tools serve
-        return {**direct, **meta_specs(self.limits())}
-
-    def limits(self) -> Limits:
-        s = self.settings
-        return Limits(timeout=s.timeout, max_calls=s.max_calls, max_depth=s.max_depth,
-                      max_output=s.max_output, max_memory_mb=s.max_memory_mb,
-                      max_cpu=s.max_cpu)
+        return {**direct, **meta_specs(self.settings)}
 
     def answer(self, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
         """``listToolFiles``, ``readToolFile`` and ``getToolDocs``."""
-        tree = self._tree
+        tree = self.stubs
         if tool == LIST:
             return ToolOutcome(f"{len(tree.files)} stub file(s); read one with "
                                f"readToolFile(fileName):\n{tree.listing()}")
@@ -113,7 +112,7 @@ def _some(names: list[str]) -> str:
     return "\n".join(names[:MAX_LISTED]) + more
 
 
-def meta_specs(limits: Limits) -> dict[str, ToolSpec]:
+def meta_specs(limits: CodeModeSettings) -> dict[str, ToolSpec]:
     """The four meta-tools. Their text is kept short: it is sent with every request,
     and the stubs carry the detail."""
     script = ("Run a Starlark script (Python subset: no while, try, class, import). Servers "
@@ -181,7 +180,7 @@ class ScriptBridge:
             self.emit(ApprovalDecided(call_id, "auto"))
             return Decision.approve()
         if judged.verdict == "ask" and self.approve_rest:
-            decision = Decision.approve("approved with every call of this script")
+            decision = Decision.approve(SCRIPT_REASON)
             self.emit(ApprovalDecided(call_id, "approved", decision.reason))
             return decision
         started = time.monotonic()

@@ -111,8 +111,7 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def action_script(self) -> None:
         if self.call.parent:
-            self.dismiss(Decision.approve("approved with every call of this script",
-                                          script=True))
+            self.dismiss(Decision.whole_script())
 
     def action_deny(self) -> None:
         self.dismiss(Decision.deny())
