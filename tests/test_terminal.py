@@ -19,7 +19,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLM, Reply
 from tui_agent.config import paths
-from tui_agent.core.approval import PendingCall
+from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.core.session import load
 from tui_agent.headless import TerminalGate
 
@@ -46,47 +46,38 @@ def read_until(fd: int, marker: bytes, timeout: float = 20) -> bytes:
     return seen
 
 
-@pytest.mark.parametrize(("answer", "approved", "reason"), [
-    (b"y\n", True, None), (b"n\n", False, None), (b"r\nnot today\n", False, "not today")])
-def test_terminal_gate_asks_on_the_tty(answer: bytes, approved: bool, reason: str | None) -> None:
+def ask_on_a_pty(call: PendingCall, answer: bytes) -> tuple[Decision, bytes]:
+    """Ask ``call`` on a fresh pty, type ``answer`` once it prompts; the decision and
+    everything the prompt showed."""
     master, slave = pty.openpty()
     try:
         gate = TerminalGate(os.ttyname(slave))
 
-        async def ask_and_answer() -> tuple[bool, str | None, bytes]:
-            pending = asyncio.create_task(gate.decide(CALL))
+        async def ask_and_answer() -> tuple[Decision, bytes]:
+            pending = asyncio.create_task(gate.decide(call))
             shown = await asyncio.to_thread(read_until, master, b"a reason: ")
             os.write(master, answer)
-            decision = await pending
-            return decision.approved, decision.reason, shown
+            return await pending, shown
 
-        got_approved, got_reason, shown = asyncio.run(ask_and_answer())
+        return asyncio.run(ask_and_answer())
     finally:
         os.close(master)
         os.close(slave)
-    assert (got_approved, got_reason) == (approved, reason)
+
+
+@pytest.mark.parametrize(("answer", "approved", "reason"), [
+    (b"y\n", True, None), (b"n\n", False, None), (b"r\nnot today\n", False, "not today")])
+def test_terminal_gate_asks_on_the_tty(answer: bytes, approved: bool, reason: str | None) -> None:
+    decision, shown = ask_on_a_pty(CALL, answer)
+    assert (decision.approved, decision.reason) == (approved, reason)
     assert b"fs wants to run write" in shown and b"/tmp/x" in shown
     assert b"\x1b" not in shown.replace(b"\x1b[", b"")  # only the pty's own echo codes
     assert b"\x1b[2J" not in shown and b"]52;" not in shown
 
 
 def test_a_call_from_a_script_can_approve_the_rest_of_the_script() -> None:
-    master, slave = pty.openpty()
-    try:
-        gate = TerminalGate(os.ttyname(slave))
-
-        async def ask_and_answer() -> tuple[bool, bool, bytes]:
-            pending = asyncio.create_task(gate.decide(replace(CALL, id="s1.1", parent="s1")))
-            shown = await asyncio.to_thread(read_until, master, b"a reason: ")
-            os.write(master, b"s\n")
-            decision = await pending
-            return decision.approved, decision.script, shown
-
-        approved, script, shown = asyncio.run(ask_and_answer())
-    finally:
-        os.close(master)
-        os.close(slave)
-    assert approved and script
+    decision, shown = ask_on_a_pty(replace(CALL, id="s1.1", parent="s1"), b"s\n")
+    assert decision.approved and decision.script
     assert b"called by the script s1" in shown and b"[s] approve all calls of this script" in shown
 
 
