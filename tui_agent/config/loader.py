@@ -129,9 +129,20 @@ def _expand_server(name: str, server: ServerConfig, origin: Origin,
                 f"(set it, or write ${{{unset.name}:-default}} to give a default)",
                 origin.file) from None
 
+    def maybe(key: str) -> str | None:
+        value = getattr(server, key)
+        return ex(value, key) if value else None
+
+    command: str | list[str] | None = server.command
+    if isinstance(command, list):
+        command = [ex(c, "command", i) for i, c in enumerate(command)]
+    elif command:
+        command = ex(command, "command")
     return server.model_copy(update={
-        "command": ex(server.command, "command") if server.command else None,
+        "command": command,
         "args": [ex(a, "args", i) for i, a in enumerate(server.args)],
+        "volumes": [ex(v, "volumes", i) for i, v in enumerate(server.volumes)],
+        **{key: maybe(key) for key in ("image", "container", "workdir", "docker_host")},
         "env": {k: ex(v, "env", k, secret=True) for k, v in server.env.items()},
         "url": ex(server.url, "url", secret=True) if server.url else None,
         "headers": {k: ex(v, "headers", k, secret=True) for k, v in server.headers.items()},

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Transport = Literal["stdio", "sse", "http"]
+Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
 TRANSPORT_ALIASES: dict[str, Transport] = {
     "stdio": "stdio",
     "sse": "sse",
@@ -19,7 +19,20 @@ TRANSPORT_ALIASES: dict[str, Transport] = {
     "streamable-http": "http",
     "streamable_http": "http",
     "streamablehttp": "http",
+    "docker": "docker",
+    "docker-exec": "docker",
+    "docker_exec": "docker",
+    "docker-gateway": "docker-gateway",
+    "docker_gateway": "docker-gateway",
+    "gateway": "docker-gateway",
 }
+DOCKER_KEYS = ("image", "container", "volumes", "network", "user", "workdir", "memory", "cpus",
+               "pids_limit", "read_only", "pull", "per_call_exec", "keep_alive")
+"""Keys that only a ``docker`` server takes (``docker_host`` is shared with the gateway)."""
+_MEMORY = re.compile(r"^\d+(\.\d+)?[bkmg]?$", re.IGNORECASE)
+_VOLUME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", "rslave",
+                 "rprivate", "nocopy"}
 
 
 class _Strict(BaseModel):
@@ -89,14 +102,17 @@ class CodeModeSettings(_Strict):
 class ServerConfig(_Strict):
     """``[servers.NAME]``: one MCP server."""
 
-    command: str | None = None
+    command: str | list[str] | None = None
+    """The program (stdio), or what to run inside the container (docker: a list, or one
+    program; default the image's own entrypoint and command)."""
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
     transport: Transport | None = None
-    """``stdio`` (has ``command``), ``sse`` or ``http`` (streamable HTTP; has ``url``).
-    Inferred when unset."""
+    """``stdio`` (has ``command``), ``sse`` or ``http`` (streamable HTTP; has ``url``),
+    ``docker`` (has ``image`` or ``container``) or ``docker-gateway`` (Docker's MCP gateway;
+    ``args`` are passed to ``docker mcp gateway run``). Inferred when unset."""
     headers: dict[str, str] = Field(default_factory=dict)
     allow: list[str] = Field(default_factory=lambda: ["*"])
     """Tools the model may call at all (glob patterns); the others are never offered."""
@@ -107,8 +123,9 @@ class ServerConfig(_Strict):
     deny: list[str] = Field(default_factory=list)
     """Tools never offered, even when ``allow`` matches them (glob patterns)."""
     timeout: float | None = Field(default=None, gt=0)
-    """Seconds one tool call may take (default ``[agent] tool_timeout``); progress
-    notifications from the server restart the clock, up to ``max_call_time``."""
+    """(Also ``request_timeout``.) Seconds one tool call may take (default ``[agent]
+    tool_timeout``); progress notifications from the server restart the clock, up to
+    ``max_call_time``."""
     max_call_time: float = Field(default=600.0, gt=0)
     """Absolute cap on one tool call, however much progress it reports."""
     startup_timeout: float = Field(default=10.0, gt=0)
@@ -132,6 +149,40 @@ class ServerConfig(_Strict):
     disabled: bool = False
     code_mode: bool | None = None
     description: str | None = None
+    lazy: bool | None = None
+    """Start the server at the first turn that needs tools, not with the app (default: on
+    for ``docker-gateway``, off for the rest)."""
+    idle_timeout: float | None = Field(default=None, gt=0)
+    """Stop the server after this many seconds without a call; its tools stay listed and
+    the next call starts it again (default: 300 for ``docker-gateway``, never for the rest)."""
+
+    # -- docker ------------------------------------------------------------------
+    image: str | None = None
+    """Create a container from this image for the server (removed when the app exits)."""
+    container: str | None = None
+    """Run the server inside this existing, running container (name or id)."""
+    volumes: list[str] = Field(default_factory=list)
+    """Mounts in ``docker -v`` syntax: ``/host/path:/in/container[:ro]`` or ``volume:/path``."""
+    network: str = "none"
+    """The created container's network (``none``: no network at all)."""
+    user: str | None = None
+    """``uid[:gid]`` or a name; default the image's user."""
+    workdir: str | None = None
+    memory: str = "512m"
+    """Memory limit of the created container (``docker --memory`` syntax)."""
+    cpus: float = Field(default=1.0, gt=0)
+    pids_limit: int = Field(default=256, ge=1)
+    read_only: bool = True
+    """Read-only root filesystem (a small tmpfs is mounted on /tmp)."""
+    pull: Literal["missing", "never", "always"] = "missing"
+    """Pull the image when it is not on the engine (``missing``), never, or at every start."""
+    per_call_exec: bool = False
+    """Run each tool call in its own short-lived ``docker exec`` (discovery keeps one)."""
+    keep_alive: list[str] = Field(default_factory=lambda: ["sleep", "infinity"])
+    """What the created container runs while the server is exec'd into it."""
+    docker_host: str | None = None
+    """The engine to use (``unix:///path`` or ``tcp://host:port``); default ``DOCKER_HOST``
+    or the local socket."""
 
     @model_validator(mode="before")
     @classmethod
@@ -139,22 +190,100 @@ class ServerConfig(_Strict):
         if isinstance(data, dict) and isinstance(data.get("transport"), str):
             key = data["transport"].strip().lower()
             data = {**data, "transport": TRANSPORT_ALIASES.get(key, data["transport"])}
+        if isinstance(data, dict) and "request_timeout" in data:
+            if "timeout" in data:
+                raise ValueError("set 'timeout' or its other name 'request_timeout', not both")
+            data = {("timeout" if k == "request_timeout" else k): v for k, v in data.items()}
         return data
 
     @model_validator(mode="after")
     def _infer_transport(self) -> ServerConfig:
         if self.transport is None:
-            if self.command:
+            if self.image or self.container:
+                self.transport = "docker"
+            elif self.command:
                 self.transport = "stdio"
             elif self.url:
                 self.transport = "sse" if re.search(r"/sse/?$", self.url) else "http"
             else:
-                raise ValueError("needs either 'command' (a stdio server) or 'url' (sse or http)")
-        if self.transport == "stdio" and not self.command:
-            raise ValueError("transport 'stdio' needs 'command'")
+                raise ValueError("needs 'command' (a stdio server), 'url' (sse or http), "
+                                 "'image' or 'container' (docker), or transport = "
+                                 "\"docker-gateway\"")
+        if self.transport != "docker":
+            stray = [k for k in DOCKER_KEYS if k in self.model_fields_set
+                     and getattr(self, k) != type(self).model_fields[k].get_default(
+                         call_default_factory=True)]
+            if stray:
+                raise ValueError(f"'{stray[0]}' is only for transport 'docker' (this server's "
+                                 f"transport is '{self.transport}')")
+        if self.transport == "stdio":
+            if not self.command:
+                raise ValueError("transport 'stdio' needs 'command'")
+            if isinstance(self.command, list):  # ["prog", "arg", ...] is prog with those args
+                if not self.command:
+                    raise ValueError("'command' is an empty list")
+                self.command, self.args = self.command[0], [*self.command[1:], *self.args]
         if self.transport in ("sse", "http") and not self.url:
             raise ValueError(f"transport '{self.transport}' needs 'url'")
+        if self.transport == "docker":
+            self._check_docker()
+        if self.transport == "docker-gateway" and (self.command or self.url):
+            raise ValueError("transport 'docker-gateway' runs 'docker mcp gateway run' itself: "
+                             "give it 'args', not 'command' or 'url'")
         return self
+
+    def _check_docker(self) -> None:
+        if bool(self.image) == bool(self.container):
+            raise ValueError("transport 'docker' needs either 'image' (a container is created "
+                             "for the server) or 'container' (an existing one), not both")
+        if self.url:
+            raise ValueError("transport 'docker' takes no 'url'")
+        if self.container and not self.command:
+            raise ValueError("transport 'docker' with 'container' needs 'command' (what to "
+                             "run inside it)")
+        if isinstance(self.command, list) and not self.command:
+            raise ValueError("'command' is an empty list")
+        if not _MEMORY.match(self.memory):
+            raise ValueError(f"memory '{self.memory}' is not a size like 512m or 2g")
+        if not self.keep_alive:
+            raise ValueError("'keep_alive' is an empty list")
+        for volume in self.volumes:
+            check_volume(volume)
+
+    @property
+    def lazy_start(self) -> bool:
+        return self.lazy if self.lazy is not None else self.transport == "docker-gateway"
+
+    @property
+    def idle_after(self) -> float | None:
+        if self.idle_timeout is not None:
+            return self.idle_timeout
+        return 300.0 if self.transport == "docker-gateway" else None
+
+    @property
+    def exec_command(self) -> list[str] | None:
+        """docker: what to exec in the container (None: the image's entrypoint and command)."""
+        if self.command is None:
+            return list(self.args) or None
+        head = [self.command] if isinstance(self.command, str) else list(self.command)
+        return [*head, *self.args]
+
+
+def check_volume(volume: str) -> None:
+    """Raise ValueError unless ``volume`` is ``source:target[:options]`` with an absolute
+    host path (or ``~/...``) or a volume name as source and an absolute target."""
+    parts = volume.split(":")
+    if len(parts) not in (2, 3) or not all(parts[:2]):
+        raise ValueError(f"volume '{volume}' is not 'source:target' or 'source:target:ro'")
+    source, target = parts[0], parts[1]
+    if not (source.startswith(("/", "~", "$")) or _VOLUME_NAME.match(source)):
+        raise ValueError(f"volume '{volume}': the source must be an absolute host path, "
+                         "~/..., or a volume name")
+    if not target.startswith("/"):
+        raise ValueError(f"volume '{volume}': the target '{target}' must be an absolute path")
+    bad = [m for m in (parts[2].split(",") if len(parts) == 3 else []) if m not in _VOLUME_MODES]
+    if bad:
+        raise ValueError(f"volume '{volume}': unknown option '{bad[0]}' (ro, rw, z, Z, ...)")
 
 
 class UiSettings(_Strict):

@@ -27,7 +27,11 @@ from typing import Any, Literal
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.text import clean
 
-State = Literal["connecting", "connected", "degraded", "failed", "disabled"]
+State = Literal["connecting", "connected", "degraded", "failed", "disabled", "idle"]
+"""``idle``: a lazy server not started yet, or stopped after ``idle_timeout``; its tools
+stay listed and a call starts it."""
+LOGGED = ("stdio", "docker", "docker-gateway")
+"""Transports whose server's stderr goes to a log file."""
 BACKOFF_CAP = 30.0
 DEBOUNCE = 0.3
 """Seconds to gather a burst of ``list_changed`` notifications into one refresh."""
@@ -108,6 +112,8 @@ def describe_error(exc: BaseException) -> str:
     leaf = _leaf(exc)
     code = getattr(leaf, "code", None)
     message = getattr(leaf, "message", None) or str(leaf) or type(leaf).__name__
+    if getattr(leaf, "plain", False):  # already a sentence for the user
+        return str(leaf)
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename or message}"
     if isinstance(code, int):
@@ -131,7 +137,9 @@ class ServerConnection:
                  on_change: Callable[[ServerConnection], None] | None = None) -> None:
         self.name, self.config = name, config
         self.call_timeout = config.timeout or default_timeout
-        self.state: State = "disabled" if config.disabled else "connecting"
+        self.lazy = config.lazy_start
+        self.state: State = "disabled" if config.disabled else \
+            "idle" if self.lazy else "connecting"
         self.last_error: str | None = None
         self.tools: list[Any] = []
         self.tools_at = 0.0
@@ -139,7 +147,7 @@ class ServerConnection:
         self.protocol: str | None = None
         self.server_info: str | None = None
         self.breaker = Breaker(config.max_attempts, config.circuit_cooldown)
-        self.log_path = log_dir / f"{_file_safe(name)}.log" if config.transport == "stdio" \
+        self.log_path = log_dir / f"{_file_safe(name)}.log" if config.transport in LOGGED \
             else None
         self._on_change = on_change
         self._client: Any = None
@@ -154,6 +162,12 @@ class ServerConnection:
         self._last_answer = time.monotonic()
         self._ever_connected = False
         self._log: Any = None
+        self._container: Any = None  # docker: where the server runs
+        self._ended: str | None = None  # why the transport ended, as it told us
+        self._demand = asyncio.Event()  # a lazy or idle server is wanted
+        self._in_flight = 0
+        self._went_idle = False
+        self._last_use = time.monotonic()
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -175,6 +189,17 @@ class ServerConnection:
     @property
     def settled(self) -> bool:
         return self._settled.is_set()
+
+    @property
+    def never_started(self) -> bool:
+        """A lazy server that has not been asked for yet."""
+        return self.lazy and not self._demand.is_set() and not self._ever_connected
+
+    def demand(self) -> None:
+        """Start a lazy or idle server (no-op when it runs)."""
+        if not self._demand.is_set():
+            self._demand.set()
+            self._signal("wanted")
 
     def reconnect(self) -> None:
         """Restart now, whatever the backoff or the circuit says (the user asked)."""
@@ -220,9 +245,24 @@ class ServerConnection:
             async with asyncio.timeout(seconds):
                 await self._wake.wait()
 
+    async def _wait_for_demand(self) -> None:
+        while not self._demand.is_set() and not self._stopping:
+            self._wake.clear()
+            if self._demand.is_set() or self._stopping:
+                break
+            await self._wake.wait()
+
     async def _own(self) -> None:
         attempt = 0
         while not self._stopping:
+            if self.lazy and not self._demand.is_set():
+                self._set("idle")
+                if self._ever_connected:
+                    self._settled.set()
+                await self._wait_for_demand()
+                if self._stopping:
+                    break
+                self._set("connecting")
             if not self.breaker.allow():
                 wait = self.breaker.remaining()
                 self._set("failed", f"{_first_clause(self.last_error)}; next try in {wait:.0f} s")
@@ -234,6 +274,11 @@ class ServerConnection:
                     break
             # After a drop the first reconnect waits `backoff`; each failed try doubles it.
             attempt = 1 if await self._attempt() else attempt + 1
+            if self._went_idle and not self._stopping:
+                self._went_idle = False
+                attempt = 0  # stopped on purpose: the next call starts it at once
+                self._demand.clear()
+                self.lazy = True
             self._settled.set()
         self._settled.set()
 
@@ -246,6 +291,7 @@ class ServerConnection:
         # the scope they were entered in). A start that overruns its timeout is reported
         # at once, not after the SDK has finished stopping the process (up to 4 s more).
         expired = False
+        self._ended = None
         with anyio.CancelScope() as life:
             self._connect_scope = life
 
@@ -273,11 +319,14 @@ class ServerConnection:
                     return True
             except Exception as exc:  # any failure of one server is that server's state
                 if not expired:
-                    self._failed(describe_error(exc))
+                    # The transport's own account of its end (a container that exited, an
+                    # exec refused) says more than the session's "connection closed".
+                    self._failed(self._ended or describe_error(exc))
                 return False
             finally:
                 watchdog.cancel()
                 self._client, self._log, self._connect_scope = None, None, None
+                self._container = None
                 self._connected.clear()
         return False
 
@@ -285,27 +334,42 @@ class ServerConnection:
         if self._stopping:
             return
         tail = self.stderr_tail(1)
-        hint = f" (stderr: {tail[-1][:200]})" if tail else ""
+        hint = f" (stderr: {tail[-1][:200]})" if tail and message not in tail[-1] else ""
         self.breaker.failure()
         self._set("failed" if not self._ever_connected else "degraded", message + hint)
 
     async def _connect(self, stack: AsyncExitStack) -> Any:
-        from mcp import Client
-        from mcp.types import Implementation
-
-        from tui_agent import __version__
         from tui_agent.tools.transports.sdk import open_transport
 
-        transport = await open_transport(self.config, stack, self._log, self._transport_event)
-        client = Client(transport, mode=self.config.protocol, cache=None,
-                        message_handler=self._on_message,
-                        client_info=Implementation(name="tui-agent", version=__version__))
+        if self.config.transport == "docker":
+            from tui_agent.tools.transports.docker_exec import Container
+
+            container = Container(self.name, self.config, note=self._note,
+                                  timeout=self.config.startup_timeout)
+            stack.push_async_callback(container.close)
+            await container.open()
+            self._container = container
+            transport: Any = container.exec_client(self._log, self._transport_event)
+        else:
+            transport = await open_transport(self.config, stack, self._log,
+                                             self._transport_event)
+        client = self._client_over(transport)
         await stack.enter_async_context(client)
         self.protocol = client.protocol_version
         info = client.server_info
         self.server_info = f"{clean(info.name)} {clean(info.version or '')}".strip() \
             if info else None
         return client
+
+    def _client_over(self, transport: Any) -> Any:
+        from mcp import Client
+        from mcp.types import Implementation
+
+        from tui_agent import __version__
+
+        return Client(transport, mode=self.config.protocol, cache=None,
+                      message_handler=self._on_message,
+                      client_info=Implementation(name="tui-agent", version=__version__))
 
     async def _serve(self, client: Any) -> None:
         import anyio
@@ -325,11 +389,29 @@ class ServerConnection:
             tasks.start_soon(self._refresher, client)
             if self.protocol and not self.protocol.startswith("2025"):
                 tasks.start_soon(self._listen, client)
+            if self.config.idle_after is not None:
+                tasks.start_soon(self._idler, self.config.idle_after)
             await self._wake.wait()
             tasks.cancel_scope.cancel()
-        if not self._stopping:
+        if self._wake_reason == "idle":
+            self._went_idle = True
+            self._client = None
+            self._connected.clear()
+        elif not self._stopping:
             self.restarts += 1
             self._set("degraded", f"{self._wake_reason}; reconnecting")
+
+    async def _idler(self, after: float) -> None:
+        """Stop the server once no call has used it for ``after`` seconds."""
+        import anyio
+
+        while True:
+            quiet = time.monotonic() - self._last_use
+            if quiet >= after and self._in_flight == 0:
+                self._note(f"stopping: no call for {after:g} s (idle_timeout)")
+                self._signal("idle")
+                return
+            await anyio.sleep(max(0.05, after - quiet))
 
     # -- health ------------------------------------------------------------------
 
@@ -338,7 +420,8 @@ class ServerConnection:
 
     def _transport_event(self, kind: str, detail: str) -> None:
         if kind == "closed":
-            self._broken("the server exited")
+            self._ended = detail
+            self._broken(detail)
 
     def _note(self, line: str) -> None:
         if self._log is not None:
@@ -446,6 +529,8 @@ class ServerConnection:
                 f"calls are refused for {self.breaker.remaining():.0f} s more (circuit open "
                 f"after {self.breaker.failures} consecutive failures)")
         if self._client is None:
+            if self.lazy:
+                self.demand()
             try:
                 async with asyncio.timeout(self.config.startup_timeout):
                     await self._connected.wait()
@@ -475,13 +560,19 @@ class ServerConnection:
         client = await self._usable()
         now = anyio.current_time()
         cap = now + self.config.max_call_time
+        self._in_flight += 1
+        self._last_use = time.monotonic()
         with anyio.CancelScope(deadline=min(now + self.call_timeout, cap)) as scope:
             async def progressed(progress: float, total: float | None, message: str | None) -> None:
                 self._answered()
                 scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
 
             try:
-                result = await client.call_tool(tool, arguments, progress_callback=progressed)
+                if self.config.per_call_exec and self._container is not None:
+                    result = await self._call_in_own_exec(tool, arguments, progressed)
+                else:
+                    result = await client.call_tool(tool, arguments,
+                                                    progress_callback=progressed)
             except MCPError as exc:
                 if exc.code == CONNECTION_CLOSED:
                     self.breaker.failure()
@@ -491,6 +582,9 @@ class ServerConnection:
                 self.breaker.success()
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
+            finally:
+                self._in_flight -= 1
+                self._last_use = time.monotonic()
         if scope.cancelled_caught:
             self.breaker.failure()
             limit = self.config.max_call_time if anyio.current_time() >= cap \
@@ -500,6 +594,20 @@ class ServerConnection:
         self._answered()
         self.breaker.success()
         return result
+
+    async def _call_in_own_exec(self, tool: str, arguments: dict[str, Any],
+                                progressed: Any) -> Any:
+        """``per_call_exec``: a fresh exec of the server for this call alone, so no state
+        survives from one call to the next. Its end is not the server's end."""
+        from tui_agent.tools.transports.docker_exec import DockerFailure
+
+        try:
+            async with self._client_over(self._container.exec_client(
+                    self._log, lambda kind, detail: None)) as client:
+                return await client.call_tool(tool, arguments, progress_callback=progressed)
+        except DockerFailure as exc:
+            self.breaker.failure()
+            raise ServerError(f"server '{self.name}': {exc}") from None
 
     async def request(self, what: Callable[[Any], Any]) -> Any:
         """Run one non-tool request (resources, prompts) under the call timeout."""

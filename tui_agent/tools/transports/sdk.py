@@ -1,4 +1,5 @@
-"""The transports the ``mcp`` SDK provides (stdio, SSE, streamable HTTP), set up safely.
+"""The transports the ``mcp`` SDK provides (stdio, SSE, streamable HTTP), set up safely;
+Docker's MCP gateway is a stdio server too.
 
 stdio servers get the SDK's minimal environment plus what the config names,
 and their stderr goes to a log file, never the terminal (and never an unread
@@ -38,7 +39,7 @@ class WatchedRead:
         try:
             item = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_event("closed", "the server closed its output")
+            self._on_event("closed", "the server exited")
             raise
         return item
 
@@ -99,13 +100,22 @@ def route_sdk_logs(log_file: Path) -> None:
 async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: TextIO | None,
                          on_event: OnEvent) -> AbstractAsyncContextManager[Any]:
     """The transport for ``config``; what it needs closing later goes on ``stack``."""
-    if config.transport == "stdio":
+    if config.transport in ("stdio", "docker-gateway"):
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
-        assert config.command is not None and errlog is not None
-        params = StdioServerParameters(command=config.command, args=config.args,
-                                       env=config.env or None, cwd=config.cwd)
+        assert errlog is not None
+        if config.transport == "docker-gateway":
+            from tui_agent.tools.transports import docker_gateway
+
+            await docker_gateway.detect(config)
+            command, *args = docker_gateway.gateway_argv(config)
+            env = docker_gateway.gateway_env(config)
+        else:
+            assert isinstance(config.command, str)  # the model turns a list into args
+            command, args, env = config.command, config.args, config.env
+        params = StdioServerParameters(command=command, args=args, env=env or None,
+                                       cwd=config.cwd)
         return Watched(stdio_client(params, errlog=errlog), on_event)
     assert config.url is not None
     if config.transport == "sse":
