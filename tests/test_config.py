@@ -224,3 +224,50 @@ def test_shipped_example_config_is_valid() -> None:
     settings = load(example, env={"HOME": "/home/ada"})
     assert settings.config.servers["files"].args[-1] == "/home/ada/projects"
     assert settings.config.servers["github"].disabled
+
+
+def test_docker_servers_are_read_and_their_variables_expanded(tmp_path: Path) -> None:
+    cfg = write(tmp_path / "c.toml", """
+[servers.box]
+image = "mcp/fetch:${TAG:-1.0}"
+command = ["${BIN}/server", "--stdio"]
+volumes = ["${DATA}:/data:ro", "cache:/cache"]
+request_timeout = 12
+
+[servers.theirs]
+container = "devbox"
+command = "my-server"
+args = ["--quiet"]
+
+[servers.gw]
+transport = "gateway"
+args = ["--servers", "fetch"]
+""")
+    settings = load(cfg, env={"BIN": "/opt", "DATA": "/srv/data"})
+    box, theirs, gw = (settings.config.servers[n] for n in ("box", "theirs", "gw"))
+    assert (box.transport, box.image, box.timeout) == ("docker", "mcp/fetch:1.0", 12)
+    assert box.exec_command == ["/opt/server", "--stdio"]
+    assert box.volumes == ["/srv/data:/data:ro", "cache:/cache"]
+    assert (box.network, box.read_only, box.memory, box.lazy_start) == ("none", True, "512m",
+                                                                       False)
+    assert theirs.exec_command == ["my-server", "--quiet"]
+    assert (gw.transport, gw.lazy_start, gw.idle_after) == ("docker-gateway", True, 300.0)
+
+
+@pytest.mark.parametrize(("body", "line", "says"), [
+    ('image = "a"\ncontainer = "b"', 1, "either 'image'"),
+    ('command = "x"\nnetwork = "host"', 1, "'network' is only for transport 'docker'"),
+    ('container = "b"', 1, "with 'container' needs 'command'"),
+    ('image = "a"\nvolumes = ["relative/dir:/x"]', 1, "must be an absolute host path"),
+    ('image = "a"\nvolumes = ["/x:y"]', 1, "the target 'y' must be an absolute path"),
+    ('image = "a"\nvolumes = ["/x:/y:rx"]', 1, "unknown option 'rx'"),
+    ('image = "a"\nmemory = "lots"', 1, "memory 'lots' is not a size"),
+    ('transport = "docker-gateway"\ncommand = "x"', 1, "give it 'args'"),
+    ('command = "x"\ntimeout = 3\nrequest_timeout = 4', 1, "not both"),
+    ('image = "a"\ncpus = 0', 3, "greater than 0"),
+])
+def test_bad_docker_settings_are_named_with_their_line(tmp_path: Path, body: str, line: int,
+                                                       says: str) -> None:
+    message = error_of(write(tmp_path / "c.toml", f"\n[servers.box]\n{body}\n"))
+    assert "servers.box" in message and says in message, message
+    assert f"line {line + 1}" in message, message

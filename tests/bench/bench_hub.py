@@ -45,7 +45,8 @@ async def call_overhead(calls: int, logs: Path, tag: str) -> None:
     from mcp.client.stdio import stdio_client
 
     config = fake(tag)
-    params = StdioServerParameters(command=config.command or "", args=config.args,
+    assert isinstance(config.command, str)
+    params = StdioServerParameters(command=config.command, args=config.args,
                                    env=config.env, cwd=config.cwd)
     with open(os.devnull, "w") as devnull:
         async with Client(stdio_client(params, errlog=devnull), cache=None) as raw, \

@@ -137,6 +137,11 @@ def build(name: str, marks: Path | None, description: str) -> MCPServer:
         time.sleep(seconds)
         return "thawed"
 
+    @server.tool(description="The server's process id (tells one process from another).",
+                 annotations=ToolAnnotations(read_only_hint=True))
+    def pid() -> int:
+        return os.getpid()
+
     @server.tool(description="Write to stderr.")
     def shout(size: int) -> str:
         sys.stderr.write(("x" * 99 + "\n") * (size // 100))

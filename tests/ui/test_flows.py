@@ -187,9 +187,9 @@ async def test_resume_shows_the_saved_conversation(fake_llm: FakeLLM, tmp_path: 
     assert saved is not None
     again = make_app(config, resume=load(saved).id)
     async with again.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: len(again.transcript.query(AssistantMessage)) == 1,
-                    what="the replay")
-        assert again.transcript.query_one(AssistantMessage).source == "first answer"
+        # Markdown takes its source when it mounts: wait for the text, not only the widget.
+        await until(pilot, lambda: [m.source for m in again.transcript.query(AssistantMessage)]
+                    == ["first answer"], what="the replay")
         await turn(pilot, again, "second question")
         sent = [m["content"] for m in fake_llm.requests[-1]["messages"]]
         assert sent == ["first question", "first answer", "second question"]

@@ -262,9 +262,10 @@ class ServerConfig(_Strict):
 
     @property
     def exec_command(self) -> list[str] | None:
-        """docker: what to exec in the container (None: the image's entrypoint and command)."""
+        """docker: what to exec in the container (None: from the image: its entrypoint,
+        then ``args`` or else its command)."""
         if self.command is None:
-            return list(self.args) or None
+            return None
         head = [self.command] if isinstance(self.command, str) else list(self.command)
         return [*head, *self.args]
 

@@ -374,6 +374,7 @@ class ServerConnection:
     async def _serve(self, client: Any) -> None:
         import anyio
 
+        self._last_use = time.monotonic()
         self._client = client
         self._ever_connected = True
         self._answered()
@@ -544,14 +545,19 @@ class ServerConnection:
         """Call ``tool``; the CallToolResult. Raises :class:`ServerError` when the server
         could not answer. ``retry_safe`` (a read-only or idempotent tool) allows one
         retry after a reconnect if the connection drops mid-call."""
-        for attempt in (1, 2):
-            try:
-                return await self._call_once(tool, arguments)
-            except _Dropped as dropped:
-                if not retry_safe or attempt == 2:
-                    raise ServerError(f"server '{self.name}' {dropped}; it is restarting. The "
-                                      "call may or may not have taken effect.") from None
-        raise AssertionError("unreachable")
+        self._in_flight += 1  # an idle timer never stops a server that a call waits for
+        try:
+            for attempt in (1, 2):
+                try:
+                    return await self._call_once(tool, arguments)
+                except _Dropped as dropped:
+                    if not retry_safe or attempt == 2:
+                        raise ServerError(f"server '{self.name}' {dropped}; it is restarting. "
+                                          "The call may or may not have taken effect.") from None
+            raise AssertionError("unreachable")
+        finally:
+            self._in_flight -= 1
+            self._last_use = time.monotonic()
 
     async def _call_once(self, tool: str, arguments: dict[str, Any]) -> Any:
         import anyio
@@ -560,8 +566,6 @@ class ServerConnection:
         client = await self._usable()
         now = anyio.current_time()
         cap = now + self.config.max_call_time
-        self._in_flight += 1
-        self._last_use = time.monotonic()
         with anyio.CancelScope(deadline=min(now + self.call_timeout, cap)) as scope:
             async def progressed(progress: float, total: float | None, message: str | None) -> None:
                 self._answered()
@@ -582,9 +586,6 @@ class ServerConnection:
                 self.breaker.success()
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
-            finally:
-                self._in_flight -= 1
-                self._last_use = time.monotonic()
         if scope.cancelled_caught:
             self.breaker.failure()
             limit = self.config.max_call_time if anyio.current_time() >= cap \
@@ -599,15 +600,33 @@ class ServerConnection:
                                 progressed: Any) -> Any:
         """``per_call_exec``: a fresh exec of the server for this call alone, so no state
         survives from one call to the next. Its end is not the server's end."""
+        from mcp import MCPError
+
         from tui_agent.tools.transports.docker_exec import DockerFailure
 
+        ended: list[str] = []
+
+        async def once() -> Any:
+            try:
+                async with self._client_over(self._container.exec_client(
+                        self._log, lambda kind, detail: ended.append(detail))) as client:
+                    return await client.call_tool(tool, arguments,
+                                                  progress_callback=progressed)
+            except BaseExceptionGroup as group:  # from the transport's task group
+                raise _leaf(group) from None
+
         try:
-            async with self._client_over(self._container.exec_client(
-                    self._log, lambda kind, detail: None)) as client:
-                return await client.call_tool(tool, arguments, progress_callback=progressed)
+            return await once()
         except DockerFailure as exc:
             self.breaker.failure()
             raise ServerError(f"server '{self.name}': {exc}") from None
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED:
+                raise
+            self.breaker.failure()  # this call's own exec died; the server's stays up
+            raise ServerError(f"server '{self.name}': the exec running {tool} ended before "
+                              f"it answered ({ended[0] if ended else 'closed'}); the call may "
+                              "or may not have taken effect") from None
 
     async def request(self, what: Callable[[Any], Any]) -> Any:
         """Run one non-tool request (resources, prompts) under the call timeout."""

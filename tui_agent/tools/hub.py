@@ -123,7 +123,9 @@ class Hub:
             listener(status)
 
     def _rebuild(self) -> None:
-        live = [c for c in self.connections.values() if c.state in ("connected", "degraded")]
+        # An idle server's tools stay offered: a call starts it again.
+        live = [c for c in self.connections.values()
+                if c.state in ("connected", "degraded", "idle")]
         names = catalog_names((c.name, t.name) for c in live for t in c.tools)
         catalog: dict[str, Entry] = {}
         for conn in live:
@@ -153,7 +155,9 @@ class Hub:
 
     async def prepare(self) -> AsyncIterator[str]:
         """Before a turn: wait for servers still starting (each up to its start-up timeout),
-        and refresh tool lists older than their TTL. Yields notes for the user."""
+        and refresh tool lists older than their TTL. A lazy server that has never run starts
+        now: the turn needs its tools. Yields notes for the user."""
+        self._wake_lazy()
         starting = [c for c in self.connections.values() if not c.settled]
         if starting:
             longest = max(c.config.startup_timeout for c in starting)
@@ -198,8 +202,14 @@ class Hub:
 
     async def wait_all(self) -> None:
         """Wait until every server has finished its first start (``tui-agent servers``)."""
+        self._wake_lazy()
         await asyncio.gather(*(c.wait_started(c.config.startup_timeout + 1)
                                for c in self.connections.values()))
+
+    def _wake_lazy(self) -> None:
+        for conn in self.connections.values():
+            if conn.never_started and conn.state != "disabled":
+                conn.demand()
 
     # -- resources and prompts ---------------------------------------------------
 

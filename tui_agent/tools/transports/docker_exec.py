@@ -29,6 +29,7 @@ import json
 import os
 import socket
 import struct
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -167,6 +168,8 @@ class Container:
         self._note = note
         self._timeout = timeout
         self._client: Any = None
+        self._lock = threading.Lock()
+        self._closed = False  # set by close(); a creation still under way then undoes itself
 
     async def open(self) -> None:
         await asyncio.to_thread(self._open)
@@ -244,9 +247,10 @@ class Container:
 
         config = self.config
         image = self._image()
-        self.command = config.exec_command or [
-            *(image.attrs.get("Config", {}).get("Entrypoint") or []),
-            *(image.attrs.get("Config", {}).get("Cmd") or [])]
+        # Like `docker run IMAGE [ARGS]`: args replace the image's command, not its entrypoint.
+        settings = image.attrs.get("Config", {})
+        self.command = config.exec_command or [*(settings.get("Entrypoint") or []),
+                                               *(config.args or settings.get("Cmd") or [])]
         if not self.command:
             raise DockerFailure(f"image '{config.image}' has no entrypoint or command: set "
                                 "'command' to what starts the MCP server")
@@ -272,29 +276,36 @@ class Container:
         except docker.errors.APIError as exc:
             raise DockerFailure(f"could not create a container from '{config.image}': "
                                 f"{_short(exc)}") from None
-        self.id, self.name = container.id, name
+        with self._lock:
+            undo = self._closed
+            if not undo:
+                self.id, self.name = container.id, name
+        if undo:  # the server was stopped (a start-up timeout) while this was created
+            _remove(self._client, container.id)
+            raise DockerFailure("stopped while the container was being created")
         try:
             container.start()
         except docker.errors.APIError as exc:
             raise DockerFailure(f"the container did not start: {_short(exc)}") from None
         container.reload()
         if container.status != "running":
-            raise DockerFailure(self._exited(container))
+            raise DockerFailure(self._exited(container, "exited at start"))
 
-    def _exited(self, container: Any) -> str:
+    def _exited(self, container: Any, what: str) -> str:
+        """``the container <what> (exit code N)``, and the last line it wrote."""
         state = container.attrs.get("State", {})
         logs = ""
         with contextlib.suppress(Exception):
             logs = clean(container.logs(tail=5).decode("utf-8", "replace")).strip()
         oom = ", out of memory" if state.get("OOMKilled") else ""
         why = f": {logs.splitlines()[-1][:200]}" if logs else ""
-        return (f"the container exited at start (exit code {state.get('ExitCode', '?')}{oom})"
-                f"{why}")
+        return f"the container {what} (exit code {state.get('ExitCode', '?')}{oom}){why}"
 
-    def why_ended(self, exec_id: str | None, noise: str = "") -> str:
+    def why_ended(self, exec_id: str | None, noise: str = "", answered: bool = True) -> str:
         """Why an exec's stream ended: its exit code, or the container's fate (blocking).
         ``noise`` is the last line of output that was not JSON-RPC (the engine's own
-        complaint when it could not start the command)."""
+        complaint when it could not start the command); ``answered``: the server had
+        said something before."""
         import docker.errors
 
         try:
@@ -304,9 +315,7 @@ class Container:
         except Exception as exc:
             return engine_error(exc, self.host)
         if container.status != "running":
-            state = container.attrs.get("State", {})
-            oom = ", out of memory" if state.get("OOMKilled") else ""
-            return (f"the container stopped (exit code {state.get('ExitCode', '?')}{oom})")
+            return self._exited(container, "stopped" if answered else "exited at start")
         if exec_id is not None:
             with contextlib.suppress(Exception):
                 code = self._client.api.exec_inspect(exec_id).get("ExitCode")
@@ -338,11 +347,17 @@ class Container:
         return str(made["Id"])
 
     async def close(self) -> None:
-        """Remove the container if it is ours (its processes die with it)."""
-        if not self.ours or self._client is None or self.id is None:
+        """Remove the container if it is ours (its processes die with it). A creation
+        still running in its thread removes what it made itself."""
+        import anyio
+
+        with self._lock:
+            self._closed = True
+            cid, self.id = self.id, None
+        if not self.ours or self._client is None or cid is None:
             return
-        cid, self.id = self.id, None
-        await asyncio.to_thread(_remove, self._client, cid)
+        with anyio.CancelScope(shield=True):  # also when the start-up was cancelled
+            await asyncio.to_thread(_remove, self._client, cid)
 
     @asynccontextmanager
     async def exec_client(self, errlog: TextIO | None,
@@ -351,7 +366,8 @@ class Container:
         exec_id = await asyncio.to_thread(self._exec_create, self.command)
         reader, writer = await _start_exec(self.host, self._client.api._version, exec_id)
         async with _streams(reader, writer, errlog,
-                            lambda noise: asyncio.to_thread(self.why_ended, exec_id, noise),
+                            lambda noise, answered: asyncio.to_thread(
+                                self.why_ended, exec_id, noise, answered),
                             on_event) as streams:
             yield streams
 
@@ -415,7 +431,7 @@ async def _start_exec(host: str, version: str,
 
 @asynccontextmanager
 async def _streams(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                   errlog: TextIO | None, why_ended: Callable[[str], Any],
+                   errlog: TextIO | None, why_ended: Callable[[str, bool], Any],
                    on_event: OnEvent) -> AsyncIterator[tuple[Any, Any]]:
     """Frames from ``reader`` to the session; the session's messages to ``writer``."""
     import anyio
@@ -426,10 +442,10 @@ async def _streams(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     stopping = False
     ended = anyio.Event()
-    noise = ""
+    noise, answered = "", False
 
     async def deliver(line: bytes) -> None:
-        nonlocal noise
+        nonlocal noise, answered
         text = line.decode("utf-8", "replace").strip()
         if not text:
             return
@@ -437,6 +453,7 @@ async def _streams(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
         try:
             item = SessionMessage(types.jsonrpc_message_adapter.validate_json(text,
                                                                              by_name=False))
+            answered = True
         except ValueError as exc:
             item, noise = exc, clean(text)[:300]
         # Once the session is gone, what is left is only drained (the server may be
@@ -465,7 +482,7 @@ async def _streams(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                 if pending:
                     await deliver(pending)
                 if not stopping:
-                    reason = await why_ended(noise)
+                    reason = await why_ended(noise, answered)
                     if errlog is not None:
                         errlog.write(f"[tui-agent] {reason}\n")
                         errlog.flush()

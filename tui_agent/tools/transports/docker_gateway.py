@@ -35,7 +35,7 @@ def gateway_argv(config: ServerConfig) -> list[str]:
 
 
 async def _run(argv: list[str], env: dict[str, str]) -> tuple[int | None, str]:
-    """Exit code (None on timeout) and the first line of output."""
+    """Exit code (None on timeout) and the output, cleaned."""
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -50,23 +50,29 @@ async def _run(argv: list[str], env: dict[str, str]) -> tuple[int | None, str]:
             proc.kill()
         await proc.wait()
         return None, ""
-    text = clean(out.decode("utf-8", "replace")).strip()
-    return proc.returncode, (text.splitlines() or [""])[-1][:200]
+    return proc.returncode, clean(out.decode("utf-8", "replace")).strip()
+
+
+def _last_line(text: str) -> str:
+    return (text.splitlines() or [""])[-1][:200]
 
 
 async def detect(config: ServerConfig) -> None:
-    """Raise DockerFailure unless the docker CLI, its ``mcp`` plugin and an engine answer."""
+    """Raise DockerFailure unless the docker CLI, its ``mcp`` plugin and an engine answer.
+    Without the plugin ``docker mcp --help`` still exits 0 (it prints the docker CLI's own
+    help), so the usage line must name ``docker mcp``."""
     env = gateway_env(config)
     (plugin, plugin_out), (engine, engine_out) = await asyncio.gather(
         _run(["docker", "mcp", "--help"], env),
         _run(["docker", "info", "--format", "{{.ServerVersion}}"], env))
     if plugin == 127 and "command not found" in plugin_out:
         raise DockerFailure("the docker CLI is not installed (no 'docker' on PATH)")
-    if plugin != 0:
-        why = "timed out" if plugin is None else (plugin_out or f"exit code {plugin}")
-        raise DockerFailure("Docker's MCP gateway is not available: 'docker mcp' failed "
-                            f"({why}); install Docker Desktop's MCP Toolkit or the "
-                            "docker-mcp CLI plugin")
+    usage = next((ln for ln in plugin_out.splitlines() if ln.startswith("Usage:")), "")
+    if plugin != 0 or "docker mcp" not in usage:
+        why = "timed out" if plugin is None else "the CLI has no 'mcp' command"
+        raise DockerFailure(f"Docker's MCP gateway is not available ({why}): install Docker "
+                            "Desktop's MCP Toolkit or the docker-mcp CLI plugin")
     if engine != 0:
-        why = "no answer in 3 s" if engine is None else (engine_out or f"exit code {engine}")
+        why = "no answer in 3 s" if engine is None else (_last_line(engine_out)
+                                                       or f"exit code {engine}")
         raise DockerFailure(f"Docker's MCP gateway needs a running Docker engine: {why}")

@@ -22,7 +22,7 @@ from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain
 
 STATE_STYLE = {"connected": "$success", "degraded": "$warning", "connecting": "$accent",
-               "failed": "$error", "disabled": "$text-muted"}
+               "failed": "$error", "disabled": "$text-muted", "idle": "$text-muted"}
 
 
 @dataclass
@@ -135,6 +135,8 @@ class ServersScreen(Screen[None]):
                           key=spec.tool)
         if tools.row_count:
             tools.move_cursor(row=min(keep, tools.row_count - 1))
+        elif st.state == "idle":
+            tools.add_row("", plain("(starts when a turn needs its tools)"), "")
         elif st.state != "connected":
             tools.add_row("", plain(f"(no tools while {st.state})"), "")
 

@@ -26,7 +26,7 @@ class ServerCount:
     def of(cls, states: Sequence[tuple[str, int]]) -> ServerCount:
         """From (state, tool count) pairs; disabled servers are not counted."""
         live = [(s, n) for s, n in states if s != "disabled"]
-        up = [n for s, n in live if s in ("connected", "degraded")]
+        up = [n for s, n in live if s in ("connected", "degraded", "idle")]
         return cls(len(up), len(live), sum(up), sum(1 for s, _ in live if s == "failed"))
 
     def summary(self) -> str:
