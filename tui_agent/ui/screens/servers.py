@@ -72,7 +72,7 @@ class ServersScreen(Screen[None]):
 
     def on_mount(self) -> None:
         servers = self.query_one("#servers", DataTable)
-        for label, width in (("server", 20), ("state", 11), ("transport", 10), ("tools", 6),
+        for label, width in (("server", 20), ("state", 11), ("transport", 14), ("tools", 6),
                              ("restarts", 9), ("circuit", 10)):
             servers.add_column(label, width=width)
         tools = self.query_one("#tools", DataTable)
