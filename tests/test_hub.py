@@ -309,3 +309,23 @@ def test_breaker_states() -> None:
     assert breaker.allow()
     breaker.success()
     assert breaker.state == "closed" and breaker.allow()
+
+
+async def test_a_lazy_server_starts_for_the_first_turn_and_stops_when_idle(
+        tmp_path: Path, no_leftover_servers: str) -> None:
+    from tests.conftest import tagged_processes
+
+    servers = {"l": fake_server(lazy=True, idle_timeout=0.5)}
+    async with hub_of(servers, tmp_path, wait=False) as hub:
+        await asyncio.sleep(0.5)
+        assert hub.statuses()[0].state == "idle"
+        assert tagged_processes(no_leftover_servers) == []  # not started with the hub
+        notes = [note async for note in hub.prepare()]
+        assert notes[0].startswith("waiting for 1 MCP server(s) still starting: l")
+        assert hub.statuses()[0].state == "connected"
+        assert await call(hub, "l__echo", text="one") == ("one", False)
+        await eventually(lambda: hub.statuses()[0].state == "idle", timeout=10)
+        await eventually(lambda: tagged_processes(no_leftover_servers) == [], timeout=10)
+        assert len(hub.specs()) == 16  # still offered
+        assert await call(hub, "l__echo", text="two") == ("two", False)  # starts it again
+        assert hub.statuses()[0].restarts == 0
