@@ -8,11 +8,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from textual.widgets import Button
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.config import paths
-from tui_agent.core.session import SessionStore, load
+from tui_agent.core.session import SessionStore, SessionWriter, load
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.servers import ServersScreen
 from tui_agent.ui.widgets.messages import AssistantMessage, Note, UserMessage
@@ -265,3 +266,36 @@ async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path) -> Non
         assert '{"tui-agent-tour":12}' in (notes / "word-counts.md").read_text()
         assert app.backend.agent.messages[-1]["content"].startswith("That is the tour.")
         await finish(app)
+
+
+async def test_a_long_resumed_conversation_shows_a_screen_then_earlier_pages(
+        tmp_path: Path) -> None:
+    store = paths.sessions_dir()
+    store.mkdir(parents=True, exist_ok=True)
+    writer = SessionWriter.create(store / "long.jsonl", {"model": "x"})
+    for i in range(100):
+        writer.message({"role": "user", "content": f"question {i}"}, sync=False)
+        writer.message({"role": "assistant", "content": f"## Answer {i}\n\n" + "line\n" * 8},
+                       sync=False)
+    writer.close()
+    app = make_app(write_config(tmp_path / "c.toml"), resume=writer.id)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.transcript
+        await until(pilot, lambda: "resumed" in " ".join(
+            str(n.render()) for n in transcript.query(Note)), what="the replay")
+        await pilot.pause()
+        shown = len(transcript.query(UserMessage))
+        assert 1 <= shown <= 6  # a screenful, not the whole page
+        assert transcript.max_scroll_y > 0  # and it does fill the screen
+        assert transcript.query_one("#earlier")
+        top = next(c for c in transcript.children if c.id != "earlier")
+        transcript.scroll_home(animate=False)  # reaching the top brings the page before
+        await until(pilot, lambda: len(transcript.query(UserMessage)) > shown,
+                    what="the earlier page")
+        await pilot.pause()
+        assert len(transcript.query(UserMessage)) == shown + 6  # PAGE messages: 6 pairs
+        assert transcript.scroll_y > 0  # the view stayed at what was on top
+        assert abs(top.region.y - transcript.region.y) <= 2
+        transcript.query_one("#earlier", Button).press()  # the button does the same
+        await until(pilot, lambda: len(transcript.query(UserMessage)) == shown + 12,
+                    what="the page the button asked for")

@@ -8,6 +8,7 @@ shows its last messages at once and the earlier ones on demand, so opening a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +30,15 @@ from tui_agent.core.events import (
 from tui_agent.core.scripts import META, META_SERVER
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
+    from textual.widgets import Markdown
+
     from tui_agent.ui.widgets.messages import AssistantMessage
     from tui_agent.ui.widgets.tool_card import ToolCard
 
 PAGE = 12
-"""Messages of a resumed conversation shown at first, and per "show earlier" press: a
-Markdown reply costs ~20 ms to mount, so a page is what fills a screen, not more."""
+"""The most messages of a resumed conversation mounted at once (a Markdown reply costs
+~20 ms to mount). The first page is only what fills the screen; scrolling to the top,
+or the "show earlier" button, brings the next."""
 
 
 class Transcript(VerticalScroll):
@@ -48,6 +52,8 @@ class Transcript(VerticalScroll):
         self.cards: dict[str, ToolCard] = {}
         self.reply: AssistantMessage | None = None
         self._earlier: list[dict[str, Any]] = []
+        self._keep_on_top: Widget | None = None
+        self._settling: set[int] = set()
         self.script_servers: Callable[[], list[str]] = list
         """The server names code-mode scripts use now (for a script card's preview)."""
 
@@ -139,9 +145,13 @@ class Transcript(VerticalScroll):
     # -- a resumed conversation ---------------------------------------------------
 
     async def replay(self, messages: Sequence[dict[str, Any]]) -> None:
-        """Show a saved conversation: the last :data:`PAGE` messages, the rest on demand."""
+        """Show a saved conversation: the last messages that fill the screen, the rest on
+        demand."""
         await self.clear()
-        start = _page_start(messages, len(messages) - PAGE)
+        # The estimate of each message's height errs high (two rows of margin where
+        # there is one); if it still falls short, the "show earlier" button is in view.
+        rows = max(self.size.height or self.app.size.height, 10)
+        start = _page_start(messages, _first_shown(messages, rows, max(self.size.width, 40)))
         self._earlier = list(messages[:start])
         widgets = self._widgets(messages[start:])
         if self._earlier:
@@ -157,14 +167,45 @@ class Transcript(VerticalScroll):
         if event.button.id != "earlier":
             return
         event.stop()
-        await event.button.remove()
+        await self.show_earlier()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value and self._earlier:
+            self.run_worker(self.show_earlier(), group="earlier", exclusive=True)
+
+    async def show_earlier(self) -> None:
+        """Mount the page before the first message shown (the view stays where it was)."""
+        from tui_agent.ui.widgets.messages import AssistantMessage
+
+        for button in self.query("#earlier"):
+            await button.remove()
+        if not self._earlier:
+            return
         start = _page_start(self._earlier, len(self._earlier) - PAGE)
         page, self._earlier = self._earlier[start:], self._earlier[:start]
         widgets = self._widgets(page)
         if self._earlier:
             widgets.insert(0, self._earlier_button())
-        if widgets:
-            await self.mount_all(widgets, before=0 if self.children else None)
+        if not widgets:
+            return
+        was_first = self.children[0] if self.children else None
+        if was_first is not None:  # what was at the top stays there, once the page is laid out
+            self._keep_on_top = was_first
+            self._settling = {id(w) for w in widgets if isinstance(w, AssistantMessage)}
+        await self.mount_all(widgets, before=0 if was_first is not None else None)
+        self._settled()
+
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated
+                                              ) -> None:
+        """A reply has parsed and mounted its blocks (Markdown does that after it mounts)."""
+        self._settling.discard(id(event.markdown))
+        self._settled()
+
+    def _settled(self) -> None:
+        if self._keep_on_top is not None and not self._settling:
+            widget, self._keep_on_top = self._keep_on_top, None
+            self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
 
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
         from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
@@ -196,6 +237,51 @@ class Transcript(VerticalScroll):
                         _arguments(function.get("arguments")))
         self.cards[card.call_id] = card
         return card
+
+
+def _first_shown(messages: Sequence[dict[str, Any]], rows: int, width: int) -> int:
+    """The index from which the last messages fill about ``rows`` rows of ``width``
+    columns (at most :data:`PAGE` of them), estimated from their Markdown."""
+    used, start = 0, len(messages)
+    while start > 0 and used < rows and len(messages) - start < PAGE:
+        start -= 1
+        message = messages[start]
+        used += _rows(_text(message.get("content")), width) + 1
+        used += 3 * len(message.get("tool_calls") or [])
+    return start
+
+
+_OWN_LINE = re.compile(r"^\s*([-*+]\s|\d+[.)]\s|#|>|\|)")
+
+
+def _rows(text: str, width: int) -> int:
+    """Rows ``text`` takes as Markdown: a code fence's lines one each (its fences are its
+    frame), a list item, quote or table row one each, a heading two, the lines of a
+    paragraph joined (a single newline is a space) and wrapped at ``width``, and a row
+    between blocks."""
+    rows, paragraph, fenced, block = 0, 0, False, False
+
+    def flush() -> int:
+        nonlocal paragraph
+        taken, paragraph = (paragraph + width - 1) // width, 0
+        return taken
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced, block = not fenced, True
+            rows += flush() + 1
+        elif fenced:
+            rows += 1
+        elif not line.strip():
+            rows += flush() + (1 if block else 0)
+            block = False
+        elif _OWN_LINE.match(line):
+            rows += flush() + (2 if line.lstrip().startswith("#") else 1) + len(line) // width
+            block = True
+        else:
+            paragraph += len(line) + 1
+            block = True
+    return rows + flush()
 
 
 def _page_start(messages: Sequence[dict[str, Any]], start: int) -> int:
