@@ -274,11 +274,9 @@ class ServerConnection:
                     break
             # After a drop the first reconnect waits `backoff`; each failed try doubles it.
             attempt = 1 if await self._attempt() else attempt + 1
-            if self._went_idle and not self._stopping:
+            if self._went_idle:
                 self._went_idle = False
                 attempt = 0  # stopped on purpose: the next call starts it at once
-                self._demand.clear()
-                self.lazy = True
             self._settled.set()
         self._settled.set()
 
@@ -395,9 +393,13 @@ class ServerConnection:
             await self._wake.wait()
             tasks.cancel_scope.cancel()
         if self._wake_reason == "idle":
-            self._went_idle = True
+            # From here a call waits for a fresh start; one that comes while this session
+            # closes finds the demand it sets still standing.
+            self._went_idle, self.lazy = True, True
+            self._demand.clear()
             self._client = None
             self._connected.clear()
+            self._set("idle")
         elif not self._stopping:
             self.restarts += 1
             self._set("degraded", f"{self._wake_reason}; reconnecting")

@@ -228,15 +228,16 @@ class Container:
                                 f"build or load it first")
         if pulled is None:
             pulled = self._pull(image)
+            if not pulled:
+                return self._client.images.get(image)
         raise DockerFailure(f"image '{image}' is not on this engine and could not be pulled: "
                             f"{pulled}")
 
     def _pull(self, image: str) -> str:
-        """Pull ``image``; '' when it worked, else why not."""
-        repository, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] \
-            else (image, "", "latest")
+        """Pull ``image`` (``name``, ``name:tag`` or ``name@digest``; a bare name means
+        ``latest``); '' when it worked, else why not."""
         try:
-            self._client.images.pull(repository, tag=tag or "latest")
+            self._client.images.pull(image)
         except Exception as exc:
             self._note(f"could not pull {image}: {_short(exc)}")
             return _short(exc)
