@@ -320,7 +320,7 @@ async def test_a_lazy_server_starts_for_the_first_turn_and_stops_when_idle(
         await asyncio.sleep(0.5)
         assert hub.statuses()[0].state == "idle"
         assert tagged_processes(no_leftover_servers) == []  # not started with the hub
-        notes = [note async for note in hub.prepare()]
+        notes = [note async for note in hub.prepare()]  # the first turn starts it
         assert notes[0].startswith("waiting for 1 MCP server(s) still starting: l")
         assert hub.statuses()[0].state == "connected"
         assert await call(hub, "l__echo", text="one") == ("one", False)
@@ -331,4 +331,7 @@ async def test_a_lazy_server_starts_for_the_first_turn_and_stops_when_idle(
         # A call in the moment it goes idle, while the old process is still closing.
         await eventually(lambda: hub.statuses()[0].state == "idle", timeout=10)
         assert await call(hub, "l__echo", text="three") == ("three", False)
+        await eventually(lambda: hub.statuses()[0].state == "idle", timeout=10)
+        hub.connections["l"].reconnect()  # the servers screen's "r" starts an idle server
+        await eventually(lambda: hub.statuses()[0].state == "connected", timeout=10)
         assert hub.statuses()[0].restarts == 0

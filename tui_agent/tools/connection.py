@@ -202,8 +202,12 @@ class ServerConnection:
             self._signal("wanted")
 
     def reconnect(self) -> None:
-        """Restart now, whatever the backoff or the circuit says (the user asked)."""
+        """Restart now, whatever the backoff or the circuit says (the user asked); an
+        idle server starts."""
         self.breaker.success()
+        if self.state == "idle":
+            self.demand()
+            return
         self._signal("restart requested")
 
     async def close(self) -> None:
