@@ -335,7 +335,8 @@ class ServerConnection:
     def _failed(self, message: str) -> None:
         if self._stopping:
             return
-        tail = self.stderr_tail(1)
+        # The server's own last words; our notes in its log are not what it said.
+        tail = [line for line in self.stderr_tail() if not line.startswith("[tui-agent]")]
         hint = f" (stderr: {tail[-1][:200]})" if tail and message not in tail[-1] else ""
         self.breaker.failure()
         self._set("failed" if not self._ever_connected else "degraded", message + hint)

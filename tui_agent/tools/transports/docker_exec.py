@@ -220,9 +220,13 @@ class Container:
         if pull == "always":
             pulled = self._pull(image)
         try:
-            return self._client.images.get(image)
+            found = self._client.images.get(image)
         except docker.errors.ImageNotFound:
             pass
+        else:
+            if pulled:
+                self._note(f"could not pull {image} ({pulled}); using the local copy")
+            return found
         if pull == "never":
             raise DockerFailure(f"image '{image}' is not on this engine (pull = \"never\"): "
                                 f"build or load it first")
@@ -239,7 +243,6 @@ class Container:
         try:
             self._client.images.pull(image)
         except Exception as exc:
-            self._note(f"could not pull {image}: {_short(exc)}")
             return _short(exc)
         return ""
 
