@@ -125,9 +125,18 @@ def owner_alive(owner: str) -> bool:
     pid_text, _, started = rest.partition(":")
     if host != socket.gethostname() or not pid_text.isdigit():
         return True
-    now = _start_time(int(pid_text))
+    pid = int(pid_text)
+    now = _start_time(pid)
     if now is None:
-        return False
+        if Path("/proc/self/stat").exists():
+            return False  # no such process
+        try:  # no /proc (macOS): whether the pid exists is all there is to know
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
     return started in ("?", now)
 
 

@@ -53,6 +53,7 @@ class Transcript(VerticalScroll):
         self.reply: AssistantMessage | None = None
         self._earlier: list[dict[str, Any]] = []
         self._keep_on_top: Widget | None = None
+        self._loading = False
         self._settling: set[int] = set()
         self.script_servers: Callable[[], list[str]] = list
         """The server names code-mode scripts use now (for a script card's preview)."""
@@ -171,11 +172,20 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value <= 0 < old_value and self._earlier:
-            self.run_worker(self.show_earlier(), group="earlier", exclusive=True)
+        if new_value <= 0 < old_value and self._earlier and not self._loading:
+            self.run_worker(self.show_earlier(), group="earlier")
 
     async def show_earlier(self) -> None:
         """Mount the page before the first message shown (the view stays where it was)."""
+        if self._loading:  # one page at a time; a page taken off the list is always shown
+            return
+        self._loading = True
+        try:
+            await self._show_earlier()
+        finally:
+            self._loading = False
+
+    async def _show_earlier(self) -> None:
         from tui_agent.ui.widgets.messages import AssistantMessage
 
         for button in self.query("#earlier"):
