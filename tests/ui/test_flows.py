@@ -299,3 +299,28 @@ async def test_a_long_resumed_conversation_shows_a_screen_then_earlier_pages(
         transcript.query_one("#earlier", Button).press()  # the button does the same
         await until(pilot, lambda: len(transcript.query(UserMessage)) == shown + 12,
                     what="the page the button asked for")
+
+
+async def test_earlier_pages_asked_for_twice_at_once_lose_nothing(tmp_path: Path) -> None:
+    store = paths.sessions_dir()
+    store.mkdir(parents=True, exist_ok=True)
+    writer = SessionWriter.create(store / "long.jsonl", {"model": "x"})
+    for i in range(60):
+        writer.message({"role": "user", "content": f"question {i}"}, sync=False)
+        writer.message({"role": "assistant", "content": f"answer {i}"}, sync=False)
+    writer.close()
+    app = make_app(write_config(tmp_path / "c.toml"), resume=writer.id)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.transcript
+        await until(pilot, lambda: transcript.query("#earlier"), what="the replay")
+        await pilot.pause()
+        for _ in range(3):  # the top reached and the button pressed, all at once
+            transcript.scroll_home(animate=False)
+            transcript.query_one("#earlier", Button).press()
+            await pilot.pause()
+            transcript.scroll_end(animate=False)
+            await until(pilot, lambda: not transcript._loading, what="the page")
+        asked = [str(m.render()) for m in transcript.query(UserMessage)]
+        numbers = [int(text.split()[-1]) for text in asked]
+        assert numbers == list(range(numbers[0], 60)), numbers  # contiguous, to the end
+        assert len(numbers) > 6
