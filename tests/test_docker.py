@@ -174,6 +174,8 @@ async def test_failures_are_clear_and_other_servers_carry_on(client: Any,
         "noimage": dockerkit.boxed(image="tui-agent-test/absent:1"),
         "nopull": dockerkit.boxed(image="tui-agent-test/absent:2", pull="missing"),
         "exits": dockerkit.boxed(keep_alive=["sh", "-c", "echo going away >&2; exit 3"]),
+        # ...and one that lives just long enough for the server's exec to be started in it
+        "exits_later": dockerkit.boxed(keep_alive=["sh", "-c", "sleep 0.3; echo later; exit 4"]),
         "refused": dockerkit.boxed(command=["/no/such/server"]),
         "nocommand": dockerkit.boxed(command=None),
         "nocontainer": ServerConfig(container="tui-agent-test-absent", command=["x"]),
@@ -191,6 +193,7 @@ async def test_failures_are_clear_and_other_servers_carry_on(client: Any,
             "nopull": "image 'tui-agent-test/absent:2' is not on this engine and could not "
                       "be pulled: ",
             "exits": "the container exited at start (exit code 3): going away",
+            "exits_later": "the container exited at start (exit code 4): later",
             "refused": "docker exec refused to run '/no/such/server' (exit code 126",
             "nocontainer": "container 'tui-agent-test-absent' does not exist",
             "nocommand": f"image '{dockerkit.IMAGE}' has no entrypoint or command: set "

@@ -178,6 +178,7 @@ class Container:
         self._timeout = timeout
         self._client: Any = None
         self._lock = threading.Lock()
+        self._execs = 0  # execs started in this container
         self._closed = False  # set by close(); a creation still under way then undoes itself
 
     async def open(self) -> None:
@@ -352,12 +353,24 @@ class Container:
         except docker.errors.NotFound:
             raise DockerFailure(f"container '{self.name}' is gone") from None
         except docker.errors.APIError as exc:
-            if exc.status_code == 409:
-                raise DockerFailure(f"container '{self.name}' is not running") from None
+            if exc.status_code == 409:  # it stopped: say how, with its last words
+                raise DockerFailure(self._not_running()) from None
             raise DockerFailure(f"docker exec refused: {_short(exc)}") from None
         except Exception as exc:
             raise DockerFailure(engine_error(exc, self.host)) from None
+        self._execs += 1
         return str(made["Id"])
+
+    def _not_running(self) -> str:
+        try:
+            container = self._client.containers.get(self.id)
+        except Exception:
+            return f"container '{self.name}' is gone"
+        if not self.ours:
+            return f"container '{self.name}' is not running ({container.status})"
+        # The first exec is the server's start; a container that stops before it exited
+        # at start (its keep_alive command ended at once).
+        return self._exited(container, "stopped" if self._execs else "exited at start")
 
     async def close(self) -> None:
         """Remove the container if it is ours (its processes die with it). A creation
