@@ -335,9 +335,9 @@ async def test_the_gateway_starts_lazily_and_stops_when_idle(client: Any, gatewa
 
 async def test_a_busy_gateway_is_not_stopped_mid_call(client: Any, gateway: Path,
                                                       tmp_path: Path) -> None:
-    config = gateway_config(gateway, idle_timeout=0.5)
+    config = gateway_config(gateway, idle_timeout=1.0)
     async with hub_of({"gw": config}, tmp_path) as hub:
-        assert await call(hub, "gw__late", seconds=1.5) == ("late answer", False)
+        assert await call(hub, "gw__late", seconds=2.5) == ("late answer", False)
         assert len(gateway.read_text().splitlines()) == 1
 
 

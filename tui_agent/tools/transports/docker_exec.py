@@ -30,6 +30,7 @@ import os
 import socket
 import struct
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -316,30 +317,38 @@ class Container:
         return f"the container {what} (exit code {state.get('ExitCode', '?')}{oom}){why}"
 
     def why_ended(self, exec_id: str | None, noise: str = "", answered: bool = True) -> str:
-        """Why an exec's stream ended: its exit code, or the container's fate (blocking).
-        ``noise`` is the last line of output that was not JSON-RPC (the engine's own
-        complaint when it could not start the command); ``answered``: the server had
-        said something before."""
+        """Why an exec's stream ended: the container's fate, or the exec's exit code
+        (blocking). The stream can end before the engine has recorded either, so this
+        looks again for up to a second. ``noise`` is the last line of output that was
+        not JSON-RPC (the engine's own complaint when it could not start the command);
+        ``answered``: the server had said something before."""
         import docker.errors
 
-        try:
-            container = self._client.containers.get(self.id)
-        except docker.errors.NotFound:
-            return "the container is gone"
-        except Exception as exc:
-            return engine_error(exc, self.host)
-        if container.status != "running":
-            return self._exited(container, "stopped" if answered else "exited at start")
-        if exec_id is not None:
+        code: int | None = None
+        for attempt in range(6):
+            if attempt:
+                time.sleep(0.2)
+            try:
+                container = self._client.containers.get(self.id)
+            except docker.errors.NotFound:
+                return "the container is gone"
+            except Exception as exc:
+                return engine_error(exc, self.host)
+            if container.status != "running":
+                return self._exited(container, "stopped" if answered else "exited at start")
+            if exec_id is None:
+                break
             with contextlib.suppress(Exception):
-                code = self._client.api.exec_inspect(exec_id).get("ExitCode")
-                if code in (126, 127):
-                    said = f": {noise}" if "OCI runtime" in noise else ""
-                    return (f"docker exec refused to run {self.command[0]!r} (exit code {code}: "
-                            f"not found or not executable in the container){said}")
-                if code is not None:
-                    return f"the server exited (exit code {code})"
-        return "the server exited"
+                state = self._client.api.exec_inspect(exec_id)
+                code = None if state.get("Running") else state.get("ExitCode")
+            if code in (126, 127):
+                said = f": {noise}" if "OCI runtime" in noise else ""
+                return (f"docker exec refused to run {self.command[0]!r} (exit code {code}: "
+                        f"not found or not executable in the container){said}")
+            if code is not None and code not in (137, 143):
+                break  # killed (137, 143): the container may be on its way down too
+        return f"the server exited (exit code {code})" if code is not None \
+            else "the server exited"
 
     def _exec_create(self, command: list[str]) -> str:
         import docker.errors
