@@ -8,6 +8,7 @@ bind-mounted read-only (FACTS.md).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import socket
@@ -76,6 +77,13 @@ def boxed(*args: str, **config: Any) -> ServerConfig:
 
 def ours(client: Any, owner_pid: int | None = None) -> list[Any]:
     """Containers labelled by tui-agent running as ``owner_pid`` (default: this process)."""
+    import docker.errors
+
     prefix = f"{socket.gethostname()}:{owner_pid or os.getpid()}:"
-    return [c for c in client.containers.list(all=True, filters={"label": LABEL})
-            if c.labels.get(LABEL_OWNER, "").startswith(prefix)]
+    found = []
+    # One listing call: containers of other owners may be removed meanwhile (a reaping).
+    for entry in client.api.containers(all=True, filters={"label": LABEL}):
+        if (entry.get("Labels") or {}).get(LABEL_OWNER, "").startswith(prefix):
+            with contextlib.suppress(docker.errors.NotFound):
+                found.append(client.containers.get(entry["Id"]))
+    return found

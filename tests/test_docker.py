@@ -293,6 +293,23 @@ def toml_table(name: str, server: ServerConfig, keys: tuple[str, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def test_two_reapers_at_once_both_finish_and_remove_every_orphan(client: Any) -> None:
+    """Two tui-agents starting together reap the same orphans (a crash left them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tui_agent.tools.transports.docker_exec import reap_orphans
+
+    dead = f"{socket.gethostname()}:{2 ** 22 + 7}:1"  # beyond any pid_max: never alive
+    made = [client.containers.create(dockerkit.IMAGE, ["true"],
+                                     labels={LABEL: "1", LABEL_OWNER: dead})
+            for _ in range(6)]
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: reap_orphans(client), range(2)))
+    left = [c.id for c in made if c.id in {e["Id"] for e in client.api.containers(all=True)}]
+    assert left == []
+    assert len(results[0]) + len(results[1]) >= len(made)  # each removed by one or both
+
+
 # -- the gateway -------------------------------------------------------------------
 
 

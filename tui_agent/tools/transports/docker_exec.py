@@ -142,14 +142,16 @@ def owner_alive(owner: str) -> bool:
 
 
 def reap_orphans(client: Any) -> list[str]:
-    """Remove our containers whose owner is gone (blocking); their names."""
+    """Remove our containers whose owner is gone (blocking); their names. The listing
+    is one call (no inspect per container), since another tui-agent may be removing
+    the same orphans at the same moment."""
     removed = []
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        if owner_alive(container.labels.get(LABEL_OWNER, "")):
+    for entry in client.api.containers(all=True, filters={"label": LABEL}):
+        if owner_alive((entry.get("Labels") or {}).get(LABEL_OWNER, "")):
             continue
         with contextlib.suppress(Exception):
-            container.remove(force=True)
-            removed.append(container.name)
+            client.api.remove_container(entry["Id"], force=True)
+            removed.append(((entry.get("Names") or ["?"])[0]).lstrip("/"))
     return removed
 
 
