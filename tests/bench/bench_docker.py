@@ -21,9 +21,9 @@ import uuid
 from pathlib import Path
 
 from tests import dockerkit
-from tests.bench._common import ROOT, median, spread
+from tests.bench._common import median, spread
+from tests.bench.bench_hub import fake
 from tests.conftest import TAG_VAR
-from tui_agent.config.models import ServerConfig
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.hub import Hub
 
@@ -35,8 +35,7 @@ async def main(calls: int) -> int:
         return 1
     dockerkit.ensure_image(client)
     tag = uuid.uuid4().hex
-    plain = ServerConfig(command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
-                         cwd=str(ROOT), env={TAG_VAR: tag})
+    plain = fake(tag)
     boxed = dockerkit.boxed(env={TAG_VAR: tag})
     with tempfile.TemporaryDirectory() as tmp:
         hub = Hub({"plain": plain, "boxed": boxed}, log_dir=Path(tmp))

@@ -220,8 +220,6 @@ class ServerConfig(_Strict):
             if not self.command:
                 raise ValueError("transport 'stdio' needs 'command'")
             if isinstance(self.command, list):  # ["prog", "arg", ...] is prog with those args
-                if not self.command:
-                    raise ValueError("'command' is an empty list")
                 self.command, self.args = self.command[0], [*self.command[1:], *self.args]
         if self.transport in ("sse", "http") and not self.url:
             raise ValueError(f"transport '{self.transport}' needs 'url'")
