@@ -19,6 +19,7 @@ from tui_agent import __version__
 if TYPE_CHECKING:
     from tui_agent.config import Settings
     from tui_agent.tools.hub import Hub
+    from tui_agent.ui.startup import Startup
 
 COMMANDS = ("run", "servers", "stubs", "sessions", "export", "config")
 
@@ -155,32 +156,30 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
 
 def apply_flags(settings: Settings, args: argparse.Namespace) -> None:
     """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
-    model = settings.config.model
-    overrides = {k: v for k, v in (("name", args.model), ("api_base", args.api_base)) if v}
-    settings.config.model = model.model_copy(update=overrides)
-    if getattr(args, "code_mode", None):
-        settings.config.code_mode.enabled = True
+    settings.override(model=args.model, api_base=args.api_base,
+                      code_mode=bool(getattr(args, "code_mode", None)))
+
+
+def startup(args: argparse.Namespace) -> Startup:
+    """The chat app as the command line asks for it (its config is read after the first
+    frame is drawn)."""
+    from tui_agent.ui.startup import Startup
+
+    return Startup(config=args.config, mcp_config=tuple(args.mcp_config or ()),
+                   model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
+                   demo=args.demo, resume=args.resume)
 
 
 def cmd_tui(args: argparse.Namespace, err: IO[str]) -> int:
-    """The chat app. ``--demo`` swaps in the scripted tour and the bundled notes server."""
+    """The chat app. ``--demo`` swaps in the scripted tour and the bundled notes server.
+    A config error ends it with exit 2, printed once the terminal is restored."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         err.write("tui-agent: the chat app needs a terminal; for pipes and scripts use "
                   "'tui-agent run PROMPT'\n")
         return 2
-    settings = load_settings(args, err)
-    if settings is None:
-        return 2
-    apply_flags(settings, args)
-    from tui_agent.config import paths
     from tui_agent.ui.app import run_app
-    from tui_agent.ui.backend import Options
 
-    if args.demo:
-        from tui_agent.demo import demo_settings
-
-        settings = demo_settings(paths.data_dir() / "demo-notes", settings)
-    return run_app(Options(settings, demo=args.demo, resume=args.resume))
+    return run_app(startup(args), err)
 
 
 def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:

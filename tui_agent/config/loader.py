@@ -48,6 +48,14 @@ class Settings:
     secrets: frozenset[str] = frozenset()
     origins: dict[str, Origin] = field(default_factory=dict)
 
+    def override(self, *, model: str | None = None, api_base: str | None = None,
+                 code_mode: bool = False) -> None:
+        """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
+        overrides = {k: v for k, v in (("name", model), ("api_base", api_base)) if v}
+        self.config.model = self.config.model.model_copy(update=overrides)
+        if code_mode:
+            self.config.code_mode.enabled = True
+
 
 def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
     model: type[BaseModel] | None = None

@@ -18,6 +18,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy
 from tui_agent.core.events import (
@@ -34,7 +35,7 @@ from tui_agent.core.events import (
     Usage,
 )
 from tui_agent.core.llm import ChatModel, LLMError, Reply, StreamCut, ToolCallRequest
-from tui_agent.core.scripts import EXECUTE, META_SERVER, CodeMode, Emit, ScriptBridge
+from tui_agent.core.scripts import CodeMode, Emit, ScriptBridge
 from tui_agent.core.session import SessionWriter
 from tui_agent.core.tools import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.codemode.meta import DOCS, EXECUTE, LIST, META_SERVER, READ
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree
 from tui_agent.config.models import CodeModeSettings, ServerConfig
@@ -25,11 +26,6 @@ from tui_agent.tools.text import clean
 if TYPE_CHECKING:
     from tui_agent.core.agent import Agent
 
-META_SERVER = "code mode"
-"""The pseudo-server of the meta-tools (they need no approval: they only read stubs,
-and every call a script makes is asked about on its own)."""
-LIST, READ, DOCS, EXECUTE = "listToolFiles", "readToolFile", "getToolDocs", "executeToolCode"
-META = (LIST, READ, DOCS, EXECUTE)
 MAX_LISTED = 60
 
 Emit = Callable[[Event], None]

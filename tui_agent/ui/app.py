@@ -1,33 +1,39 @@
 """The Textual app: the chat screen, its commands, and the workers that run turns.
 
-The first frame needs only Textual and our config: MCP is imported in a thread
-once the screen is up, litellm when a turn needs it, Markdown when the first
-reply arrives.
+The first frame needs only Textual: the config is loaded and validated in a
+thread once the screen is up (``Startup``), MCP is imported in a thread after
+that, litellm when a turn needs it, Markdown when the first reply arrives.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterable
 from contextlib import aclosing
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widget import MountError
 from textual.widgets import Footer
 
 from tui_agent.config import paths
-from tui_agent.core.approval import PendingCall
 from tui_agent.core.events import TurnDone
-from tui_agent.ui.backend import Backend, Options
 from tui_agent.ui.commands import COMMANDS, Command, CommandError, parse, unescape
 from tui_agent.ui.gate import ModalGate
+from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import ServerCount, StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui_agent.core.approval import PendingCall
+    from tui_agent.ui.backend import Backend, Options
 
 
 class ChatScreen(Screen[None]):
@@ -57,17 +63,34 @@ class AgentApp(App[int]):
         Binding("ctrl+q", "quit", "Quit"),
     ]
 
-    def __init__(self, options: Options) -> None:
+    options: Options
+    backend: Backend
+
+    def __init__(self, start: Options | Startup) -> None:
+        """``start``: loaded settings (tests, the demo), or a ``Startup`` whose config is
+        loaded once the first frame is drawn; ``options`` and ``backend`` exist once
+        ``loaded`` is set, and the commands wait for it."""
         super().__init__()
-        self.options = options
-        self.backend = Backend(options, ModalGate(self, remember_in=self._remember_in,
-                                                  on_waiting=self._waiting))
-        self.backend.listeners.append(self._server_changed)
+        self.start = start
+        self.loaded = asyncio.Event()
+        self.config_error: str | None = None
+        """Why the config could not be loaded (the app then exits with code 2)."""
         self.attachments: list[str] = []
         self.prompt_list: list[tuple[str, str]] = []
         self.theme_problems: list[str] = []
         self.turns_ended = 0
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+        if not isinstance(start, Startup):
+            self._configure(start)
+
+    def _configure(self, options: Options) -> None:
+        from tui_agent.ui.backend import Backend
+
+        self.options = options
+        self.backend = Backend(options, ModalGate(self, remember_in=self._remember_in,
+                                                  on_waiting=self._waiting))
+        self.backend.listeners.append(self._server_changed)
+        self.loaded.set()
 
     def get_default_screen(self) -> Screen[None]:
         self.chat = ChatScreen()
@@ -86,26 +109,53 @@ class AgentApp(App[int]):
     # -- start-up ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self._load_themes()
+        start = self.start
+        self._load_themes(start.theme() if isinstance(start, Startup)
+                          else start.settings.config.ui.theme)
 
     def on_ready(self) -> None:
-        """The first frame is up: now start what is slow (MCP servers, then litellm)."""
+        """The first frame is up: now load what is slow (the config, then MCP servers in
+        the background; litellm when a turn needs it)."""
+        self.begin()
+
+    @work(group="startup")
+    async def begin(self) -> None:
+        if not self.loaded.is_set():
+            from tui_agent.config import ConfigError
+
+            assert isinstance(self.start, Startup)
+            try:
+                options = await asyncio.to_thread(self.start.options)
+            except ConfigError as exc:
+                self.config_error = str(exc)
+                self.exit(2, return_code=2)
+                return
+            self._configure(options)
+            if options.settings.config.ui.theme != self._theme_wanted:
+                self._use_theme(options.settings.config.ui.theme)
         self.status.model = self.backend.model_name or "no model"
         self.status.code_mode = self.options.settings.config.code_mode.enabled
         self.transcript.script_servers = self._script_servers
         self.start_backend()
-        self.call_after_refresh(self._greet)
+        try:
+            await self._greet()
+        except MountError:
+            if self.return_code is None:  # not a quit during start-up
+                raise
 
     def _script_servers(self) -> list[str]:
         code = self.backend.agent.code_mode
         return code.bound_servers() if code is not None else []
 
-    def _load_themes(self) -> None:
+    def _load_themes(self, wanted: str | None) -> None:
         themes, self.theme_problems = load_all(
             [*bundled_files(), *user_files(paths.config_dir() / "themes")])
         for theme in themes:
             self.register_theme(theme)
-        wanted = self.options.settings.config.ui.theme
+        self._use_theme(wanted or DEFAULT_THEME)
+
+    def _use_theme(self, wanted: str) -> None:
+        self._theme_wanted = wanted
         if wanted in self.available_themes:
             self.theme = wanted
         else:
@@ -165,6 +215,7 @@ class AgentApp(App[int]):
         await self.send(unescape(event.text))
 
     async def send(self, text: str) -> None:
+        await self.loaded.wait()
         if self._turn_running():
             self.notify("a reply is still coming: esc stops it", severity="warning")
             return
@@ -218,6 +269,8 @@ class AgentApp(App[int]):
     async def run_command(self, command: Command) -> None:
         from tui_agent.ui import actions
 
+        await self.loaded.wait()
+
         await actions.run(self, command)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -244,12 +297,17 @@ class AgentApp(App[int]):
 
     async def action_quit(self) -> None:
         self.action_stop()
-        await self.backend.close()
+        if self.loaded.is_set():
+            await self.backend.close()
         self.exit(0)
 
 
-def run_app(options: Options) -> int:
-    app = AgentApp(options)
+def run_app(start: Options | Startup, err: IO[str] | None = None) -> int:
+    """Run the app; a config it could not load is printed once the terminal is back."""
+    app = AgentApp(start)
     code = app.run()
+    if app.config_error is not None:
+        (err or sys.stderr).write(f"tui-agent: {app.config_error}\n")
+        return 2
     return code if isinstance(code, int) else 0
 

@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.highlight import highlight
 from textual.widgets import Collapsible, Static
 
+from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.codemode.stubs import referenced
-from tui_agent.core.scripts import EXECUTE, META_SERVER
 from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain
 

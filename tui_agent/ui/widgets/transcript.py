@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button
 
+from tui_agent.codemode.meta import META, META_SERVER
 from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
@@ -27,7 +28,6 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
-from tui_agent.core.scripts import META, META_SERVER
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
     from textual.widgets import Markdown

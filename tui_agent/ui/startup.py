@@ -1,0 +1,58 @@
+"""The chat app as the command line asked for it, before its config is loaded.
+
+Validating the config costs more than drawing the app (pydantic and our models
+take ~100 ms to import), so ``tui-agent`` draws its first frame, with the prompt
+focused, and loads the config in a thread right after. Only the theme is needed
+before that frame; it is read straight from the TOML, and the full load reports
+anything wrong with the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_agent.config import paths
+
+if TYPE_CHECKING:
+    from tui_agent.ui.backend import Options
+
+
+@dataclass(frozen=True)
+class Startup:
+    config: Path | None = None
+    mcp_config: Sequence[Path] = ()
+    model: str | None = None
+    api_base: str | None = None
+    code_mode: bool = False
+    demo: bool = False
+    resume: str | None = None
+
+    def theme(self) -> str | None:
+        """``[ui] theme`` of the config file, or None (absent, or a file the full load
+        will reject with its own message)."""
+        path = self.config or paths.default_config_file()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return None
+        ui = data.get("ui")
+        theme = ui.get("theme") if isinstance(ui, dict) else None
+        return theme if isinstance(theme, str) else None
+
+    def options(self) -> Options:
+        """Load and validate the config, with the flags over it; raises ``ConfigError``.
+        Runs in a thread: it imports pydantic, the models and the backend."""
+        from tui_agent.config import load
+        from tui_agent.ui.backend import Options
+
+        settings = load(self.config, self.mcp_config)
+        settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode)
+        if self.demo:
+            from tui_agent.demo import demo_settings
+
+            settings = demo_settings(paths.data_dir() / "demo-notes", settings)
+        return Options(settings, demo=self.demo, resume=self.resume)
