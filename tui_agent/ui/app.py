@@ -24,7 +24,6 @@ from textual.widgets import Footer
 from tui_agent.config import paths
 from tui_agent.core.events import TurnDone
 from tui_agent.ui.commands import COMMANDS, Command, CommandError, parse, unescape
-from tui_agent.ui.gate import ModalGate
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
@@ -85,6 +84,7 @@ class AgentApp(App[int]):
 
     def _configure(self, options: Options) -> None:
         from tui_agent.ui.backend import Backend
+        from tui_agent.ui.gate import ModalGate
 
         self.options = options
         self.backend = Backend(options, ModalGate(self, remember_in=self._remember_in,
