@@ -36,5 +36,8 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def spread(values: list[float]) -> str:
-    return f"min {min(values):.3f} / median {median(values):.3f} / max {max(values):.3f}"
+def spread(values: list[float], scale: float = 1.0) -> str:
+    """min / median / max, each times ``scale`` (1000 for seconds shown as ms)."""
+    digits = 3 if scale == 1.0 else 1
+    low, mid, high = (v * scale for v in (min(values), median(values), max(values)))
+    return f"min {low:.{digits}f} / median {mid:.{digits}f} / max {high:.{digits}f}"

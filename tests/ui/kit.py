@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
 from tui_agent.config import load
@@ -59,6 +60,13 @@ async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: flo
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         await pilot.pause(0.05)
+
+
+def laid_out(root: Widget) -> list[Widget]:
+    """The widgets under ``root`` that Textual lays out: displayed, and every ancestor
+    displayed too (folding hides what scrolled far up)."""
+    return [w for w in root.walk_children(Widget)
+            if w.display and all(getattr(a, "display", True) for a in w.ancestors)]
 
 
 async def ready(pilot: Pilot[Any], app: AgentApp) -> None:

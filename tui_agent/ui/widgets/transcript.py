@@ -1,18 +1,22 @@
 """The conversation on screen: it renders the core's events and a resumed history.
 
 The view is anchored: it follows the stream to the bottom until the user scrolls
-up, and follows again once they scroll back down. A long resumed conversation
-shows its last messages at once and the earlier ones on demand, so opening a
-2,000-message session costs about what opening an empty one does.
+up, and follows again once they scroll back down. While it follows, what has
+scrolled well above is folded out of the layout (``fold.py``), so a frame costs
+what the screen shows, however long the conversation. A long resumed
+conversation shows its last messages at once and the earlier ones on demand, so
+opening a 2,000-message session costs about what opening an empty one does.
 """
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Button
 
@@ -28,6 +32,8 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
+from tui_agent.ui.gcpause import FullCollections
+from tui_agent.ui.widgets.fold import Folded, Folder
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
     from textual.widgets import Markdown
@@ -39,6 +45,13 @@ PAGE = 12
 """The most messages of a resumed conversation mounted at once (a Markdown reply costs
 ~20 ms to mount). The first page is only what fills the screen; scrolling to the top,
 or the "show earlier" button, brings the next."""
+
+FOLD_EVERY = 0.2
+"""Seconds between looks at whether more has scrolled far enough up to fold."""
+FOLD_MARGIN = 4
+"""Rows above the view that stay unfolded (a scroll step shows them at once)."""
+COLLECT_AFTER = 0.5
+"""Seconds after a reply ends before the full garbage collection held off during it."""
 
 
 class Transcript(VerticalScroll):
@@ -57,9 +70,47 @@ class Transcript(VerticalScroll):
         self._settling: set[int] = set()
         self.script_servers: Callable[[], list[str]] = list
         """The server names code-mode scripts use now (for a script card's preview)."""
+        self.folder = Folder(self, deep=_is_markdown)
+        self.collections = FullCollections()
+        self._folding = False
+        self._folded_at: tuple[int, int] | None = None
 
     def on_mount(self) -> None:
         self.anchor()
+        self.set_interval(FOLD_EVERY, self._fold)
+
+    def on_unmount(self) -> None:
+        self.collections.release()
+
+    # -- folding ----------------------------------------------------------------------
+
+    def _following(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    async def _fold(self) -> None:
+        """Fold what is above the view, while it follows the bottom and has grown."""
+        where = (self.virtual_size.height, self.size.width)
+        if self._folding or where == self._folded_at or not self._following():
+            return
+        self._folding, self._folded_at = True, where
+        try:
+            await self.folder.fold(round(self.scroll_y) - FOLD_MARGIN)
+        finally:
+            self._folding = False
+
+    def unfold(self) -> None:
+        self._folded_at = None
+        self.folder.unfold()
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """What is below shrank: the anchored view moves up (without a scroll event)."""
+        if self.folder.folded and new.height < old.height:
+            self.unfold()
+
+    def on_resize(self) -> None:
+        """Another width wraps the folded text to other heights: lay it out again."""
+        if self.folder.folded and self._folded_at and self.size.width != self._folded_at[1]:
+            self.unfold()
 
     async def add(self, widget: Widget) -> None:
         await self.mount(widget)
@@ -80,6 +131,12 @@ class Transcript(VerticalScroll):
         if self.reply is not None:
             reply, self.reply = self.reply, None
             await reply.finish(incomplete=incomplete)
+        if self.collections.release():
+            self.set_timer(COLLECT_AFTER, self._collect)
+
+    def _collect(self) -> None:
+        if not self.collections.held:  # not if the next reply is already streaming
+            gc.collect()
 
     async def show(self, event: Event) -> None:
         """Render one event of a turn."""
@@ -89,6 +146,7 @@ class Transcript(VerticalScroll):
                     from tui_agent.ui.widgets.messages import AssistantMessage
 
                     self.reply = AssistantMessage()
+                    self.collections.hold()
                     await self.mount(self.reply)
                 await self.reply.add(delta)
             case ToolCallStarted():
@@ -141,7 +199,9 @@ class Transcript(VerticalScroll):
         await self.end_reply()
         self.cards.clear()
         self._earlier = []
+        self.unfold()
         await self.remove_children()
+        self.folder.reset()
 
     # -- a resumed conversation ---------------------------------------------------
 
@@ -172,6 +232,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self.folder.folded and new_value < old_value:
+            self.unfold()  # scrolled up, or what is below shrank: folded rows may show
         if new_value <= 0 < old_value and self._earlier and not self._loading:
             self.run_worker(self.show_earlier(), group="earlier")
 
@@ -199,7 +261,8 @@ class Transcript(VerticalScroll):
             widgets.insert(0, self._earlier_button())
         if not widgets:
             return
-        was_first = self.children[0] if self.children else None
+        self.unfold()
+        was_first = next((c for c in self.children if not isinstance(c, Folded)), None)
         if was_first is not None:  # what was at the top stays there, once the page is laid out
             self._keep_on_top = was_first
             self._settling = {id(w) for w in widgets if isinstance(w, AssistantMessage)}
@@ -247,6 +310,12 @@ class Transcript(VerticalScroll):
                         _arguments(function.get("arguments")))
         self.cards[card.call_id] = card
         return card
+
+
+def _is_markdown(widget: Widget) -> bool:
+    from textual.widgets import Markdown
+
+    return isinstance(widget, Markdown)
 
 
 def _first_shown(messages: Sequence[dict[str, Any]], rows: int, width: int) -> int:
