@@ -118,7 +118,11 @@ async def test_scrolling_up_unfolds_where_the_text_was(by_hand: None) -> None:
         hidden = list(transcript.folder.hidden)
         height = transcript.virtual_size.height
         assert hidden
-        await pilot.press("pageup")  # the transcript scrolls (the prompt has the focus)
+        transcript.scroll_relative(y=-2, animate=False)  # within the rows kept unfolded
+        await pilot.pause()
+        assert transcript.folder.folded
+        view = transcript.region
+        assert not [f for f in transcript.query(Folded) if f.display and f.region.overlaps(view)]
         transcript.scroll_page_up(animate=False)
         await pilot.pause()
         assert not transcript.folder.folded
@@ -157,7 +161,10 @@ async def test_shrinking_below_unfolds(by_hand: None) -> None:
         assert "Paragraph 29 says" in screen_text(app)
 
 
-async def test_another_width_unfolds(by_hand: None) -> None:
+@pytest.mark.parametrize("size", [(60, SIZE[1]), (SIZE[0], 60)], ids=["narrower", "taller"])
+async def test_another_size_unfolds(by_hand: None, size: tuple[int, int]) -> None:
+    """Narrower: the folded text would wrap to other heights. Taller: the view reaches
+    above the fold line."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await stream(pilot, app, 30)
@@ -165,7 +172,7 @@ async def test_another_width_unfolds(by_hand: None) -> None:
         await pilot.pause()
         hidden = list(app.transcript.folder.hidden)
         assert hidden
-        await pilot.resize_terminal(60, SIZE[1])
+        await pilot.resize_terminal(*size)
         await pilot.pause()
         assert not app.transcript.folder.folded and all(w.display for w in hidden)
         app.transcript.scroll_home(animate=False)

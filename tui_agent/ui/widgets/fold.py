@@ -36,6 +36,9 @@ class Folder:
         self.view = view
         self.deep = deep
         self.hidden: list[Widget] = []
+        self.line = 0
+        """Everything hidden ends above this row of the view's content; the view may
+        scroll up to it without showing a stand-in."""
         self._spacers: dict[int, Folded] = {}
         self._generation = 0
 
@@ -46,6 +49,7 @@ class Folder:
     def reset(self) -> None:
         """The view's children were removed (and the stand-ins with them)."""
         self.hidden.clear()
+        self.line = 0
         self._spacers.clear()
         self._generation += 1
 
@@ -54,6 +58,7 @@ class Folder:
         The last child of a container is never hidden: it is where the stream goes."""
         generation, before = self._generation, len(self.hidden)
         container: Widget = self.view
+        top_line = line
         while line > 0:
             kids = [c for c in container.children if c.display and not isinstance(c, Folded)]
             above: list[Widget] = []
@@ -72,7 +77,13 @@ class Folder:
             if top >= line:
                 break
             container, line = first, line - top
+        if len(self.hidden) > before:
+            self.line = top_line
         return len(self.hidden) - before
+
+    def shows_folded(self, top: float) -> bool:
+        """Whether a view whose first row is ``top`` would show a stand-in."""
+        return self.folded and top < self.line
 
     async def _hide(self, container: Widget, above: list[Widget], first: Widget,
                     generation: int) -> bool:
@@ -98,6 +109,7 @@ class Folder:
         for widget in self.hidden:
             widget.display = True
         self.hidden.clear()
+        self.line = 0
         for spacer in self._spacers.values():
             spacer.display = False
             spacer.styles.height = 0

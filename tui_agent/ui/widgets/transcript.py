@@ -104,12 +104,17 @@ class Transcript(VerticalScroll):
 
     def watch_virtual_size(self, old: Size, new: Size) -> None:
         """What is below shrank: the anchored view moves up (without a scroll event)."""
-        if self.folder.folded and new.height < old.height:
+        if new.height < old.height and self.folder.shows_folded(new.height - self.size.height):
             self.unfold()
 
     def on_resize(self) -> None:
-        """Another width wraps the folded text to other heights: lay it out again."""
-        if self.folder.folded and self._folded_at and self.size.width != self._folded_at[1]:
+        """Another width wraps the folded text to other heights; a taller view reaches
+        higher up. Either way, lay it out again."""
+        if not self.folder.folded:
+            return
+        top = min(self.scroll_y, self.virtual_size.height - self.size.height)
+        if (self._folded_at and self.size.width != self._folded_at[1]) \
+                or self.folder.shows_folded(top):
             self.unfold()
 
     async def add(self, widget: Widget) -> None:
@@ -232,8 +237,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self.folder.folded and new_value < old_value:
-            self.unfold()  # scrolled up, or what is below shrank: folded rows may show
+        if new_value < old_value and self.folder.shows_folded(new_value):
+            self.unfold()  # scrolled up into what was folded
         if new_value <= 0 < old_value and self._earlier and not self._loading:
             self.run_worker(self.show_earlier(), group="earlier")
 
