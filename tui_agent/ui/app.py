@@ -130,6 +130,8 @@ class AgentApp(App[int]):
                 self.config_error = str(exc)
                 self.exit(2, return_code=2)
                 return
+            if self.return_code is not None:  # quit while it loaded: start no servers
+                return
             self._configure(options)
             if options.settings.config.ui.theme != self._theme_wanted:
                 self._use_theme(options.settings.config.ui.theme)
@@ -270,7 +272,6 @@ class AgentApp(App[int]):
         from tui_agent.ui import actions
 
         await self.loaded.wait()
-
         await actions.run(self, command)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
