@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import pty
+import select
+import signal
 import subprocess
 import sys
 import time
@@ -102,16 +104,21 @@ def run_on_a_terminal(args: list[str], keys: bytes = b"", wait_for: bytes = b"")
             seen = read_until(fd, wait_for, timeout=30)
             time.sleep(0.3)
             os.write(fd, keys)
-        seen += _drain(fd)
+        seen += _drain(fd, pid, timeout=30)
         _, status = os.waitpid(pid, 0)
     finally:
         os.close(fd)
     return os.waitstatus_to_exitcode(status), seen
 
 
-def _drain(fd: int) -> bytes:
+def _drain(fd: int, pid: int, timeout: float) -> bytes:
+    """Everything the child writes until it closes the terminal; a child still running
+    after ``timeout`` is killed and fails the test."""
     seen = b""
-    while True:
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if not select.select([fd], [], [], left)[0]:
+            continue
         try:
             chunk = os.read(fd, 4096)
         except OSError:
@@ -119,6 +126,8 @@ def _drain(fd: int) -> bytes:
         if not chunk:
             return seen
         seen += chunk
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError(f"the app was still running after {timeout} s: {seen[-300:]!r}")
 
 
 def test_the_command_reports_a_bad_config_after_restoring_the_terminal(
