@@ -53,9 +53,9 @@ class Folder:
         self._spacers.clear()
         self._generation += 1
 
-    async def fold(self, line: int) -> int:
-        """Hide what ends above ``line`` (a row of the view's content); the count hidden.
-        The last child of a container is never hidden: it is where the stream goes."""
+    async def fold(self, line: int) -> None:
+        """Hide what ends above ``line`` (a row of the view's content). The last child of
+        a container is never hidden: it is where the stream goes."""
         generation, before = self._generation, len(self.hidden)
         container: Widget = self.view
         top_line = line
@@ -79,7 +79,6 @@ class Folder:
             container, line = first, line - top
         if len(self.hidden) > before:
             self.line = top_line
-        return len(self.hidden) - before
 
     def shows_folded(self, top: float) -> bool:
         """Whether a view whose first row is ``top`` would show a stand-in."""
