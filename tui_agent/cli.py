@@ -45,6 +45,13 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
     parser.add_argument("--code-mode", action="store_true",
                         help="reach MCP tools through one Starlark script ([code_mode])",
                         **keep)
+    parser.add_argument("--trust-project", action="store_true",
+                        help="agree to this project's servers and model endpoint "
+                             "(.tui-agent/config.toml, .mcp.json, mcp.json); remembered "
+                             "until they change", **keep)
+    parser.add_argument("--no-project", action="store_true",
+                        help="ignore project config files; only the user config and flags",
+                        **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,8 +112,16 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", type=Path, metavar="FILE",
                         help="write here instead of stdout")
 
-    config = sub.add_parser("config", help="where the configuration lives")
+    config = sub.add_parser(
+        "config", help="where the configuration lives, and what it is once merged",
+        description="Print the user config file's path; with --show, the merged "
+                    "configuration (defaults < user < project < --config / --mcp-config "
+                    "< flags), each value with the file and line it came from, secrets "
+                    "masked.")
+    _common(config, inner=True)
     config.add_argument("--path", action="store_true", help="print the config file path")
+    config.add_argument("--show", action="store_true",
+                        help="print the merged configuration and where each value came from")
     return parser
 
 
@@ -123,10 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "export":
             return cmd_export(args.id, args.output, sys.stdout, sys.stderr)
         if args.command == "config":
-            from tui_agent.config import paths
-
-            print(paths.default_config_file())
-            return 0
+            return cmd_config(args, sys.stdout, sys.stderr)
         if args.command is None and (args.demo or (sys.stdin.isatty()
                                                    and sys.stdout.isatty())):
             return cmd_tui(args, sys.stderr)
@@ -145,12 +157,18 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
     from tui_agent.config import ConfigError, load
 
     try:
-        settings = load(args.config, args.mcp_config or [])
+        settings = load(args.config, args.mcp_config or [],
+                        project=not getattr(args, "no_project", False),
+                        trust=bool(getattr(args, "trust_project", False)))
     except ConfigError as exc:
         err.write(f"tui-agent: {exc}\n")
         return None
     for warning in settings.warnings:
         err.write(f"tui-agent: warning: {warning}\n")
+    if settings.held is not None and args.command != "config":
+        from tui_agent.config.show import held_warning
+
+        err.write(f"tui-agent: warning: {held_warning(settings.held)}\n")
     return settings
 
 
@@ -167,7 +185,25 @@ def startup(args: argparse.Namespace) -> Startup:
 
     return Startup(config=args.config, mcp_config=tuple(args.mcp_config or ()),
                    model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
-                   demo=args.demo, resume=args.resume)
+                   demo=args.demo, resume=args.resume, trust_project=args.trust_project,
+                   no_project=args.no_project)
+
+
+def cmd_config(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``config``: the user config file's path, or (``--show``) the merged configuration."""
+    if not args.show:
+        from tui_agent.config import paths
+
+        out.write(f"{paths.default_config_file()}\n")
+        return 0
+    from tui_agent.config.show import render
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return 2
+    apply_flags(settings, args)
+    out.write(render(settings))
+    return 0
 
 
 def cmd_tui(args: argparse.Namespace, err: IO[str]) -> int:

@@ -236,12 +236,15 @@ def make_gate(mode: str) -> Gate:
 def policy_from(settings: Settings) -> Policy:
     """The config's per-server rules. "Always allow" answers are written back to the file
     each server came from, and the definitions they trust are pinned in the state dir."""
+    from tui_agent.config.loader import retrust
     from tui_agent.config.writeback import edit_list
 
     def persist(server: str, field: str, tool: str, add: bool) -> None:
         origin = settings.origins.get(server)
         if origin is not None:
             edit_list(origin, field, tool, add=add)
+            if settings.project is not None and origin.file in settings.project.files:
+                retrust(settings)
 
     return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
                    for name, s in settings.config.servers.items()},

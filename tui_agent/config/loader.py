@@ -7,6 +7,7 @@ Everything is checked once, here, and every problem comes back as a
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -16,11 +17,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tui_agent.config import paths
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import Expander, UnsetVariable
 from tui_agent.config.locate import toml_line
 from tui_agent.config.models import SECTION_MODELS, Config, ServerConfig
+from tui_agent.config.project import (
+    HELD_MODEL_KEYS,
+    Project,
+    digest,
+    held_parts,
+    layer_files,
+    trust_store,
+)
 
 Locator = Callable[[Sequence[str | int]], int | None]
 
@@ -38,6 +46,30 @@ class Origin:
         return f"line {line}: " if line else ""
 
 
+Source = Origin | str
+"""Where a value came from: a place in a file, or a label (``default``, ``--model``)."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One file that was read, and which scope it belongs to."""
+
+    kind: str
+    """``user``, ``project``, ``--config`` or ``--mcp-config``."""
+    file: Path
+
+
+@dataclass
+class HeldProject:
+    """What a project's files ask for that needs the user's agreement first: servers
+    (unexpanded, as written) and ``[model]`` endpoint keys. Not applied until trusted."""
+
+    project: Project
+    digest: str
+    servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
+    model: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+
+
 @dataclass
 class Settings:
     """The result of loading: the expanded config and what came with it."""
@@ -47,14 +79,32 @@ class Settings:
     warnings: list[str] = field(default_factory=list)
     secrets: frozenset[str] = frozenset()
     origins: dict[str, Origin] = field(default_factory=dict)
+    layers: list[Layer] = field(default_factory=list)
+    sources: dict[tuple[str, str], Source] = field(default_factory=dict)
+    """``(section, key)`` -> where the value came from; absent: the built-in default."""
+    project: Project | None = None
+    held: HeldProject | None = None
+    """The project's servers and model keys awaiting the user's agreement, if any."""
 
     def override(self, *, model: str | None = None, api_base: str | None = None,
                  code_mode: bool = False) -> None:
         """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
         overrides = {k: v for k, v in (("name", model), ("api_base", api_base)) if v}
         self.config.model = self.config.model.model_copy(update=overrides)
+        for key, flag in (("name", "--model"), ("api_base", "--api-base")):
+            if key in overrides:
+                self.sources["model", key] = flag
         if code_mode:
             self.config.code_mode.enabled = True
+            self.sources["code_mode", "enabled"] = "--code-mode"
+
+    def source(self, section: str, key: str) -> str:
+        """Where ``section.key`` came from, for people: ``file:line``, a flag, or default."""
+        found = self.sources.get((section, key), "default")
+        if isinstance(found, str):
+            return found
+        line = found.locate(found.path)
+        return f"{found.file}:{line}" if line else str(found.file)
 
 
 def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
@@ -170,17 +220,21 @@ def enabled_copy(settings: Settings, name: str,
     return _expand_server(name, server, origin, Expander(env))
 
 
-def _expand_model(config: Config, file: Path | None, locate: Locator,
+def _expand_model(config: Config, sources: Mapping[tuple[str, str], Source],
                   expander: Expander) -> Config:
     model = config.model
+
+    def fail(key: str, problem: str) -> ConfigError:
+        origin = sources.get(("model", key))
+        if not isinstance(origin, Origin):
+            return ConfigError(f"model.{key}: {problem}")
+        return ConfigError(f"{origin.where()}model.{key}: {problem}", origin.file)
 
     def ex(value: str, key: str, secret: bool) -> str:
         try:
             return expander.expand(value, secret=secret)
         except UnsetVariable as unset:
-            line = locate(("model", key))
-            raise ConfigError(f"{f'line {line}: ' if line else ''}model.{key}: "
-                              f"${{{unset.name}}} is not set in the environment", file) from None
+            raise fail(key, f"${{{unset.name}}} is not set in the environment") from None
 
     update: dict[str, Any] = {}
     if model.api_base:
@@ -190,49 +244,136 @@ def _expand_model(config: Config, file: Path | None, locate: Locator,
     elif model.api_key_env:
         value = expander.env.get(model.api_key_env)
         if not value:
-            line = locate(("model", "api_key_env"))
-            raise ConfigError(f"{f'line {line}: ' if line else ''}model.api_key_env: "
-                              f"the variable {model.api_key_env} is not set", file)
+            raise fail("api_key_env", f"the variable {model.api_key_env} is not set")
         expander.secrets.add(value)
         update["api_key"] = value
     return config.model_copy(update={"model": model.model_copy(update=update)})
 
 
+@dataclass
+class _Read:
+    """One file read and validated on its own (so an error names it), not yet merged."""
+
+    layer: Layer
+    raw: dict[str, Any]
+    locate: Locator
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
+
+
+def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
+    if path.suffix.lower() == ".json":
+        from tui_agent.config.mcp_json import load_mcp_json
+
+        imported = load_mcp_json(path)
+        raw = json.loads(read_config_text(path))
+        out = _Read(Layer(kind, path), raw if isinstance(raw, dict) else {},
+                    lambda loc: None)
+        for name, (server, origin, more) in imported.items():
+            warnings.extend(more)
+            out.servers[name] = (server, origin)
+        return out
+    data, text = _read_toml(path)
+    locate: Locator = lambda loc: toml_line(text, loc)  # noqa: E731
+    config = _validate(data, locate, path)
+    out = _Read(Layer(kind, path), data, locate)
+    for section in SECTION_MODELS:
+        model = getattr(config, section)
+        out.sections[section] = {k: getattr(model, k) for k in model.model_fields_set}
+    out.servers = {name: (server, Origin(path, ("servers", name), locate))
+                   for name, server in config.servers.items()}
+    return out
+
+
 def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
-         env: Mapping[str, str] = os.environ) -> Settings:
-    """Load the config file (``--config``, else ``$TUI_AGENT_CONFIG``, else the XDG
-    default, which may be absent) and merge each ``--mcp-config`` JSON file in order."""
-    from tui_agent.config.mcp_json import load_mcp_json
+         env: Mapping[str, str] = os.environ, *, cwd: Path | None = None,
+         project: bool = True, trust: bool = False) -> Settings:
+    """Read every layer and merge them: built-in defaults < the user config < the
+    project's files < ``--config`` < each ``--mcp-config`` (flags come on top, through
+    :meth:`Settings.override`). Sections merge key by key; a server is replaced whole by
+    a later one of the same name.
 
-    explicit = config_file is not None or bool(env.get(paths.CONFIG_ENV))
-    path = config_file or paths.default_config_file(env)
-    settings = Settings(config=Config())
-    locate: Locator = lambda _loc: None  # noqa: E731
-    if explicit or path.exists():
-        data, text = _read_toml(path)
-        locate = lambda loc: toml_line(text, loc)  # noqa: E731
-        settings.config = _validate(data, locate, path)
-        settings.files.append(path)
-        for name in settings.config.servers:
-            settings.origins[name] = Origin(path, ("servers", name), locate)
-    for json_path in mcp_configs:
-        imported = load_mcp_json(Path(json_path))
-        settings.files.append(Path(json_path))
-        for name, (server, origin, warnings) in imported.items():
-            settings.warnings.extend(warnings)
-            if name in settings.config.servers:
-                earlier = settings.origins[name].file
-                settings.warnings.append(
-                    f"{json_path}: server '{name}' replaces the one from {earlier}")
-            settings.config.servers[name] = server
+    A project's servers and ``[model]`` endpoint keys apply only once the user has
+    agreed to this project's exact content (remembered in the state dir); ``trust``
+    records that agreement now. Until then they are in ``Settings.held``."""
+    files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
+    settings = Settings(config=Config(), project=found)
+    reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
+    settings.layers = [r.layer for r in reads]
+    settings.files = [r.layer.file for r in reads]
+    held = _held(found, reads, env, trust)
+    sections: dict[str, dict[str, Any]] = {s: {} for s in SECTION_MODELS}
+    servers: dict[str, ServerConfig] = {}
+    for read in reads:
+        file = read.layer.file
+        keep = held is None or read.layer.kind != "project"
+        for section, values in read.sections.items():
+            for key, value in values.items():
+                if not keep and section == "model" and key in HELD_MODEL_KEYS:
+                    assert held is not None
+                    held.model[key] = (value, Origin(file, ("model", key), read.locate))
+                    continue
+                sections[section][key] = value
+                settings.sources[section, key] = Origin(file, (section, key), read.locate)
+        for name, (server, origin) in read.servers.items():
+            if not keep:
+                assert held is not None
+                held.servers[name] = (server, origin)
+                continue
+            if name in servers and settings.origins[name].file != file:
+                settings.warnings.append(f"{file}: server '{name}' replaces the one from "
+                                         f"{settings.origins[name].file}")
+            servers[name] = server
             settings.origins[name] = origin
-    return _expand(settings, path if settings.files else None, locate, env)
+    if held is not None and (held.servers or held.model):
+        settings.held = held
+    settings.config = Config.model_validate({**sections, "servers": servers})
+    return _expand(settings, env)
 
 
-def _expand(settings: Settings, file: Path | None, locate: Locator,
-            env: Mapping[str, str]) -> Settings:
+def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
+          trust: bool) -> HeldProject | None:
+    """An empty :class:`HeldProject` when the project asks for something that needs the
+    user's agreement and has not had it; None when there is nothing to hold back."""
+    if found is None:
+        return None
+    parts = {r.layer.file: held_parts(r.layer.file, r.raw) for r in reads
+             if r.layer.kind == "project"}
+    if not any(parts.values()):
+        return None
+    value = digest(found, parts)
+    store = trust_store(env)
+    if trust:
+        store.record(found.root, value)
+        return None
+    return None if store.trusted(found.root, value) else HeldProject(found, value)
+
+
+def project_digest(found: Project) -> str:
+    """The digest of a project's files as they are now on disk (after the app itself
+    wrote an "always allow" into one of them)."""
+    parts: dict[Path, dict[str, Any]] = {}
+    for file in found.files:
+        text = read_config_text(file)
+        try:
+            raw = json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
+        except ValueError:
+            continue
+        parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
+    return digest(found, parts)
+
+
+def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:
+    """Keep a trusted project trusted after the app edited one of its files (an "always
+    allow" the user just gave is their own agreement, not a change to ask about)."""
+    if settings.project is not None and settings.held is None:
+        trust_store(env).record(
+            settings.project.root, project_digest(settings.project))
+
+
+def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
     expander = Expander(env)
-    config = _expand_model(settings.config, file, locate, expander)
+    config = _expand_model(settings.config, settings.sources, expander)
     servers = {
         name: server if server.disabled else
         _expand_server(name, server, settings.origins[name], expander)

@@ -1,0 +1,177 @@
+"""The merged configuration for people: ``tui-agent config --show``, and the exact
+commands a project's servers would run (what the user agrees to before they start).
+
+Secrets never appear: API keys, and env and header values that came from the
+environment or whose name says they are secret, are masked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from tui_agent.config.interpolate import mask
+from tui_agent.config.loader import HeldProject, Origin, Settings
+from tui_agent.config.models import SECTION_MODELS, ServerConfig
+
+HIDDEN = "********"
+_SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
+
+
+def _hide_url(url: str, secrets: frozenset[str]) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        host = parts.hostname or ""
+        netloc = f"{parts.username}:{HIDDEN}@{host}" + (f":{parts.port}" if parts.port else "")
+        url = urlunsplit(parts._replace(netloc=netloc))
+    return mask(url, secrets)
+
+
+def _hide_map(values: dict[str, str], secrets: frozenset[str]) -> dict[str, str]:
+    return {k: HIDDEN if _SECRET_NAME.search(k) else mask(v, secrets) for k, v in values.items()}
+
+
+def command_line(server: ServerConfig) -> str:
+    """What starting ``server`` runs or connects to, in one line."""
+    if server.transport == "stdio":
+        line = shlex.join([str(server.command), *server.args])
+        return line + (f"   (in {server.cwd})" if server.cwd else "")
+    if server.transport in ("sse", "http"):
+        return f"connect to {server.url} ({server.transport})"
+    if server.transport == "docker-gateway":
+        return shlex.join(["docker", "mcp", "gateway", "run", *server.args])
+    what = f"image {server.image}" if server.image else f"container {server.container}"
+    run = server.exec_command
+    line = f"docker: {what}" + (f", run {shlex.join(run)}" if run else "")
+    if server.volumes:
+        line += f", mounts {', '.join(server.volumes)}"
+    if server.image:
+        line += f", network {server.network}"
+    return line
+
+
+def held_lines(held: HeldProject) -> list[str]:
+    """What a project asks for, one item each, as the user is asked to agree to it."""
+    lines = []
+    for name, (server, origin) in held.servers.items():
+        where = held.project.relative(origin.file)
+        line = origin.locate(origin.path)
+        lines.append(f"server '{name}' ({where}{f':{line}' if line else ''}): "
+                     f"{command_line(server)}")
+        if server.env:
+            lines.append(f"    with env {', '.join(f'{k}={v}' for k, v in server.env.items())}")
+        if server.auto:
+            lines.append(f"    runs without asking: {', '.join(server.auto)}")
+        if server.disabled:
+            lines.append("    (disabled in the file: not started until enabled)")
+    for key, (value, origin) in held.model.items():
+        shown = HIDDEN if key == "api_key" else value
+        line = origin.locate(origin.path)
+        lines.append(f"model.{key} = {shown} ({held.project.relative(origin.file)}"
+                     f"{f':{line}' if line else ''}): where your model requests go, and "
+                     "with which key")
+    return lines
+
+
+def held_warning(held: HeldProject) -> str:
+    """The headless warning for a project that has not been trusted."""
+    return (f"the project in {held.project.root} is not trusted yet, so its servers are "
+            "not started and its model endpoint is not used:\n"
+            + "\n".join(f"    {line}" for line in held_lines(held))
+            + "\n  Trust it with --trust-project (remembered for this content), or run "
+              "tui-agent there and agree.")
+
+
+def _value(value: Any) -> str:
+    """``value`` written as TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_key(str(k))} = {_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _column(pairs: Iterable[tuple[str, str]], width: int = 44) -> list[str]:
+    out = []
+    for text, comment in pairs:
+        out.append(f"{text:<{width}} # {comment}" if comment else text)
+    return out
+
+
+def _where(origin: Origin) -> str:
+    line = origin.locate(origin.path)
+    return f"{origin.file}:{line}" if line else str(origin.file)
+
+
+def render(settings: Settings) -> str:
+    """The merged configuration as TOML, each value with where it came from."""
+    secrets = settings.secrets
+    out = ["# tui-agent configuration: lowest precedence first, a later layer wins",
+           "#   defaults (built in)"]
+    for layer in settings.layers:
+        held = layer.kind == "project" and settings.held is not None
+        out.append(f"#   {layer.kind:<13} {layer.file}"
+                   + ("   (not trusted yet: servers and model endpoint held back)"
+                      if held else ""))
+    flags = sorted({s for s in settings.sources.values() if isinstance(s, str)})
+    if flags:
+        out.append(f"#   {'flags':<13} {' '.join(flags)}")
+    if settings.project is None:
+        out.append("# no project config (.tui-agent/config.toml, .mcp.json or mcp.json) "
+                   "from here up")
+    config = settings.config
+    for section in SECTION_MODELS:
+        model = getattr(config, section)
+        out += ["", f"[{section}]"]
+        pairs = []
+        for key in type(model).model_fields:
+            value = getattr(model, key)
+            if value is None:
+                text = f"# {key} is not set"
+            elif section == "model" and key == "api_key":
+                text = f"{key} = {_value(HIDDEN)}"
+            elif section == "model" and key == "api_base":
+                text = f"{key} = {_value(_hide_url(value, secrets))}"
+            else:
+                text = f"{key} = {_value(value)}"
+            pairs.append((text, settings.source(section, key)))
+        out += _column(pairs)
+    for name, server in config.servers.items():
+        origin = settings.origins.get(name)
+        out += ["", *_column([(f"[servers.{_key(name)}]", _where(origin) if origin else "")])]
+        out += _server_lines(server, secrets)
+    if settings.held is not None:
+        out += ["", "# held back until you trust this project (tui-agent asks; headless: "
+                    "--trust-project):"]
+        out += [f"#   {line}" for line in held_lines(settings.held)]
+    return "\n".join(out) + "\n"
+
+
+def _key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def _server_lines(server: ServerConfig, secrets: frozenset[str]) -> list[str]:
+    defaults = ServerConfig.model_fields
+    lines = []
+    for key, info in defaults.items():
+        value = getattr(server, key)
+        if key != "transport" and value == info.get_default(call_default_factory=True):
+            continue
+        if key in ("env", "headers"):
+            value = _hide_map(value, secrets)
+        elif key == "url" and value:
+            value = _hide_url(value, secrets)
+        elif key == "args":
+            value = [mask(a, secrets) for a in value]
+        lines.append(f"{key} = {_value(value)}")
+    return lines
