@@ -70,7 +70,9 @@ def laid_out(root: Widget) -> list[Widget]:
 
 
 async def ready(pilot: Pilot[Any], app: AgentApp) -> None:
-    """The backend has started and every server has finished its first start."""
+    """The config is loaded, the backend has started and every server has finished its
+    first start."""
+    await until(pilot, app.loaded.is_set, what="the config")
     await until(pilot, app.backend.ready.is_set, what="the backend")
     if app.backend.hub is not None:
         await asyncio.wait_for(app.backend.hub.wait_all(), 30)

@@ -126,6 +126,7 @@ class AgentApp(App[int]):
             assert isinstance(self.start, Startup)
             try:
                 options = await asyncio.to_thread(self.start.options)
+                options = await self._ask_about_project(options)
             except ConfigError as exc:
                 self.config_error = str(exc)
                 self.exit(2, return_code=2)
@@ -144,6 +145,25 @@ class AgentApp(App[int]):
         except MountError:
             if self.return_code is None:  # not a quit during start-up
                 raise
+
+    async def _ask_about_project(self, options: Options) -> Options:
+        """A project whose servers (or model endpoint) the user has not agreed to yet:
+        show exactly what they would run and ask. Agreeing records this content as
+        trusted and loads again (asking again if the files changed meanwhile)."""
+        from tui_agent.config.project import trust_store
+        from tui_agent.ui.screens.consent import ProjectConsent
+
+        assert isinstance(self.start, Startup)
+        while (held := options.settings.held) is not None and self.return_code is None:
+            if not await self.push_screen_wait(ProjectConsent(held)):
+                options.settings.warnings.append(
+                    f"the project in {held.project.root} is not trusted: its servers were "
+                    "not started and its model endpoint is not used (you will be asked "
+                    "again at the next start)")
+                break
+            await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
+            options = await asyncio.to_thread(self.start.options)
+        return options
 
     def _script_servers(self) -> list[str]:
         code = self.backend.agent.code_mode

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.config import paths
+from tui_agent.config.project import layer_files
 
 if TYPE_CHECKING:
     from tui_agent.ui.backend import Options
@@ -30,18 +31,26 @@ class Startup:
     code_mode: bool = False
     demo: bool = False
     resume: str | None = None
+    trust_project: bool = False
+    no_project: bool = False
+    cwd: Path | None = None
+    """Where the project config is looked for (default: the working directory)."""
 
     def theme(self) -> str | None:
-        """``[ui] theme`` of the config file, or None (absent, or a file the full load
-        will reject with its own message)."""
-        path = self.config or paths.default_config_file()
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return None
-        ui = data.get("ui")
-        theme = ui.get("theme") if isinstance(ui, dict) else None
-        return theme if isinstance(theme, str) else None
+        """``[ui] theme`` as the config files set it (the last TOML layer that names one
+        wins), or None (none does, or a file the full load will reject with its own
+        message)."""
+        files, _ = layer_files(self.config, (), cwd=self.cwd, project=not self.no_project)
+        found = None
+        for _kind, path in files:
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return None
+            ui = data.get("ui")
+            theme = ui.get("theme") if isinstance(ui, dict) else None
+            found = theme if isinstance(theme, str) else found
+        return found
 
     def options(self) -> Options:
         """Load and validate the config, with the flags over it; raises ``ConfigError``.
@@ -49,7 +58,8 @@ class Startup:
         from tui_agent.config import load
         from tui_agent.ui.backend import Options
 
-        settings = load(self.config, self.mcp_config)
+        settings = load(self.config, self.mcp_config, cwd=self.cwd,
+                        project=not self.no_project, trust=self.trust_project)
         settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode)
         if self.demo:
             from tui_agent.demo import demo_settings

@@ -1,0 +1,62 @@
+"""The chat app in a project whose servers the user has not agreed to: it asks before
+starting them, remembers a yes, and leaves them off after a no."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLM
+from tests.test_project import project_with_server
+from tests.ui.kit import SIZE, finish, ready, until, write_config
+from tui_agent.config import load
+from tui_agent.ui.app import AgentApp
+from tui_agent.ui.screens.consent import ProjectConsent
+from tui_agent.ui.startup import Startup
+from tui_agent.ui.widgets.messages import Note
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+def app_in(project: Path, fake_llm: FakeLLM, tmp_path: Path) -> AgentApp:
+    config = write_config(tmp_path / "user.toml", base_url=fake_llm.base_url)
+    return AgentApp(Startup(config=config, cwd=project))
+
+
+async def test_agreeing_starts_the_project_servers_and_is_remembered(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    project = project_with_server(tmp_path / "proj")
+    app = app_in(project, fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProjectConsent),
+                    what="the project question")
+        assert not app.loaded.is_set(), "nothing starts before the answer"
+        await pilot.press("y")
+        await ready(pilot, app)
+        assert [(s.name, s.state) for s in app.backend.statuses()] == [("proj", "connected")]
+        await finish(app)
+    assert load(cwd=project).held is None, "the agreement is remembered"
+    again = app_in(project, fake_llm, tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await ready(pilot, again)
+        assert not isinstance(again.screen, ProjectConsent)
+        assert [s.name for s in again.backend.statuses()] == ["proj"]
+        await finish(again)
+
+
+async def test_declining_leaves_the_project_servers_off(fake_llm: FakeLLM,
+                                                        tmp_path: Path) -> None:
+    project = project_with_server(tmp_path / "proj")
+    app = app_in(project, fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProjectConsent),
+                    what="the project question")
+        await pilot.press("escape")
+        await ready(pilot, app)
+        assert app.backend.statuses() == []
+        await until(pilot, lambda: any("is not trusted" in str(n.render())
+                                       for n in app.transcript.query(Note)),
+                    what="the note saying why")
+        await finish(app)
+    assert load(cwd=project).held is not None, "asked again next time"

@@ -1,0 +1,71 @@
+"""The first time a project's servers appear: the exact commands they would run, and
+the user's answer. ``y`` trusts this project as it is now (remembered until what it
+asks for changes) · ``n`` or ``esc``: not now (the rest of the config applies, the
+project's servers and model endpoint do not; asked again at the next start).
+
+Everything shown comes from files in a directory the user may have just cloned: it
+is cleaned of control characters and shown as inert text.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui_agent.config.loader import HeldProject
+from tui_agent.config.show import held_lines
+from tui_agent.tools.text import clean
+from tui_agent.ui.widgets.messages import plain
+
+
+class ProjectConsent(ModalScreen[bool]):
+    DEFAULT_CSS = """
+    ProjectConsent { align: center middle; background: $background 60%; }
+    ProjectConsent #dialog {
+        width: 90%; max-width: 110; height: auto; max-height: 90%;
+        border: thick $warning; background: $surface; padding: 0 1;
+    }
+    ProjectConsent .title { text-style: bold; color: $foreground; margin: 0 0 1 0; }
+    ProjectConsent .why { color: $text-muted; }
+    ProjectConsent #body { height: auto; max-height: 20; margin: 1 0; background: $panel; }
+    ProjectConsent .keys { color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("y", "trust", "Trust this project"),
+        Binding("n", "decline", "Not now"),
+        Binding("escape", "decline", "Not now", show=False),
+    ]
+
+    def __init__(self, held: HeldProject) -> None:
+        super().__init__()
+        self.held = held
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Content.assemble("Trust the project in ",
+                                          (clean(str(self.held.project.root)), "bold"), "?"),
+                         classes="title")
+            yield Static(plain("Its config files want to start these servers on this "
+                               "machine, or to change where your model requests go. "
+                               "Nothing of it runs until you agree."), classes="why")
+            with VerticalScroll(id="body"):
+                yield Static(plain("\n".join(clean(line) for line in held_lines(self.held))))
+            parts: list[str | tuple[str, str]] = []
+            for key, what in (("y", "trust it as it is now"),
+                              ("n", "not now (asked again next time)"), ("esc", "not now")):
+                parts += [(f" {key} ", "reverse bold"), f" {what}   "]
+            yield Static(Content.assemble(*parts), classes="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#body").focus()
+
+    def action_trust(self) -> None:
+        self.dismiss(True)
+
+    def action_decline(self) -> None:
+        self.dismiss(False)
