@@ -60,3 +60,16 @@ async def test_declining_leaves_the_project_servers_off(fake_llm: FakeLLM,
                     what="the note saying why")
         await finish(app)
     assert load(cwd=project).held is not None, "asked again next time"
+
+
+def test_the_first_frame_uses_the_project_theme(tmp_path: Path) -> None:
+    """The theme is peeked before the config is validated: the project's wins over the
+    user's, and the project's JSON server list does not get in the way."""
+    project = project_with_server(tmp_path / "proj")
+    (project / ".tui-agent").mkdir()
+    (project / ".tui-agent" / "config.toml").write_text('[ui]\ntheme = "tui-agent-day"\n')
+    user = tmp_path / "user.toml"
+    user.write_text('[ui]\ntheme = "tui-agent-ember"\n')
+    assert Startup(cwd=project).theme() == "tui-agent-day"
+    assert Startup(cwd=project, no_project=True).theme() is None
+    assert Startup(config=user, cwd=project).theme() == "tui-agent-ember", "--config wins"

@@ -126,8 +126,8 @@ def render(settings: Settings) -> str:
     if flags:
         out.append(f"#   {'flags':<13} {' '.join(flags)}")
     if settings.project is None:
-        out.append("# no project config (.tui-agent/config.toml, .mcp.json or mcp.json) "
-                   "from here up")
+        out.append("# no project config: none of .tui-agent/config.toml, mcp.json, .mcp.json "
+                   "from here up (or --no-project)")
     config = settings.config
     for section in SECTION_MODELS:
         model = getattr(config, section)

@@ -161,7 +161,13 @@ class AgentApp(App[int]):
                     "not started and its model endpoint is not used (you will be asked "
                     "again at the next start)")
                 break
-            await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
+            try:
+                await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
+            except OSError as exc:
+                options.settings.warnings.append(
+                    f"cannot record that you trust {held.project.root} ({exc}); its servers "
+                    "stay off")
+                break
             options = await asyncio.to_thread(self.start.options)
         return options
 

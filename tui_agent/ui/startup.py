@@ -19,6 +19,7 @@ from tui_agent.config import paths
 from tui_agent.config.project import layer_files
 
 if TYPE_CHECKING:
+    from tui_agent.core.filters import ToolFilter
     from tui_agent.ui.backend import Options
 
 
@@ -35,6 +36,8 @@ class Startup:
     no_project: bool = False
     cwd: Path | None = None
     """Where the project config is looked for (default: the working directory)."""
+    tool_filter: ToolFilter | None = None
+    """``--servers``, ``--tools`` and their ``--exclude-`` forms."""
 
     def theme(self) -> str | None:
         """``[ui] theme`` as the config files set it (the last TOML layer that names one
@@ -43,6 +46,8 @@ class Startup:
         files, _ = layer_files(self.config, (), cwd=self.cwd, project=not self.no_project)
         found = None
         for _kind, path in files:
+            if path.suffix.lower() == ".json":  # server lists: no [ui]
+                continue
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -55,14 +60,19 @@ class Startup:
     def options(self) -> Options:
         """Load and validate the config, with the flags over it; raises ``ConfigError``.
         Runs in a thread: it imports pydantic, the models and the backend."""
-        from tui_agent.config import load
+        from tui_agent.config import ConfigError, load
+        from tui_agent.core.filters import ToolFilter
         from tui_agent.ui.backend import Options
 
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
                         project=not self.no_project, trust=self.trust_project)
         settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode)
+        chosen = self.tool_filter or ToolFilter()
+        problem = chosen.narrow(settings)
+        if problem:
+            raise ConfigError(problem)
         if self.demo:
             from tui_agent.demo import demo_settings
 
             settings = demo_settings(paths.data_dir() / "demo-notes", settings)
-        return Options(settings, demo=self.demo, resume=self.resume)
+        return Options(settings, demo=self.demo, resume=self.resume, tool_filter=chosen)
