@@ -18,6 +18,7 @@ from tui_agent import __version__
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
+    from tui_agent.core.filters import ToolFilter
     from tui_agent.tools.hub import Hub
     from tui_agent.ui.startup import Startup
 
@@ -52,6 +53,14 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
     parser.add_argument("--no-project", action="store_true",
                         help="ignore project config files; only the user config and flags",
                         **keep)
+    for flag, what in (("--servers", "only these servers"),
+                       ("--exclude-servers", "not these servers"),
+                       ("--tools", "only these tools (server__tool, or a tool name on any "
+                                   "server)"),
+                       ("--exclude-tools", "not these tools")):
+        parser.add_argument(flag, action="append", metavar="LIST",
+                            help=f"{what}: comma-separated, globs allowed; narrows what the "
+                                 "config allows, never widens it", **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,6 +187,16 @@ def apply_flags(settings: Settings, args: argparse.Namespace) -> None:
                       code_mode=bool(getattr(args, "code_mode", None)))
 
 
+def tool_filter(args: argparse.Namespace) -> ToolFilter:
+    """``--servers``, ``--exclude-servers``, ``--tools`` and ``--exclude-tools``."""
+    from tui_agent.core.filters import ToolFilter, split
+
+    return ToolFilter(servers=split(getattr(args, "servers", None)),
+                      exclude_servers=split(getattr(args, "exclude_servers", None)) or (),
+                      tools=split(getattr(args, "tools", None)),
+                      exclude_tools=split(getattr(args, "exclude_tools", None)) or ())
+
+
 def startup(args: argparse.Namespace) -> Startup:
     """The chat app as the command line asks for it (its config is read after the first
     frame is drawn)."""
@@ -186,7 +205,7 @@ def startup(args: argparse.Namespace) -> Startup:
     return Startup(config=args.config, mcp_config=tuple(args.mcp_config or ()),
                    model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
                    demo=args.demo, resume=args.resume, trust_project=args.trust_project,
-                   no_project=args.no_project)
+                   no_project=args.no_project, tool_filter=tool_filter(args))
 
 
 def cmd_config(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -226,6 +245,11 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     if settings is None:
         return headless.EXIT_USAGE
     apply_flags(settings, args)
+    chosen = tool_filter(args)
+    problem = chosen.narrow(settings)
+    if problem:
+        err.write(f"tui-agent: {problem}\n")
+        return headless.EXIT_USAGE
     if getattr(args, "max_depth", None) is not None:
         if args.max_depth < 1:
             err.write("tui-agent: --max-depth must be at least 1\n")
@@ -251,7 +275,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     headless.install_sigterm()
     return headless.execute(headless.Run(
         settings, prompt, approve, getattr(args, "output", "text"),
-        session_file=getattr(args, "session", None), resume=args.resume), out, err)
+        session_file=getattr(args, "session", None), resume=args.resume,
+        tool_filter=chosen), out, err)
 
 
 def _servers(args: argparse.Namespace, out: IO[str],
@@ -264,6 +289,10 @@ def _servers(args: argparse.Namespace, out: IO[str],
         return headless.EXIT_USAGE
     if getattr(args, "level", None):
         settings.config.code_mode.binding_level = args.level
+    problem = tool_filter(args).narrow(settings)
+    if problem:
+        err.write(f"tui-agent: {problem}\n")
+        return headless.EXIT_USAGE
     hub = headless.open_hub(settings)
     if hub is None:
         out.write("no MCP servers are configured (add [servers.NAME] to "
@@ -282,7 +311,7 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if isinstance(found, int):
         return found
     settings, hub = found
-    return asyncio.run(report(settings, policy_from(settings), hub, out,
+    return asyncio.run(report(settings, policy_from(settings, tool_filter(args)), hub, out,
                               resources=args.resources))
 
 
@@ -296,7 +325,7 @@ def cmd_stubs(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if isinstance(found, int):
         return found
     settings, hub = found
-    return asyncio.run(stubs(settings, policy_from(settings), hub, out, err,
+    return asyncio.run(stubs(settings, policy_from(settings, tool_filter(args)), hub, out, err,
                              only=args.files, names_only=args.list))
 
 

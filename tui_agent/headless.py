@@ -44,6 +44,7 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
+from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, LLMError
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionError, SessionStore, SessionWriter, load
@@ -233,7 +234,7 @@ def make_gate(mode: str) -> Gate:
     return TerminalGate()
 
 
-def policy_from(settings: Settings) -> Policy:
+def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Policy:
     """The config's per-server rules. "Always allow" answers are written back to the file
     each server came from, and the definitions they trust are pinned in the state dir."""
     from tui_agent.config.loader import retrust
@@ -248,7 +249,8 @@ def policy_from(settings: Settings) -> Policy:
 
     return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
                    for name, s in settings.config.servers.items()},
-                  ApprovalStore(paths.state_dir() / "approvals.json"), persist)
+                  ApprovalStore(paths.state_dir() / "approvals.json"), persist,
+                  tool_filter or ToolFilter())
 
 
 @dataclass
@@ -262,6 +264,7 @@ class Run:
     session_file: Path | None = None
     resume: str | None = None
     tools: ToolSource = field(default_factory=NoTools)
+    tool_filter: ToolFilter = field(default_factory=ToolFilter)
 
 
 def open_session(run: Run, model: str | None) -> tuple[SessionWriter, Conversation | None]:
@@ -296,7 +299,7 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     printer: Printer = (JsonPrinter(out, run.settings.secrets) if run.output == "jsonl"
                         else TextPrinter(out, err, run.settings.secrets))
     agent = Agent(llm, run.tools, make_gate(run.approve), settings=run.settings.config.agent,
-                  policy=policy_from(run.settings), session=writer,
+                  policy=policy_from(run.settings, run.tool_filter), session=writer,
                   system_prompt=model.system_prompt,
                   history=conv.messages if conv else (),
                   code_mode=CodeMode(run.settings.config.code_mode, run.settings.config.servers))
@@ -318,9 +321,12 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
     the line-mode chat) runs, and every server is closed however it ends. SIGTERM
     cancels like Ctrl-C does, so the closing still happens."""
     hub = open_hub(run.settings)
+    check: asyncio.Task[None] | None = None
     if hub is not None:
         hub.start()
         agent.tools = hub
+        if run.tool_filter.tools is not None or run.tool_filter.exclude_tools:
+            check = asyncio.create_task(_check_tool_patterns(hub, run.tool_filter, printer))
     main = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if main is not None:
@@ -335,8 +341,21 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
         return EXIT_INTERRUPTED
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
+        if check is not None:
+            check.cancel()
         if hub is not None:
             await hub.close()
+
+
+async def _check_tool_patterns(hub: Hub, tool_filter: ToolFilter, printer: Printer) -> None:
+    """Once every server has listed its tools: say which ``--tools`` / ``--exclude-tools``
+    patterns matched none (a typo would otherwise just leave the model without tools)."""
+    await hub.wait_all()
+    unmatched = tool_filter.unmatched_tools((s.server, s.tool) for s in hub.specs())
+    if unmatched:
+        known = ", ".join(sorted(s.name for s in hub.specs())) or "none"
+        printer.show(Notice(f"tool pattern(s) {', '.join(map(repr, unmatched))} match no "
+                            f"tool of the started servers (their tools: {known})"))
 
 
 def open_hub(settings: Settings, *, with_disabled: bool = False) -> Hub | None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from tui_agent.core.filters import ToolFilter
+
 Verdict = Literal["deny", "auto", "ask"]
 SCRIPT_REASON = "approved with every call of this script"
 Standing = Literal["auto", "ask", "not allowed"]
@@ -177,17 +179,27 @@ class Policy:
     rules: dict[str, ServerRules] = field(default_factory=dict)
     store: ApprovalStore = field(default_factory=ApprovalStore)
     persist: Persist | None = None
+    filter: ToolFilter = field(default_factory=ToolFilter)
+    """This run's or conversation's narrowing (``--tools``, ``/tools``): it never widens
+    what the rules allow."""
 
-    def offered(self, server: str, tool: str) -> bool:
-        """Whether the model may see the tool at all."""
+    def allowed(self, server: str, tool: str) -> bool:
+        """Whether the config's rules let the model see the tool (filters aside)."""
         rules = self.rules.get(server, ServerRules())
         return _matches(tool, rules.allow) and not _matches(tool, rules.deny)
+
+    def offered(self, server: str, tool: str) -> bool:
+        """Whether the model may see the tool at all: the rules allow it and the filter
+        lets it through."""
+        return self.allowed(server, tool) and self.filter.allows(server, tool)
 
     def judge(self, server: str, tool: str, fp: str = "") -> Judgement:
         """What to do with a call of ``tool`` whose current definition has digest ``fp``
         (empty for tools without one, such as local functions)."""
-        if not self.offered(server, tool):
+        if not self.allowed(server, tool):
             return Judgement("deny", f"{tool} is not in the allow list of {server}")
+        if not self.filter.allows(server, tool):
+            return Judgement("deny", self.filter.why_not(server, tool))
         if self.standing(server, tool) == "ask":
             rules = self.rules.get(server, ServerRules())
             why = "always asks (the server's ask list)" if _matches(tool, rules.ask) \
@@ -202,8 +214,9 @@ class Policy:
         return Judgement("auto")
 
     def standing(self, server: str, tool: str) -> Standing:
-        """How a call of the tool is treated, leaving aside a changed definition."""
-        if not self.offered(server, tool):
+        """How the config treats a call of the tool, leaving aside a changed definition
+        and this run's filter."""
+        if not self.allowed(server, tool):
             return "not allowed"
         rules = self.rules.get(server, ServerRules())
         if _matches(tool, rules.ask):
