@@ -8,14 +8,16 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button
+from textual.widgets import Button, SelectionList
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.config import paths
+from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionStore, SessionWriter, load
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.servers import ServersScreen
+from tui_agent.ui.screens.tools import ToolsScreen
 from tui_agent.ui.widgets.messages import AssistantMessage, Note, UserMessage
 from tui_agent.ui.widgets.tool_card import ToolCard
 
@@ -324,3 +326,46 @@ async def test_earlier_pages_asked_for_twice_at_once_lose_nothing(tmp_path: Path
         numbers = [int(text.split()[-1]) for text in asked]
         assert numbers == list(range(numbers[0], 60)), numbers  # contiguous, to the end
         assert len(numbers) > 6
+
+
+async def test_tools_screen_switches_tools_for_this_conversation(fake_llm: FakeLLM,
+                                                                 tmp_path: Path) -> None:
+    """/tools: switching a tool off takes it from the next request; switching its server
+    off takes them all; /new starts again from the command line's filter."""
+    fake_llm.push(Reply(text="one"), Reply(text="two"), Reply(text="three"))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                                servers={"a": []}),
+                   tool_filter=ToolFilter(exclude_tools=("crash*",)))
+
+    def offered(request: int) -> list[str]:
+        return sorted(t["function"]["name"] for t in fake_llm.requests[request].get("tools", []))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/tools")
+        await until(pilot, lambda: isinstance(app.screen, ToolsScreen), what="/tools")
+        options = app.screen.query_one(SelectionList)
+        values = [options.get_option_at_index(i).value for i in range(options.option_count)]
+        assert values[0] == "a" and "a__echo" in values
+        assert "a__crash" not in values, "what the command line left out is not offered"
+        options.highlighted = values.index("a__echo")
+        await pilot.press("space")
+        await pilot.press("escape")
+        await turn(pilot, app, "first")
+        assert "a__echo" not in offered(0) and "a__add" in offered(0)
+        assert "a__crash" not in offered(0)
+
+        await send(pilot, app, "/tools")
+        await until(pilot, lambda: isinstance(app.screen, ToolsScreen), what="/tools")
+        options = app.screen.query_one(SelectionList)
+        assert "a__echo" not in options.selected, "the switch is remembered meanwhile"
+        options.highlighted = 0
+        await pilot.press("space")
+        await pilot.press("escape")
+        await turn(pilot, app, "second")
+        assert "tools" not in fake_llm.requests[1] or offered(1) == []
+
+        await send(pilot, app, "/new")
+        await turn(pilot, app, "third")
+        assert "a__echo" in offered(2) and "a__crash" not in offered(2)
+        await finish(app)

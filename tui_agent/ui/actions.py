@@ -55,6 +55,15 @@ async def _servers(app: AgentApp, command: Command) -> None:
         backend.enable, backend.disable)))
 
 
+async def _tools(app: AgentApp, command: Command) -> None:
+    from tui_agent.ui.screens.tools import ToolsScreen
+
+    backend = app.backend
+    servers = [(s.name, [spec.tool for spec in backend.tools_of(s.name)])
+               for s in backend.statuses()]
+    await app.push_screen(ToolsScreen(backend.policy, backend.options.tool_filter, servers))
+
+
 async def _new(app: AgentApp, command: Command) -> None:
     app.action_stop()
     app.backend.new_conversation()
@@ -164,7 +173,8 @@ async def _prompt(app: AgentApp, command: Command) -> None:
 
 
 HANDLERS: dict[str, Handler] = {
-    "help": _help, "model": _model, "servers": _servers, "new": _new, "resume": _resume,
+    "help": _help, "model": _model, "servers": _servers, "tools": _tools, "new": _new,
+    "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt,
 }

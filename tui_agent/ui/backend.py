@@ -12,13 +12,14 @@ import contextlib
 import importlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import Settings, paths
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import Gate, Policy
+from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
@@ -43,6 +44,9 @@ class Options:
     resume: str | None = None
     """A session id or prefix, or ``LATEST``."""
     notes_dir: Path | None = None
+    tool_filter: ToolFilter = field(default_factory=ToolFilter)
+    """``--servers``, ``--tools`` and their ``--exclude-`` forms: where each conversation's
+    ``/tools`` switches start from."""
 
 
 def keys_in_env(env: dict[str, str] | None = None) -> list[str]:
@@ -56,7 +60,7 @@ class Backend:
 
         self.options = options
         self.settings = options.settings
-        self.policy: Policy = policy_from(self.settings)
+        self.policy: Policy = policy_from(self.settings, options.tool_filter)
         self.hub: Hub | None = None
         self.ready = asyncio.Event()
         self.listeners: list[Callable[[ServerStatus], None]] = []
@@ -209,6 +213,7 @@ class Backend:
                            history=history.messages if history else (),
                            code_mode=old.code_mode)
         self.agent.usage = history.usage if history else self.agent.usage
+        self.policy.filter = self.options.tool_filter  # /tools switches are per conversation
         if history is not None:
             self.agent.session = SessionWriter.resume(history, self.settings.secrets)
         self.resumed = history

@@ -24,6 +24,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
                 "string)", "ctrl+t"),
     CommandInfo("servers", "/servers", "MCP servers: state, errors, tools and their approval; "
                 "reconnect, enable, disable", "ctrl+s"),
+    CommandInfo("tools", "/tools", "switch servers and tools on and off for this "
+                "conversation"),
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),
     CommandInfo("resume", "/resume [ID]", "continue a saved conversation"),
     CommandInfo("export", "/export [FILE]", "write this conversation as Markdown"),
