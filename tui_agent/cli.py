@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     _common(servers, inner=True)
     servers.add_argument("--resources", action="store_true",
                          help="also list resources, resource templates and prompts")
+    servers.add_argument("--stats", nargs="?", const="\0latest", metavar="SESSION",
+                         help="do not start anything: print the call metrics of the latest "
+                              "conversation (or of SESSION: an id, a prefix or a file) per "
+                              "server and tool")
 
     stubs = sub.add_parser(
         "stubs", help="print the .pyi stubs code mode shows the model",
@@ -301,8 +305,43 @@ def _servers(args: argparse.Namespace, out: IO[str],
     return settings, hub
 
 
+def cmd_stats(ref: str, out: IO[str], err: IO[str]) -> int:
+    """``servers --stats``: the metrics kept beside a conversation's session file."""
+    import json
+
+    from tui_agent.config import paths
+    from tui_agent.core.session import SessionError, SessionStore
+    from tui_agent.tools.metrics import metrics_path, summary
+
+    try:
+        session = SessionStore(paths.sessions_dir()).find(None if ref == "\0latest" else ref)
+    except SessionError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
+    path = metrics_path(session)
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        out.write(f"no metrics for {session.stem}: no MCP server ran in it\n")
+        return 0
+    except (OSError, ValueError) as exc:
+        err.write(f"tui-agent: cannot read {path}: {exc}\n")
+        return 1
+    out.write(f"metrics of {session.stem} ({path})\n")
+    for name, stats in report.get("servers", {}).items():
+        out.write(f"{name}  {summary(stats)}\n")
+        tools = stats.get("tools", {})
+        width = max((len(t) for t in tools), default=0)
+        for tool, tool_stats in tools.items():
+            out.write(f"  {tool:<{width}}  {summary(tool_stats)}\n")
+    return 0
+
+
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     import asyncio
+
+    if args.stats is not None:
+        return cmd_stats(args.stats, out, err)
 
     from tui_agent.headless import policy_from
     from tui_agent.server_report import report

@@ -49,6 +49,7 @@ from tui_agent.core.llm import LLM, LLMError
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionError, SessionStore, SessionWriter, load
 from tui_agent.core.tools import NoTools, ToolSource
+from tui_agent.tools.metrics import write_report
 from tui_agent.tools.text import StreamCleaner, clean
 
 if TYPE_CHECKING:
@@ -345,6 +346,9 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
             check.cancel()
         if hub is not None:
             await hub.close()
+            if agent.session is not None:
+                with contextlib.suppress(OSError):
+                    write_report(agent.session.path, hub.stats())
 
 
 async def _check_tool_patterns(hub: Hub, tool_filter: ToolFilter, printer: Printer) -> None:

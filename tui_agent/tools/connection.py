@@ -42,7 +42,12 @@ CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
 
 
 class ServerError(Exception):
-    """A call that could not be made or finished; the message names the server."""
+    """A call that could not be made or finished; the message names the server.
+    ``timeout``: the call was cancelled for taking too long."""
+
+    def __init__(self, message: str, *, timeout: bool = False) -> None:
+        super().__init__(message)
+        self.timeout = timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,8 @@ class Breaker:
         self.failures = 0
         self.opened_at: float | None = None
         self.probing = False
+        self.trips = 0
+        """How many times the circuit opened."""
 
     @property
     def state(self) -> str:
@@ -97,6 +104,8 @@ class Breaker:
     def failure(self) -> None:
         self.failures += 1
         if self.probing or self.failures >= self.threshold:
+            if self.opened_at is None or self.probing:
+                self.trips += 1
             self.opened_at, self.probing = time.monotonic(), False
 
 
@@ -598,7 +607,7 @@ class ServerConnection:
             limit = self.config.max_call_time if anyio.current_time() >= cap \
                 else self.call_timeout
             raise ServerError(f"{tool} on server '{self.name}' did not answer within "
-                              f"{limit:g} s; it was cancelled") from None
+                              f"{limit:g} s; it was cancelled", timeout=True) from None
         self._answered()
         self.breaker.success()
         return result

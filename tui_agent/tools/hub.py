@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from tui_agent.tools.connection import (
     ServerStatus,
     describe_error,
 )
+from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.results import describe_block, render
 from tui_agent.tools.text import clean
@@ -63,6 +65,7 @@ class Hub:
         self._catalog: dict[str, Entry] = {}
         self._listeners: list[Callable[[ServerStatus], None]] = []
         self._reported: set[str] = set()
+        self.metrics = Metrics()
 
     async def __aenter__(self) -> Hub:
         self.start()
@@ -185,12 +188,25 @@ class Hub:
             return ToolOutcome(f"error: not run: the server changed the definition of "
                                f"{spec.name} after it was offered and approved; call it again "
                                "to have the new definition approved", is_error=True)
+        started = time.monotonic()
         try:
             result = await conn.call(spec.tool, arguments, retry_safe=entry.retry_safe)
         except ServerError as exc:
+            self.metrics.record(spec.server, spec.tool, time.monotonic() - started,
+                                "timeout" if exc.timeout else "error", 0)
             return ToolOutcome(f"error: {exc}", is_error=True)
         rendered = render(result)
+        self.metrics.record(spec.server, spec.tool, time.monotonic() - started,
+                            "error" if rendered.is_error else "ok",
+                            len(rendered.text.encode("utf-8", "replace")))
         return ToolOutcome(rendered.text, rendered.is_error, rendered.value)
+
+    def stats(self) -> dict[str, Any]:
+        """Calls, errors, timeouts, p50/p95 latency and bytes per server and tool, with
+        each server's restarts and circuit-breaker trips (JSON-ready)."""
+        return self.metrics.report({
+            name: {"restarts": conn.restarts, "breaker_trips": conn.breaker.trips}
+            for name, conn in self.connections.items()})
 
     # -- status ------------------------------------------------------------------
 
