@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.widgets import Button, SelectionList
+from textual.pilot import Pilot
+from textual.widgets import Button, SelectionList, Static
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.config import paths
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionStore, SessionWriter, load
+from tui_agent.tools.metrics import metrics_path
+from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.servers import ServersScreen
 from tui_agent.ui.screens.tools import ToolsScreen
@@ -22,6 +27,7 @@ from tui_agent.ui.widgets.messages import AssistantMessage, Note, UserMessage
 from tui_agent.ui.widgets.tool_card import ToolCard
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+Then = Callable[[Pilot[Any], AgentApp], Awaitable[None]]
 
 
 def tool_reply(*calls: FakeToolCall) -> Reply:
@@ -62,10 +68,11 @@ async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path) -> N
         await finish(app)
 
 
-async def approve_flow(fake_llm: FakeLLM, tmp_path: Path, keys: list[str]
+async def approve_flow(fake_llm: FakeLLM, tmp_path: Path, keys: list[str],
+                       then: Then | None = None
                        ) -> tuple[ToolCard, Path, list[dict[str, object]]]:
     """The model calls r__echo; answer the modal with ``keys``; return the card, the config
-    file and the messages of the request that followed."""
+    file and the messages of the request that followed. ``then`` runs after the turn."""
     fake_llm.push(tool_reply(FakeToolCall("r__echo", {"text": "hi there"}, id="c1")),
                   Reply(text="ok"))
     config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, servers={"r": []})
@@ -79,8 +86,27 @@ async def approve_flow(fake_llm: FakeLLM, tmp_path: Path, keys: list[str]
         await until(pilot, lambda: app.turns_ended > before, what="the turn to end")
         card = app.transcript.cards["c1"]
         messages = fake_llm.requests[-1]["messages"]
+        if then is not None:
+            await then(pilot, app)
         await finish(app)
     return card, config, messages
+
+
+async def test_the_servers_screen_and_the_session_keep_call_metrics(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    async def servers_screen(pilot: Pilot[Any], app: AgentApp) -> None:
+        session = app.backend.agent.session
+        assert session is not None
+        kept = json.loads(metrics_path(session.path).read_text())["servers"]["r"]
+        assert (kept["calls"], kept["errors"], kept["tools"]["echo"]["bytes"]) == (1, 0, 8)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ServersScreen), what="/servers")
+        detail = str(app.screen.query_one("#detail", Static).render())
+        assert "calls: 1 calls · 0 errors · 0 timeouts · p50 " in detail
+        assert "  echo: 1 calls" in detail and "8 B" in detail
+
+    card, _, _ = await approve_flow(fake_llm, tmp_path, ["y"], servers_screen)
+    assert card.status == "done"
 
 
 async def test_approve_once_runs_the_tool(fake_llm: FakeLLM, tmp_path: Path) -> None:

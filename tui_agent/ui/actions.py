@@ -52,7 +52,7 @@ async def _servers(app: AgentApp, command: Command) -> None:
     backend = app.backend
     await app.push_screen(ServersScreen(ServerControls(
         backend.statuses, backend.tools_of, backend.policy, backend.reconnect,
-        backend.enable, backend.disable)))
+        backend.enable, backend.disable, backend.stats)))
 
 
 async def _tools(app: AgentApp, command: Command) -> None:

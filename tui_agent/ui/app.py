@@ -282,6 +282,7 @@ class AgentApp(App[int]):
             await transcript.note(f"the turn failed: {type(exc).__name__}: {exc}", "error")
         finally:
             status.activity = ""
+            self.backend.save_metrics()
             self.turns_ended += 1
 
     def action_stop(self) -> None:

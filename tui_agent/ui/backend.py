@@ -24,6 +24,7 @@ from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
 from tui_agent.core.tools import NoTools
+from tui_agent.tools.metrics import write_report
 
 if TYPE_CHECKING:
     from tui_agent.tools.connection import ServerStatus
@@ -204,6 +205,7 @@ class Backend:
         return self.agent.session
 
     def new_conversation(self, history: Conversation | None = None) -> None:
+        self.save_metrics()
         old = self.agent
         if old.session is not None:
             with contextlib.suppress(OSError):
@@ -234,9 +236,21 @@ class Backend:
                                        f"{conv.title()}"))
         return found
 
+    def stats(self) -> dict[str, Any]:
+        """The servers' call metrics so far (``Hub.stats``)."""
+        return self.hub.stats() if self.hub is not None else {"servers": {}}
+
+    def save_metrics(self) -> None:
+        """The servers' call metrics so far, beside the conversation's session file."""
+        session = self.agent.session
+        if self.hub is not None and session is not None:
+            with contextlib.suppress(OSError):
+                write_report(session.path, self.hub.stats())
+
     async def close(self) -> None:
         if self.agent.session is not None:
             with contextlib.suppress(OSError):
                 self.agent.session.close()
         if self.hub is not None:
             await self.hub.close()
+            self.save_metrics()

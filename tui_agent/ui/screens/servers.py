@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from tui_agent.core.approval import Policy, Standing
+from tui_agent.tools.metrics import summary
 from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain
 
@@ -35,6 +36,8 @@ class ServerControls:
     reconnect: Callable[[str], None]
     enable: Callable[[str], Awaitable[str | None]]
     disable: Callable[[str], Awaitable[None]]
+    stats: Callable[[], dict[str, Any]] = lambda: {"servers": {}}
+    """The hub's call metrics (``Hub.stats``)."""
 
 
 class ServersScreen(Screen[None]):
@@ -125,6 +128,10 @@ class ServersScreen(Screen[None]):
             lines += [f"  {line}" for line in st.stderr]
         if st.log_file:
             lines.append(f"log: {st.log_file}")
+        stats = self.controls.stats().get("servers", {}).get(st.name)
+        if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
+            lines.append(f"calls: {summary(stats)}")
+            lines += [f"  {tool}: {summary(t)}" for tool, t in stats["tools"].items()]
         detail.update(plain("\n".join(lines)))
         detail.set_class(st.state == "failed", "-failed")
         policy = self.controls.policy
