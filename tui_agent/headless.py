@@ -319,8 +319,9 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
 
 async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
     """The run inside one event loop: MCP servers start in the background, the turn (or
-    the line-mode chat) runs, and every server is closed however it ends. SIGTERM
-    cancels like Ctrl-C does, so the closing still happens."""
+    the line-mode chat) runs, and every server is closed however it ends. SIGTERM and
+    SIGHUP cancel like Ctrl-C does, so the closing still happens; a second one exits at
+    once."""
     hub = open_hub(run.settings)
     check: asyncio.Task[None] | None = None
     if hub is not None:
@@ -330,8 +331,17 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
             check = asyncio.create_task(_check_tool_patterns(hub, run.tool_filter, printer))
     main = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    if main is not None:
-        loop.add_signal_handler(signal.SIGTERM, main.cancel)
+    signals = [0]
+
+    def stop() -> None:  # the first signal cancels the turn; a second leaves at once
+        signals[0] += 1
+        if signals[0] > 1:
+            os._exit(EXIT_INTERRUPTED)  # every message is on disk already
+        if main is not None:
+            main.cancel()
+
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop)
     try:
         if run.prompt is None:
             from tui_agent.repl import chat_loop
@@ -341,7 +351,8 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
     except asyncio.CancelledError:
         return EXIT_INTERRUPTED
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
         if check is not None:
             check.cancel()
         if hub is not None:
@@ -388,12 +399,18 @@ async def one_turn(agent: Agent, prompt: str, printer: Printer) -> int:
     return code
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end a run like Ctrl-C does (SIGINT is asyncio's own)."""
+
+
 def install_sigterm() -> None:
-    """SIGTERM ends a run like Ctrl-C does: the turn is cancelled and the session kept."""
+    """SIGTERM and SIGHUP end a run like Ctrl-C does: the turn is cancelled, the servers
+    are closed and the session kept."""
     def raise_interrupt(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, raise_interrupt)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, raise_interrupt)
 
 
 def read_prompt(words: list[str], stdin: IO[str]) -> str | None:

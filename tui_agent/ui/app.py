@@ -8,6 +8,9 @@ that, litellm when a turn needs it, Markdown when the first reply arrives.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 import sys
 from collections.abc import Iterable
 from contextlib import aclosing
@@ -79,6 +82,8 @@ class AgentApp(App[int]):
         self.theme_problems: list[str] = []
         self.turns_ended = 0
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+        self._shutting_down = False
+        self._signals_seen = 0
         if not isinstance(start, Startup):
             self._configure(start)
 
@@ -109,6 +114,8 @@ class AgentApp(App[int]):
     # -- start-up ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if not self.is_headless:  # the real terminal, not a test's pilot
+            self._install_signal_handlers()
         start = self.start
         self._load_themes(start.theme() if isinstance(start, Startup)
                           else start.settings.config.ui.theme)
@@ -324,10 +331,64 @@ class AgentApp(App[int]):
         await self.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")
 
     async def action_quit(self) -> None:
+        await self.shut_down(0)
+
+    async def shut_down(self, code: int) -> None:
+        """The one way out (the quit key, ``/quit``, SIGINT, SIGTERM, SIGHUP): the turn in
+        flight is cancelled and recorded as such, the session is closed, every server and
+        container is closed at once (a few seconds, then killed), and the terminal is
+        restored."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        turns = [w for w in self.workers if w.group == "turn" and w.is_running]
         self.action_stop()
+        if turns:  # let the cancelled turn write its incomplete reply before the file closes
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_GRACE):
+                    for worker in turns:
+                        with contextlib.suppress(Exception):  # cancelled, as asked
+                            await worker.wait()
         if self.loaded.is_set():
             await self.backend.close()
-        self.exit(0)
+        self.exit(code, return_code=code)
+
+    def _on_signal(self, signum: int) -> None:
+        """First signal: shut down as the quit key does. A second: leave at once (every
+        message is already on disk, so the session still loads)."""
+        self._signals_seen += 1
+        if self._signals_seen == 1:
+            self.run_worker(self.shut_down(128 + signum), group="shutdown")
+            return
+        emergency_exit(128 + signum)
+
+    def _install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._on_signal, sig)
+
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_GRACE = 3.0
+"""Seconds a cancelled turn gets to record itself before the session is closed anyway."""
+RESTORE = "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l"
+"""Leave the alternate screen, show the cursor, stop mouse reporting and bracketed paste."""
+
+
+def emergency_exit(code: int) -> None:
+    """Leave now: put the terminal back as well as can be done without Textual, and exit
+    without running any more of the app."""
+    with contextlib.suppress(OSError):
+        os.write(sys.__stdout__.fileno() if sys.__stdout__ else 1, RESTORE.encode())
+    with contextlib.suppress(Exception):
+        import termios
+
+        fd = sys.__stdin__.fileno() if sys.__stdin__ else 0
+        attrs = termios.tcgetattr(fd)
+        attrs[3] |= termios.ECHO | termios.ICANON | termios.ISIG
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+    os._exit(code)
 
 
 def run_app(start: Options | Startup, err: IO[str] | None = None) -> int:
