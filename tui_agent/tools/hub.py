@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,36 @@ class Hub:
         self._reported.discard(name)
         self._replace(name, (config or old.config).model_copy(update={"disabled": False}))
         self.connections[name].start()
+
+    async def apply(self, servers: Mapping[str, ServerConfig]) -> Changes:
+        """Make the running servers match ``servers`` (a reloaded config): new ones start,
+        removed ones stop, changed ones restart. A change to the approval lists alone
+        (``allow``, ``auto``, ``ask``, ``deny``: what "always allow" writes) restarts
+        nothing. Closing and starting happen concurrently."""
+        changes = Changes()
+        closing = []
+        for name in [n for n in self.connections if n not in servers]:
+            closing.append(self.connections.pop(name).close())
+            self._reported.discard(name)
+            changes.removed.append(name)
+        for name, config in servers.items():
+            old = self.connections.get(name)
+            if old is not None and same_server(old.config, config):
+                old.config = config  # the approval lists; the connection goes on
+                continue
+            if old is not None:
+                closing.append(old.close())
+                changes.restarted.append(name)
+            else:
+                changes.added.append(name)
+            self._reported.discard(name)
+            self.connections[name] = self._connection(name, config)
+        await asyncio.gather(*closing, return_exceptions=True)
+        for name in (*changes.added, *changes.restarted):
+            self.connections[name].start()
+            self._changed(self.connections[name])
+        self._rebuild()
+        return changes
 
     def _replace(self, name: str, config: ServerConfig) -> None:
         fresh = self._connection(name, config)
@@ -298,6 +328,26 @@ class Hub:
 
 def _lister(method: str, cursor: str | None) -> Callable[[Any], Any]:
     return lambda client: getattr(client, method)(cursor=cursor)
+
+
+RULE_LISTS = {"allow", "auto", "ask", "deny"}
+
+
+def same_server(a: ServerConfig, b: ServerConfig) -> bool:
+    """Equal but for the approval lists, which the policy applies without a restart."""
+    return a.model_dump(exclude=RULE_LISTS) == b.model_dump(exclude=RULE_LISTS)
+
+
+@dataclass
+class Changes:
+    """What :meth:`Hub.apply` did, by server name."""
+
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    restarted: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.restarted)
 
 
 def _retry_safe(tool: Any) -> bool:
