@@ -3,6 +3,7 @@ starting them, remembers a yes, and leaves them off after a no."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,26 @@ def test_the_first_frame_uses_the_project_theme(tmp_path: Path) -> None:
     assert Startup(cwd=project).theme() == "tui-agent-day"
     assert Startup(cwd=project, no_project=True).theme() is None
     assert Startup(config=user, cwd=project).theme() == "tui-agent-ember", "--config wins"
+
+
+async def test_a_changed_project_asks_again_while_the_app_runs(fake_llm: FakeLLM,
+                                                               tmp_path: Path) -> None:
+    """Live reload: a new server in the trusted project's file is not started before the
+    user agrees to the new content."""
+    project = project_with_server(tmp_path / "proj")
+    load(cwd=project, trust=True)
+    app = app_in(project, fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        data = json.loads((project / ".mcp.json").read_text())
+        data["mcpServers"]["second"] = data["mcpServers"]["proj"]
+        (project / ".mcp.json").write_text(json.dumps(data, indent=2))
+        await until(pilot, lambda: isinstance(app.screen, ProjectConsent),
+                    what="the question again")
+        assert "second" not in app.backend.hub.connections  # type: ignore[union-attr]
+        await pilot.press("y")
+        await until(pilot, lambda: app.backend.hub is not None
+                    and "second" in app.backend.hub.connections
+                    and app.backend.hub.connections["second"].state == "connected",
+                    what="the new server")
+        await finish(app)

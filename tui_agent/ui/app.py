@@ -34,6 +34,9 @@ from tui_agent.ui.widgets.status import ServerCount, StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from tui_agent.config.watch import Watch
     from tui_agent.core.approval import PendingCall
     from tui_agent.ui.backend import Backend, Options
 
@@ -84,6 +87,11 @@ class AgentApp(App[int]):
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
         self._shutting_down = False
         self._signals_seen = 0
+        self.config_watch: Watch | None = None
+        self.reload_error: str | None = None
+        """Why the config on disk is not applied (an invalid edit), until it is fixed."""
+        self._reload_timer: Timer | None = None
+        self._reloading = False
         if not isinstance(start, Startup):
             self._configure(start)
 
@@ -143,6 +151,7 @@ class AgentApp(App[int]):
             self._configure(options)
             if options.settings.config.ui.theme != self._theme_wanted:
                 self._use_theme(options.settings.config.ui.theme)
+            self._watch_config(options)
         self.status.model = self.backend.model_name or "no model"
         self.status.code_mode = self.options.settings.config.code_mode.enabled
         self.transcript.script_servers = self._script_servers
@@ -152,6 +161,72 @@ class AgentApp(App[int]):
         except MountError:
             if self.return_code is None:  # not a quit during start-up
                 raise
+
+    # -- live reload ------------------------------------------------------------------
+
+    def _watch_config(self, options: Options) -> None:
+        """Poll the files this config came from (and the user config, even if absent)."""
+        from tui_agent.config.watch import Watch
+
+        files = [*options.settings.files, paths.default_config_file()]
+        self.config_watch = Watch(files)
+        if self._reload_timer is None:
+            self._reload_timer = self.set_interval(RELOAD_EVERY, self._poll_config)
+
+    def _poll_config(self) -> None:
+        if (self._reloading or self.config_watch is None or self._shutting_down
+                or not self.config_watch.changed()):
+            return
+        self._reloading = True
+        self.reload_config()
+
+    @work(group="reload", exit_on_error=False)
+    async def reload_config(self) -> None:
+        """Apply the config files' new content: servers added, removed or restarted, the
+        rest from the next turn. An invalid edit keeps the last good config and says what
+        is wrong (file, line) until it is fixed. (A worker: a project whose servers
+        changed asks again.)"""
+        from tui_agent.config import ConfigError
+
+        assert isinstance(self.start, Startup)
+        self._reloading = True
+        try:
+            try:
+                options = await asyncio.to_thread(self.start.options)
+                options = await self._ask_about_project(options)
+            except ConfigError as exc:
+                self.status.config_error = True
+                if str(exc) != self.reload_error:
+                    self.reload_error = str(exc)
+                    await self.transcript.note(f"the config was edited but not applied; the "
+                                               f"last good one stays: {exc}", "error")
+                return
+            previous = self.options.settings
+            old = previous.config
+            changes = await self.backend.reconfigure(options)
+            self.options = options
+            self._watch_config(options)
+            new = options.settings.config
+            if new.ui.theme != old.ui.theme:
+                self._use_theme(new.ui.theme)
+            self.status.model = self.backend.model_name or "no model"
+            self.status.code_mode = new.code_mode.enabled
+            self._refresh_servers()
+            said = [f"{what} {', '.join(names)}" for what, names in (
+                ("started", changes.added), ("stopped", changes.removed),
+                ("restarted", changes.restarted)) if names]
+            said += [f"[{section}] applied" for section in ("model", "agent", "code_mode", "ui")
+                     if getattr(old, section) != getattr(new, section)]
+            fixed = self.reload_error is not None
+            self.reload_error, self.status.config_error = None, False
+            if said or fixed:
+                head = "the config is valid again" if fixed else "config reloaded"
+                await self.transcript.note(f"{head}: {'; '.join(said) or 'nothing changed'}")
+            for warning in options.settings.warnings:
+                if warning not in previous.warnings:
+                    await self.transcript.note(warning, "warning")
+        finally:
+            self._reloading = False
 
     async def _ask_about_project(self, options: Options) -> Options:
         """A project whose servers (or model endpoint) the user has not agreed to yet:
@@ -369,6 +444,8 @@ class AgentApp(App[int]):
                 loop.add_signal_handler(sig, self._on_signal, sig)
 
 
+RELOAD_EVERY = 0.5
+"""Seconds between looks at the config files (an edit applies within about two)."""
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE = 3.0
 """Seconds a cancelled turn gets to record itself before the session is closed anyway."""

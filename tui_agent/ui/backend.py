@@ -28,7 +28,7 @@ from tui_agent.tools.metrics import write_report
 
 if TYPE_CHECKING:
     from tui_agent.tools.connection import ServerStatus
-    from tui_agent.tools.hub import Hub
+    from tui_agent.tools.hub import Changes, Hub
 
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
                  "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
@@ -71,6 +71,8 @@ class Backend:
                            code_mode=CodeMode(self.settings.config.code_mode,
                                               self.settings.config.servers))
         self.resumed: Conversation | None = None
+        self.chosen_model: str | None = None
+        """A model picked with ``/model``: a reloaded config does not override it."""
 
     # -- model ------------------------------------------------------------------
 
@@ -96,6 +98,7 @@ class Backend:
 
     def set_model(self, name: str) -> None:
         """Use ``name`` from the next turn on."""
+        self.chosen_model = name
         self.agent.llm = self._model(name)
         if isinstance(self.agent.llm, LLM):
             from tui_agent.core.llm import preload
@@ -130,6 +133,44 @@ class Backend:
                 preload()
         finally:
             self.ready.set()
+
+    async def reconfigure(self, options: Options) -> Changes:
+        """Apply a config reloaded from disk, from the next turn on: the model settings
+        (a model picked with ``/model`` stays), ``[agent]``, ``[code_mode]``, the approval
+        rules, and the servers (added ones start, removed ones stop, changed ones restart;
+        one whose definition did not change keeps running as it is, even if only its
+        approval lists changed, or the user switched it off in the servers screen)."""
+        from tui_agent.headless import open_hub, policy_from
+        from tui_agent.tools.hub import Changes, same_server
+
+        old, new = self.settings, options.settings
+        self.options, self.settings = options, new
+        fresh = policy_from(new, options.tool_filter)
+        self.policy.rules, self.policy.persist = fresh.rules, fresh.persist
+        agent = self.agent
+        agent.settings = new.config.agent
+        agent.system_prompt = new.config.model.system_prompt
+        agent.code_mode = CodeMode(new.config.code_mode, new.config.servers)
+        if old.config.model != new.config.model:
+            agent.llm = self._model(self.chosen_model or new.config.model.name)
+        if self.hub is None:
+            if not new.config.servers:
+                return Changes()
+            await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
+            self.hub = open_hub(new, with_disabled=True)
+            assert self.hub is not None
+            for listener in self.listeners:
+                self.hub.subscribe(listener)
+            self.hub.start()
+            agent.tools = self.hub
+            return Changes(added=list(new.config.servers))
+        running = self.hub.connections
+        target = {
+            name: running[name].config
+            if name in running and name in old.config.servers
+            and same_server(old.config.servers[name], config) else config
+            for name, config in new.config.servers.items()}
+        return await self.hub.apply(target)
 
     def statuses(self) -> list[ServerStatus]:
         return self.hub.statuses() if self.hub is not None else []

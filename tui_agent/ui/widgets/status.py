@@ -53,6 +53,8 @@ class StatusBar(Static):
     servers: reactive[ServerCount] = reactive(ServerCount)
     activity: reactive[str] = reactive("")
     code_mode: reactive[bool] = reactive(False)
+    config_error: reactive[bool] = reactive(False)
+    """An edit to the config could not be applied (the note says why); until it is fixed."""
 
     def render(self) -> Content:
         parts = [clean(self.model), usage_text(self.usage), self.servers.summary()]
@@ -60,4 +62,8 @@ class StatusBar(Static):
             parts.append("code mode")
         if self.activity:
             parts.append(self.activity)
-        return Content(" · ".join(parts))
+        text = Content(" · ".join(parts))
+        if self.config_error:
+            text = Content.assemble(text, " · ", ("⚠ config not applied (see the note)",
+                                                  "$error"))
+        return text

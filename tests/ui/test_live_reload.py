@@ -1,0 +1,137 @@
+"""Live reload: editing the config file while the app runs applies it. Added servers
+start, removed ones stop, changed ones restart; an invalid edit keeps the last good
+config and says what is wrong until it is fixed; "always allow" restarts nothing.
+The real app (``Startup``, as the command builds it), real MCP servers, the file on disk."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.conftest import tagged_processes
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.ui.kit import SIZE, finish, ready, send, until, write_config
+from tui_agent.ui.app import AgentApp
+from tui_agent.ui.screens.approval import ApprovalScreen
+from tui_agent.ui.startup import Startup
+from tui_agent.ui.widgets.messages import Note
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+def notes(app: AgentApp) -> list[str]:
+    return [str(n.render()) for n in app.transcript.query(Note)]
+
+
+async def noted(pilot: Pilot[Any], app: AgentApp, text: str) -> str:
+    await until(pilot, lambda: any(text in n for n in notes(app)), timeout=30,
+                what=f"a note saying {text!r}")
+    return next(n for n in notes(app) if text in n)
+
+
+def edit(config: Path, fake: FakeLLM, servers: dict[str, list[str]], extra: str = "") -> None:
+    write_config(config, base_url=fake.base_url, servers=servers, extra=extra)
+
+
+async def test_servers_follow_the_file_and_a_bad_edit_waits_for_its_fix(
+        fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
+    config = tmp_path / "c.toml"
+    edit(config, fake_llm, {"a": []})
+    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        hub = app.backend.hub
+        assert hub is not None
+        first_a = hub.connections["a"]
+
+        edit(config, fake_llm, {"a": [], "b": []})
+        await noted(pilot, app, "config reloaded: started b")
+        await until(pilot, lambda: hub.connections["b"].state == "connected", what="b up")
+        assert hub.connections["a"] is first_a, "an unchanged server is left alone"
+        assert "2/2 servers" in str(app.status.render())
+
+        edit(config, fake_llm, {"a": [], "b": []}, extra="\n[agent]\nmax_dpeth = 3\n")
+        bad = await noted(pilot, app, "not applied")
+        assert str(config) in bad and "max_dpeth" in bad and "did you mean 'max_depth'" in bad
+        assert "line " in bad
+        assert app.status.config_error and "config not applied" in str(app.status.render())
+        assert hub.connections["b"].state == "connected", "the last good config stays"
+
+        edit(config, fake_llm, {"a": ["--name", "renamed"]}, extra="\n[agent]\nmax_depth = 3\n")
+        fixed = await noted(pilot, app, "the config is valid again")
+        assert "stopped b" in fixed and "restarted a" in fixed and "[agent] applied" in fixed
+        assert not app.status.config_error
+        assert "b" not in hub.connections
+        await until(pilot, lambda: hub.connections["a"].state == "connected", what="a again")
+        assert hub.connections["a"] is not first_a
+        assert hub.connections["a"].status().server_info == "renamed 1.0"
+        assert app.backend.agent.settings.max_depth == 3
+        await until(pilot, lambda: len(tagged_processes(no_leftover_servers)) == 1,
+                    what="b's process and a's old one to end")
+        await finish(app)
+
+
+async def test_always_allow_written_by_the_app_restarts_nothing(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("a__echo", {"text": "hi"}, id="c1")]),
+                  Reply(text="done"))
+    config = tmp_path / "c.toml"
+    edit(config, fake_llm, {"a": []})
+    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        hub = app.backend.hub
+        assert hub is not None
+        first_a = hub.connections["a"]
+        before = app.turns_ended
+        await send(pilot, app, "echo")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await pilot.press("a")
+        await until(pilot, lambda: app.turns_ended > before, what="the turn")
+        assert 'auto = ["echo"]' in config.read_text()
+        # Let the watcher see the file the app wrote (it polls twice a second).
+        await pilot.pause(2)
+        assert hub.connections["a"] is first_a and first_a.restarts == 0
+        assert not any("config reloaded" in n for n in notes(app)), "nothing to say"
+        assert app.backend.policy.standing("a", "echo") == "auto"
+        await finish(app)
+
+
+async def test_a_theme_edit_applies_at_once(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    edit(config, fake_llm, {})
+    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        assert app.theme == "tui-agent-night"
+        edit(config, fake_llm, {}, extra='\n[ui]\ntheme = "tui-agent-day"\n')
+        await noted(pilot, app, "[ui] applied")
+        assert app.theme == "tui-agent-day"
+        await finish(app)
+
+
+async def test_a_reload_keeps_what_the_user_chose_in_the_app(fake_llm: FakeLLM,
+                                                             tmp_path: Path) -> None:
+    """A server switched off in the servers screen stays off, and a model picked with
+    /model stays picked, when an unrelated edit is applied."""
+    config = tmp_path / "c.toml"
+    edit(config, fake_llm, {"a": [], "b": []})
+    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        hub = app.backend.hub
+        assert hub is not None
+        await app.backend.disable("a")
+        app.backend.set_model("openai/picked-in-the-app")
+        edit(config, fake_llm, {"a": [], "b": []},
+             extra="\n[agent]\nmax_depth = 4\n")
+        config.write_text(re.sub(r"(?m)^timeout = 20$", "timeout = 25", config.read_text()))
+        await noted(pilot, app, "[model] applied")
+        assert hub.connections["a"].state == "disabled"
+        assert app.backend.model_name == "openai/picked-in-the-app"
+        assert app.backend.agent.llm.settings.timeout == 25  # type: ignore[attr-defined]
+        await finish(app)
