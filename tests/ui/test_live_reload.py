@@ -135,3 +135,20 @@ async def test_a_reload_keeps_what_the_user_chose_in_the_app(fake_llm: FakeLLM,
         assert app.backend.model_name == "openai/picked-in-the-app"
         assert app.backend.agent.llm.settings.timeout == 25  # type: ignore[attr-defined]
         await finish(app)
+
+
+@pytest.mark.parametrize("settle", [0.0, 0.3])
+async def test_quitting_during_a_reload_leaves_no_server_behind(
+        settle: float, fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
+    """A quit while a reload loads the files (cancelled) or starts servers (waited for):
+    either way every server process ends with the app (the autouse check)."""
+    config = tmp_path / "c.toml"
+    edit(config, fake_llm, {"a": []})
+    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        edit(config, fake_llm, {"a": ["--name", "changed"], "b": [], "c": []})
+        app.reload_config()
+        await pilot.pause(settle)
+        await finish(app)
+    assert app.return_code == 0

@@ -92,6 +92,8 @@ class AgentApp(App[int]):
         """Why the config on disk is not applied (an invalid edit), until it is fixed."""
         self._reload_timer: Timer | None = None
         self._reloading = False
+        self._applying = False
+        """A reload is starting and stopping servers (a quit waits for it to finish)."""
         if not isinstance(start, Startup):
             self._configure(start)
 
@@ -203,7 +205,11 @@ class AgentApp(App[int]):
                 return
             previous = self.options.settings
             old = previous.config
-            changes = await self.backend.reconfigure(options)
+            self._applying = True
+            try:
+                changes = await self.backend.reconfigure(options)
+            finally:
+                self._applying = False
             self.options = options
             self._watch_config(options)
             new = options.settings.config
@@ -416,6 +422,15 @@ class AgentApp(App[int]):
         if self._shutting_down:
             return
         self._shutting_down = True
+        reloads = [w for w in self.workers if w.group == "reload" and w.is_running]
+        if reloads and not self._applying:  # e.g. waiting for the project question
+            for worker in reloads:
+                worker.cancel()
+        with contextlib.suppress(TimeoutError):  # servers it started must be closed too
+            async with asyncio.timeout(RELOAD_GRACE):
+                for worker in reloads:
+                    with contextlib.suppress(Exception):
+                        await worker.wait()
         turns = [w for w in self.workers if w.group == "turn" and w.is_running]
         self.action_stop()
         if turns:  # let the cancelled turn write its incomplete reply before the file closes
@@ -445,7 +460,9 @@ class AgentApp(App[int]):
 
 
 RELOAD_EVERY = 0.5
-"""Seconds between looks at the config files (an edit applies within about two)."""
+"""Seconds between looks at the config files (an edit applies within about a second)."""
+RELOAD_GRACE = 12.0
+"""Seconds a quit waits for a reload that is starting and stopping servers."""
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE = 3.0
 """Seconds a cancelled turn gets to record itself before the session is closed anyway."""
