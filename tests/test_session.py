@@ -96,6 +96,15 @@ def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
     assert load(w.path).messages[0]["content"] == "token *** and ***"
 
 
+def test_secrets_a_reloaded_config_brings_are_masked_from_then_on(tmp_path: Path) -> None:
+    w = writer_at(tmp_path, secrets=("sk-very-secret",))
+    w.mask_also(["ghp-new-token-123"])
+    w.message({"role": "tool", "tool_call_id": "x",
+               "content": "sk-very-secret ghp-new-token-123"})
+    w.close()
+    assert load(w.path).messages[0]["content"] == "*** ***"
+
+
 def test_a_session_has_one_writer(tmp_path: Path) -> None:
     w = writer_at(tmp_path)
     with pytest.raises(SessionError, match="open in another"):

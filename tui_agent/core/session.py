@@ -121,6 +121,10 @@ class SessionWriter:
     def next_seq(self) -> int:
         return self._seq
 
+    def mask_also(self, secrets: Iterable[str]) -> None:
+        """Mask these values too from now on (a reloaded config brought new ones)."""
+        self._secrets = self._secrets | frozenset(secrets)
+
     def message(self, message: dict[str, Any], *, incomplete: bool = False,
                 usage: Usage | None = None, sync: bool = True) -> None:
         """Record a finished message; with ``sync`` it is on disk when this returns."""

@@ -148,6 +148,8 @@ class Backend:
         fresh = policy_from(new, options.tool_filter)
         self.policy.rules, self.policy.persist = fresh.rules, fresh.persist
         agent = self.agent
+        if agent.session is not None:
+            agent.session.mask_also(new.secrets)
         agent.settings = new.config.agent
         agent.system_prompt = new.config.model.system_prompt
         agent.code_mode = CodeMode(new.config.code_mode, new.config.servers)
