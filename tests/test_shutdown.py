@@ -61,6 +61,19 @@ class Terminal:
         return os.waitstatus_to_exitcode(status)
 
 
+def in_a_turn(tmp_path: Path, fake: FakeLLM, reply: Reply, prompt: bytes,
+              marker: bytes) -> Terminal:
+    """The app on a terminal, ``prompt`` sent, and ``marker`` (the reply streaming, or
+    the tool card running) on screen."""
+    fake.push(reply)
+    term = Terminal("--config", str(config(tmp_path, fake)))
+    term.wait_for(FAKE_MODEL.encode())
+    time.sleep(0.3)
+    term.type(prompt + b"\r")
+    term.wait_for(marker)
+    return term
+
+
 def latest_session() -> Conversation:
     path = SessionStore(paths.sessions_dir()).latest()
     assert path is not None, "no session was written"
@@ -74,12 +87,7 @@ def restored(seen: bytes) -> bool:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_during_a_streaming_turn(signum: int, fake_llm: FakeLLM, tmp_path: Path,
                                           no_leftover_servers: str) -> None:
-    fake_llm.push(STREAM)
-    term = Terminal("--config", str(config(tmp_path, fake_llm)))
-    term.wait_for(FAKE_MODEL.encode())
-    time.sleep(0.3)
-    term.type(b"hello\r")
-    term.wait_for(b"streaming")
+    term = in_a_turn(tmp_path, fake_llm, STREAM, b"hello", b"streaming")
     started = time.monotonic()
     os.kill(term.pid, signum)
     code = term.end()
@@ -95,12 +103,7 @@ def test_a_signal_during_a_streaming_turn(signum: int, fake_llm: FakeLLM, tmp_pa
 
 def test_sigterm_during_a_tool_call(fake_llm: FakeLLM, tmp_path: Path,
                                     no_leftover_servers: str) -> None:
-    fake_llm.push(HANG)
-    term = Terminal("--config", str(config(tmp_path, fake_llm)))
-    term.wait_for(FAKE_MODEL.encode())
-    time.sleep(0.3)
-    term.type(b"hang please\r")
-    term.wait_for(b"running")
+    term = in_a_turn(tmp_path, fake_llm, HANG, b"hang please", b"running")
     os.kill(term.pid, signal.SIGTERM)
     assert term.end() == 128 + signal.SIGTERM
     assert restored(term.seen) and b"Traceback" not in term.seen
@@ -112,12 +115,7 @@ def test_sigterm_during_a_tool_call(fake_llm: FakeLLM, tmp_path: Path,
 
 
 def test_a_second_signal_leaves_at_once(fake_llm: FakeLLM, tmp_path: Path) -> None:
-    fake_llm.push(HANG)
-    term = Terminal("--config", str(config(tmp_path, fake_llm)))
-    term.wait_for(FAKE_MODEL.encode())
-    time.sleep(0.3)
-    term.type(b"hang please\r")
-    term.wait_for(b"running")
+    term = in_a_turn(tmp_path, fake_llm, HANG, b"hang please", b"running")
     os.kill(term.pid, signal.SIGTERM)
     os.kill(term.pid, signal.SIGTERM)
     assert term.end(timeout=10) == 128 + signal.SIGTERM

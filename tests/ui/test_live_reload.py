@@ -37,11 +37,17 @@ def edit(config: Path, fake: FakeLLM, servers: dict[str, list[str]], extra: str 
     write_config(config, base_url=fake.base_url, servers=servers, extra=extra)
 
 
+def app_with(tmp_path: Path, fake: FakeLLM, servers: dict[str, list[str]]
+             ) -> tuple[AgentApp, Path]:
+    """The app as the command builds it, on a config file with ``servers``."""
+    config = tmp_path / "c.toml"
+    edit(config, fake, servers)
+    return AgentApp(Startup(config=config, cwd=tmp_path)), config
+
+
 async def test_servers_follow_the_file_and_a_bad_edit_waits_for_its_fix(
         fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
-    config = tmp_path / "c.toml"
-    edit(config, fake_llm, {"a": []})
-    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    app, config = app_with(tmp_path, fake_llm, {"a": []})
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         hub = app.backend.hub
@@ -79,9 +85,7 @@ async def test_always_allow_written_by_the_app_restarts_nothing(
         fake_llm: FakeLLM, tmp_path: Path) -> None:
     fake_llm.push(Reply(tool_calls=[FakeToolCall("a__echo", {"text": "hi"}, id="c1")]),
                   Reply(text="done"))
-    config = tmp_path / "c.toml"
-    edit(config, fake_llm, {"a": []})
-    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    app, config = app_with(tmp_path, fake_llm, {"a": []})
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         hub = app.backend.hub
@@ -102,9 +106,7 @@ async def test_always_allow_written_by_the_app_restarts_nothing(
 
 
 async def test_a_theme_edit_applies_at_once(fake_llm: FakeLLM, tmp_path: Path) -> None:
-    config = tmp_path / "c.toml"
-    edit(config, fake_llm, {})
-    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    app, config = app_with(tmp_path, fake_llm, {})
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         assert app.theme == "tui-agent-night"
@@ -118,9 +120,7 @@ async def test_a_reload_keeps_what_the_user_chose_in_the_app(fake_llm: FakeLLM,
                                                              tmp_path: Path) -> None:
     """A server switched off in the servers screen stays off, and a model picked with
     /model stays picked, when an unrelated edit is applied."""
-    config = tmp_path / "c.toml"
-    edit(config, fake_llm, {"a": [], "b": []})
-    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    app, config = app_with(tmp_path, fake_llm, {"a": [], "b": []})
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         hub = app.backend.hub
@@ -142,9 +142,7 @@ async def test_quitting_during_a_reload_leaves_no_server_behind(
         settle: float, fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
     """A quit while a reload loads the files (cancelled) or starts servers (waited for):
     either way every server process ends with the app (the autouse check)."""
-    config = tmp_path / "c.toml"
-    edit(config, fake_llm, {"a": []})
-    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    app, config = app_with(tmp_path, fake_llm, {"a": []})
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         edit(config, fake_llm, {"a": ["--name", "changed"], "b": [], "c": []})
