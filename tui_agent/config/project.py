@@ -18,17 +18,16 @@ before pydantic is imported.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tui_agent.config import paths
+from tui_agent.config.atomic import write_text
 
 PROJECT_FILES = (".tui-agent/config.toml", "mcp.json", ".mcp.json")
 """Looked for in each directory, and loaded in this order (a later file's server of the
@@ -120,17 +119,7 @@ class TrustStore:
     def record(self, root: Path, value: str) -> None:
         data = self._read()
         data[str(root)] = value
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trusted.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out, indent=2, sort_keys=True)
-                out.write("\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_text(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def layer_files(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),

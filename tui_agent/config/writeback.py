@@ -12,12 +12,11 @@ are atomic: a crash leaves the old file or the new one, never half of each.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from tui_agent.config.atomic import write_text
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.loader import Origin, read_config_text
 
@@ -112,17 +111,6 @@ def _json_indent(text: str) -> int | str:
 
 def _replace(path: Path, text: str) -> None:
     try:
-        mode = path.stat().st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text(path, text)
     except OSError as exc:
         raise ConfigError(f"cannot write it: {exc}", path) from None

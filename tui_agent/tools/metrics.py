@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from tui_agent.config.atomic import write_text
 
 Kind = Literal["ok", "error", "timeout"]
 KEEP = 10_000
@@ -98,17 +98,7 @@ def metrics_path(session_file: Path) -> Path:
 
 def write_report(session_file: Path, report: dict[str, Any]) -> None:
     """Write ``report`` beside the session, atomically."""
-    path = metrics_path(session_file)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".metrics.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(report, out, indent=1)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(metrics_path(session_file), json.dumps(report, indent=1) + "\n")
 
 
 def format_bytes(size: int) -> str:

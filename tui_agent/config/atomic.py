@@ -1,0 +1,30 @@
+"""Replace a small file whole, so that a crash leaves the old content or the new, never
+half of each: written to a temporary file beside it, flushed to disk, then renamed over
+it. An existing file keeps its permissions; a new one is private to the user."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (creating its directory); raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
