@@ -283,7 +283,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         tool_filter=chosen), out, err)
 
 
-def _servers(args: argparse.Namespace, out: IO[str],
+def _servers(args: argparse.Namespace, chosen: ToolFilter, out: IO[str],
              err: IO[str]) -> tuple[Settings, Hub] | int:
     """The settings and a hub of their servers, or the exit code when there are none."""
     from tui_agent import headless
@@ -293,7 +293,7 @@ def _servers(args: argparse.Namespace, out: IO[str],
         return headless.EXIT_USAGE
     if getattr(args, "level", None):
         settings.config.code_mode.binding_level = args.level
-    problem = tool_filter(args).narrow(settings)
+    problem = chosen.narrow(settings)
     if problem:
         err.write(f"tui-agent: {problem}\n")
         return headless.EXIT_USAGE
@@ -346,11 +346,12 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from tui_agent.headless import policy_from
     from tui_agent.server_report import report
 
-    found = _servers(args, out, err)
+    chosen = tool_filter(args)
+    found = _servers(args, chosen, out, err)
     if isinstance(found, int):
         return found
     settings, hub = found
-    return asyncio.run(report(settings, policy_from(settings, tool_filter(args)), hub, out,
+    return asyncio.run(report(settings, policy_from(settings, chosen), hub, out,
                               resources=args.resources))
 
 
@@ -360,11 +361,12 @@ def cmd_stubs(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from tui_agent.headless import policy_from
     from tui_agent.server_report import stubs
 
-    found = _servers(args, out, err)
+    chosen = tool_filter(args)
+    found = _servers(args, chosen, out, err)
     if isinstance(found, int):
         return found
     settings, hub = found
-    return asyncio.run(stubs(settings, policy_from(settings, tool_filter(args)), hub, out, err,
+    return asyncio.run(stubs(settings, policy_from(settings, chosen), hub, out, err,
                              only=args.files, names_only=args.list))
 
 

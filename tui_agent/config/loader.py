@@ -45,6 +45,11 @@ class Origin:
         line = self.locate(self.path + more)
         return f"line {line}: " if line else ""
 
+    def place(self) -> str:
+        """``file:line``, or the file alone when the line is not known."""
+        line = self.locate(self.path)
+        return f"{self.file}:{line}" if line else str(self.file)
+
 
 Source = Origin | str
 """Where a value came from: a place in a file, or a label (``default``, ``--model``)."""
@@ -101,10 +106,7 @@ class Settings:
     def source(self, section: str, key: str) -> str:
         """Where ``section.key`` came from, for people: ``file:line``, a flag, or default."""
         found = self.sources.get((section, key), "default")
-        if isinstance(found, str):
-            return found
-        line = found.locate(found.path)
-        return f"{found.file}:{line}" if line else str(found.file)
+        return found if isinstance(found, str) else found.place()
 
 
 def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
@@ -265,10 +267,8 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
     if path.suffix.lower() == ".json":
         from tui_agent.config.mcp_json import load_mcp_json
 
-        imported = load_mcp_json(path)
-        raw = json.loads(read_config_text(path))
-        out = _Read(Layer(kind, path), raw if isinstance(raw, dict) else {},
-                    lambda loc: None)
+        raw, imported = load_mcp_json(path)
+        out = _Read(Layer(kind, path), raw, lambda loc: None)
         for name, (server, origin, more) in imported.items():
             warnings.extend(more)
             out.servers[name] = (server, origin)

@@ -38,8 +38,9 @@ _KEYS: dict[str, str] = {
 Imported = dict[str, tuple[ServerConfig, Origin, list[str]]]
 
 
-def load_mcp_json(path: Path) -> Imported:
-    """Every server in one JSON file, validated, with where each came from."""
+def load_mcp_json(path: Path) -> tuple[dict[str, Any], Imported]:
+    """The file as parsed, and every server in it, validated, with where each came
+    from."""
     text = read_config_text(path)
     try:
         data = json.loads(text)
@@ -55,7 +56,7 @@ def load_mcp_json(path: Path) -> Imported:
     for name, key_path, raw in entries:
         origin = Origin(path, key_path, locate)
         out[name] = (*_convert(name, raw, origin), )
-    return out
+    return data, out
 
 
 def _entries(data: Any, path: Path, locate: Any) -> list[tuple[str, tuple[str | int, ...], Any]]:

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from tui_agent.config.interpolate import mask
-from tui_agent.config.loader import HeldProject, Origin, Settings
+from tui_agent.config.loader import HeldProject, Settings
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 
 HIDDEN = "********"
@@ -107,11 +107,6 @@ def _column(pairs: Iterable[tuple[str, str]], width: int = 44) -> list[str]:
     return out
 
 
-def _where(origin: Origin) -> str:
-    line = origin.locate(origin.path)
-    return f"{origin.file}:{line}" if line else str(origin.file)
-
-
 def render(settings: Settings) -> str:
     """The merged configuration as TOML, each value with where it came from."""
     secrets = settings.secrets
@@ -147,7 +142,7 @@ def render(settings: Settings) -> str:
         out += _column(pairs)
     for name, server in config.servers.items():
         origin = settings.origins.get(name)
-        out += ["", *_column([(f"[servers.{_key(name)}]", _where(origin) if origin else "")])]
+        out += ["", *_column([(f"[servers.{_key(name)}]", origin.place() if origin else "")])]
         out += _server_lines(server, secrets)
     if settings.held is not None:
         out += ["", "# held back until you trust this project (tui-agent asks; headless: "

@@ -52,8 +52,11 @@ class ToolFilter:
             return False
         return not any(fnmatchcase(server, p) for p in self.exclude_servers)
 
+    def _switched_off(self, server: str, tool: str) -> bool:
+        return server in self.off or f"{server}{SEP}{tool}" in self.off
+
     def allows(self, server: str, tool: str) -> bool:
-        if server in self.off or f"{server}{SEP}{tool}" in self.off:
+        if self._switched_off(server, tool):
             return False
         if not self.server_on(server):
             return False
@@ -64,7 +67,7 @@ class ToolFilter:
 
     def why_not(self, server: str, tool: str) -> str:
         """Why :meth:`allows` said no, for the model and the user."""
-        if server in self.off or f"{server}{SEP}{tool}" in self.off:
+        if self._switched_off(server, tool):
             return f"{tool} of {server} is switched off for this conversation (/tools)"
         return f"{tool} of {server} is left out of this run (--servers, --tools and their " \
                "--exclude- forms)"
@@ -72,11 +75,6 @@ class ToolFilter:
     def switched(self, name: str, on: bool) -> ToolFilter:
         """This filter with ``name`` (a server, or ``server__tool``) switched on or off."""
         return replace(self, off=self.off - {name} if on else self.off | {name})
-
-    @property
-    def narrows(self) -> bool:
-        return bool(self.servers is not None or self.exclude_servers or self.tools is not None
-                    or self.exclude_tools or self.off)
 
     def narrow(self, settings: Settings) -> str | None:
         """Leave the servers this filter excludes out of ``settings`` (so they are not
