@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.tools.text import clean
-from tui_agent.ui.widgets.messages import plain
+from tui_agent.ui.widgets.messages import key_hints, plain
 
 CHANGED = "changed since"
 
@@ -94,10 +94,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         if self.call.parent:
             keys.append(("s", "approve all calls of this script"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
-        parts: list[str | tuple[str, str]] = []
-        for key, what in keys:
-            parts += [(f" {key} ", "reverse bold"), f" {what}   "]
-        return Content.assemble(*parts)
+        return key_hints(keys)
 
     def on_mount(self) -> None:
         self.query_one("#body").focus()

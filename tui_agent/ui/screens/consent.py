@@ -19,7 +19,7 @@ from textual.widgets import Static
 from tui_agent.config.loader import HeldProject
 from tui_agent.config.show import held_lines
 from tui_agent.tools.text import clean
-from tui_agent.ui.widgets.messages import plain
+from tui_agent.ui.widgets.messages import key_hints, plain
 
 
 class ProjectConsent(ModalScreen[bool]):
@@ -55,11 +55,9 @@ class ProjectConsent(ModalScreen[bool]):
                                "Nothing of it runs until you agree."), classes="why")
             with VerticalScroll(id="body"):
                 yield Static(plain("\n".join(clean(line) for line in held_lines(self.held))))
-            parts: list[str | tuple[str, str]] = []
-            for key, what in (("y", "trust it as it is now"),
-                              ("n", "not now (asked again next time)"), ("esc", "not now")):
-                parts += [(f" {key} ", "reverse bold"), f" {what}   "]
-            yield Static(Content.assemble(*parts), classes="keys")
+            yield Static(key_hints([("y", "trust it as it is now"),
+                                    ("n", "not now (asked again next time)"),
+                                    ("esc", "not now")]), classes="keys")
 
     def on_mount(self) -> None:
         self.query_one("#body").focus()

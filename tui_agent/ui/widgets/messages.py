@@ -20,6 +20,14 @@ def plain(text: str) -> Content:
     return Content(clean(text))
 
 
+def key_hints(keys: list[tuple[str, str]]) -> Content:
+    """``y approve once   n deny ...``: each key shown as a reversed cap, then what it does."""
+    parts: list[str | tuple[str, str]] = []
+    for key, what in keys:
+        parts += [(f" {key} ", "reverse bold"), f" {what}   "]
+    return Content.assemble(*parts)
+
+
 class UserMessage(Static):
     DEFAULT_CSS = """
     UserMessage {
