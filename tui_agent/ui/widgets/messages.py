@@ -13,6 +13,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from tui_agent.tools.text import StreamCleaner, clean
+from tui_agent.ui.widgets.md_lists import BulletList, OrderedList
 
 
 def plain(text: str) -> Content:
@@ -55,6 +56,8 @@ class AssistantMessage(Markdown):
     }
     AssistantMessage.-incomplete { border-left: outer $warning; }
     """
+    BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": BulletList,
+              "ordered_list_open": OrderedList}
 
     def __init__(self, text: str = "") -> None:
         # Links from a model are not opened on a click: the URL could be anything.
