@@ -26,6 +26,7 @@ from textual.widgets import Footer
 
 from tui_agent.config import paths
 from tui_agent.core.events import TurnDone
+from tui_agent.ui import textual_fixes
 from tui_agent.ui.commands import COMMANDS, Command, CommandError, parse, unescape
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
@@ -76,6 +77,7 @@ class AgentApp(App[int]):
         loaded once the first frame is drawn; ``options`` and ``backend`` exist once
         ``loaded`` is set, and the commands wait for it."""
         super().__init__()
+        textual_fixes.apply()
         self.start = start
         self.loaded = asyncio.Event()
         self.config_error: str | None = None
