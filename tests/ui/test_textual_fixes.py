@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
-from textual import _time, events
+from textual import _time, events, timer
 from textual.app import App
 from textual.timer import Timer
 
@@ -48,12 +49,22 @@ async def test_a_timer_that_fell_behind_ticks_at_the_next_interval() -> None:
     assert 0 < due < INTERVAL, f"the tick after the stall was due {due:.3f} s after it"
 
 
-async def test_a_textual_without_the_extra_tick_is_left_alone(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    async def fixed_upstream(self: Timer) -> None:
-        """A loop that no longer has the line the fix replaces."""
+@pytest.mark.parametrize("source", ["fixed", "missing"])
+def test_a_textual_without_the_extra_tick_is_left_alone(
+        source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once Textual's loop no longer has the line (or its source cannot be read), its
+    own loop stays."""
+    module = tmp_path / "timer.py"
+    if source == "fixed":
+        upstream = Path(timer.__file__).read_text(encoding="utf-8")
+        module.write_text(upstream.replace(textual_fixes.BUGGY, "count = next_count"),
+                          encoding="utf-8")
 
-    monkeypatch.setattr(Timer, "_run", fixed_upstream)
+    async def upstream_run(self: Timer) -> None:
+        """Stands for Textual's own loop."""
+
+    monkeypatch.setattr(timer, "__file__", str(module))
+    monkeypatch.setattr(Timer, "_run", upstream_run)
     assert not textual_fixes.needed()
     assert not textual_fixes.apply()
-    assert Timer._run is fixed_upstream
+    assert Timer._run is upstream_run

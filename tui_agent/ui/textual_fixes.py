@@ -15,9 +15,9 @@ written against; once Textual changes it, nothing is replaced.
 
 from __future__ import annotations
 
-import inspect
+from pathlib import Path
 
-from textual import _time
+from textual import _time, timer
 from textual.timer import EventTargetGone, Timer
 
 BUGGY = "count = int((now - start) / _interval + 1)"
@@ -52,10 +52,12 @@ async def _run(self: Timer) -> None:
 
 
 def needed() -> bool:
-    """Whether Textual's timer loop is still the one with the extra tick."""
+    """Whether Textual's timer loop is still the one with the extra tick (read from its
+    module's source, which costs 0.1 ms where ``inspect.getsource`` costs 5 on the way
+    to the first frame)."""
     try:
-        return BUGGY in inspect.getsource(Timer._run)
-    except (OSError, TypeError):  # no source to read (a frozen install): leave it be
+        return BUGGY in Path(timer.__file__).read_text(encoding="utf-8")
+    except (OSError, TypeError, UnicodeDecodeError):  # no source to read: leave it be
         return False
 
 
