@@ -1,13 +1,13 @@
 """Folding: what has scrolled well above the view is taken out of the layout.
 
 Textual lays out every widget of a screen whenever one of them changes, those
-scrolled out of view too. Markdown is widget-heavy (a two-item list is nine
-widgets), so a long reply made every frame of a stream cost in proportion to
-the whole conversation. While the view follows the bottom, the children of the
-transcript above a line, and the blocks of a reply that straddles it, are hidden
-(``display: none``) and one :class:`Folded` stand-in of exactly their height
-takes their place: nothing on screen moves by a row, and a frame costs what the
-visible part costs. Everything unfolds at once whenever the view moves up (the
+scrolled out of view too. Markdown is a widget or more a block (a code block is
+two; ``md_lists.py`` keeps most lists to one), so a long reply made every frame of
+a stream cost in proportion to the whole conversation. While the view follows
+the bottom, the children of the transcript above a line, and the blocks of a
+reply that straddles it, are hidden (``display: none``) and one :class:`Folded`
+stand-in of exactly their height takes their place: nothing on screen moves by a
+row, and a frame costs what the visible part costs. Everything unfolds at once whenever the view moves up (the
 user scrolls, or what is below shrinks) or the width changes (heights then
 differ), and folds again once the view is back at the bottom.
 """

@@ -152,7 +152,7 @@ class FlatList(_Block):
     async def _update_from_block(self, block: MarkdownBlock) -> None:
         """The list grew while streaming: take the new text in place (no await, so no
         frame can see the list half-replaced) when both are flat."""
-        items = self._flat(block) if type(block) is type(self) and not self.children else None
+        items = self._flat(block) if type(block) is type(self) else None
         if items is None or not isinstance(self.visual, Items):
             await super()._update_from_block(block)
             return
