@@ -7,9 +7,10 @@ a stream cost in proportion to the whole conversation. While the view follows
 the bottom, the children of the transcript above a line, and the blocks of a
 reply that straddles it, are hidden (``display: none``) and one :class:`Folded`
 stand-in of exactly their height takes their place: nothing on screen moves by a
-row, and a frame costs what the visible part costs. Everything unfolds at once whenever the view moves up (the
-user scrolls, or what is below shrinks) or the width changes (heights then
-differ), and folds again once the view is back at the bottom.
+row, and a frame costs what the visible part costs. Everything unfolds at once
+whenever the view moves up (the user scrolls, or what is below shrinks) or the
+width changes (heights then differ), and folds again once the view is back at
+the bottom.
 """
 
 from __future__ import annotations
