@@ -19,33 +19,25 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.tools.text import clean
+from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
 
 CHANGED = "changed since"
 
 
-class ApprovalScreen(ModalScreen[Decision]):
+class ApprovalScreen(Question[Decision]):
     DEFAULT_CSS = """
-    ApprovalScreen { align: center middle; background: $background 60%; }
-    ApprovalScreen #dialog {
-        width: 90%; max-width: 110; height: auto; max-height: 90%;
-        border: thick $warning; background: $surface; padding: 0 1;
-    }
-    ApprovalScreen .title { text-style: bold; color: $foreground; margin: 0 0 1 0; }
-    ApprovalScreen .why { color: $text-muted; }
     ApprovalScreen .why.-changed { color: $error; text-style: bold; }
-    ApprovalScreen #body { height: auto; max-height: 20; margin: 1 0; background: $panel; }
     ApprovalScreen .label { color: $text-muted; text-style: italic; }
     ApprovalScreen .description { margin: 0 0 1 0; }
     ApprovalScreen .script { background: $surface; }
     ApprovalScreen #reason { display: none; }
     ApprovalScreen.-reason #reason { display: block; }
-    ApprovalScreen .keys { color: $text-muted; dock: bottom; }
+    ApprovalScreen .keys { dock: bottom; }
     """
 
     BINDINGS = [
@@ -95,9 +87,6 @@ class ApprovalScreen(ModalScreen[Decision]):
             keys.append(("s", "approve all calls of this script"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
         return key_hints(keys)
-
-    def on_mount(self) -> None:
-        self.query_one("#body").focus()
 
     def action_approve(self) -> None:
         self.dismiss(Decision.approve())

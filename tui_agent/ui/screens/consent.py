@@ -13,28 +13,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui_agent.config.loader import HeldProject
 from tui_agent.config.show import held_lines
 from tui_agent.tools.text import clean
+from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
 
 
-class ProjectConsent(ModalScreen[bool]):
-    DEFAULT_CSS = """
-    ProjectConsent { align: center middle; background: $background 60%; }
-    ProjectConsent #dialog {
-        width: 90%; max-width: 110; height: auto; max-height: 90%;
-        border: thick $warning; background: $surface; padding: 0 1;
-    }
-    ProjectConsent .title { text-style: bold; color: $foreground; margin: 0 0 1 0; }
-    ProjectConsent .why { color: $text-muted; }
-    ProjectConsent #body { height: auto; max-height: 20; margin: 1 0; background: $panel; }
-    ProjectConsent .keys { color: $text-muted; }
-    """
-
+class ProjectConsent(Question[bool]):
     BINDINGS = [
         Binding("y", "trust", "Trust this project"),
         Binding("n", "decline", "Not now"),
@@ -58,9 +46,6 @@ class ProjectConsent(ModalScreen[bool]):
             yield Static(key_hints([("y", "trust it as it is now"),
                                     ("n", "not now (asked again next time)"),
                                     ("esc", "not now")]), classes="keys")
-
-    def on_mount(self) -> None:
-        self.query_one("#body").focus()
 
     def action_trust(self) -> None:
         self.dismiss(True)
