@@ -28,7 +28,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.llm import LLM
 from tui_agent.core.session import SessionWriter
-from tui_agent.core.tools import LocalTools
+from tui_agent.tools.local import LocalTools
 
 pytestmark = pytest.mark.anyio
 NUMBERS = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},

@@ -17,9 +17,9 @@ import pytest
 
 from tests.conftest import fake_server
 from tui_agent.config.models import ServerConfig
-from tui_agent.core.tools import ToolSpec
 from tui_agent.tools.connection import Breaker, backoff_delay
 from tui_agent.tools.hub import Hub
+from tui_agent.tools.spec import ToolSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

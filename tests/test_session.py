@@ -187,7 +187,7 @@ def test_resumed_session_repairs_calls_a_crash_left_unanswered(fake_llm: FakeLLM
     from tui_agent.core.agent import Agent
     from tui_agent.core.approval import ApproveAll
     from tui_agent.core.llm import LLM
-    from tui_agent.core.tools import NoTools
+    from tui_agent.tools.local import NoTools
 
     w = writer_at(tmp_path)
     w.message({"role": "user", "content": "use a tool"})

@@ -17,7 +17,7 @@ from tests.reference import everything, python_server
 from tests.test_hub import hub_of
 from tui_agent.codemode.stubs import StubTree, identifier
 from tui_agent.config.models import ServerConfig
-from tui_agent.core.tools import ToolSpec
+from tui_agent.tools.spec import ToolSpec
 
 
 def spec(server: str, tool: str, parameters: dict[str, Any], description: str = "",

@@ -35,8 +35,8 @@ from tui_agent.core.approval import ApproveAll, Policy, ServerRules
 from tui_agent.core.events import ErrorOccurred
 from tui_agent.core.llm import LLM
 from tui_agent.core.scripts import CodeMode
-from tui_agent.core.tools import ToolSpec
 from tui_agent.tools.hub import Hub
+from tui_agent.tools.spec import ToolSpec
 
 BIN = Path(sys.executable).parent
 

@@ -49,7 +49,7 @@ async def ours(base_url: str, directory: Path) -> tuple[float, float, int]:
     from tui_agent.core.events import TextDelta
     from tui_agent.core.llm import LLM
     from tui_agent.core.session import SessionStore, SessionWriter
-    from tui_agent.core.tools import NoTools
+    from tui_agent.tools.local import NoTools
 
     store = SessionStore(directory)
     writer = SessionWriter.create(store.new_path(), {"model": "bench"})

@@ -15,9 +15,10 @@ from textual.pilot import Pilot
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
 from tests.ui.kit import make_app, until, write_config
-from tui_agent.config.loader import HeldProject, Origin
+from tui_agent.config.loader import HeldProject
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.project import Project
+from tui_agent.config.reading import Origin
 from tui_agent.core.approval import PendingCall, Policy, ServerRules
 from tui_agent.core.events import (
     ApprovalDecided,
@@ -30,8 +31,8 @@ from tui_agent.core.events import (
     TurnDone,
     Usage,
 )
-from tui_agent.core.tools import ToolSpec
 from tui_agent.tools.connection import ServerStatus
+from tui_agent.tools.spec import ToolSpec
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.consent import ProjectConsent

@@ -53,7 +53,7 @@ STARLARK_KEYWORDS = frozenset([
 
 
 class ToolLike(Protocol):
-    """What a stub needs of a tool (``core.tools.ToolSpec`` is one)."""
+    """What a stub needs of a tool (``tools.spec.ToolSpec`` is one)."""
 
     @property
     def server(self) -> str: ...

@@ -37,8 +37,8 @@ from tui_agent.core.events import (
 from tui_agent.core.llm import ChatModel, LLMError, Reply, StreamCut, ToolCallRequest
 from tui_agent.core.scripts import CodeMode, Emit, ScriptBridge
 from tui_agent.core.session import SessionWriter
-from tui_agent.core.tools import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap
+from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
 
 MAX_LISTED_TOOLS = 40

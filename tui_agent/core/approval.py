@@ -8,7 +8,6 @@ end supplies: the TUI's modal, or a headless flag.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -103,16 +102,6 @@ class ServerRules:
 
 def _matches(tool: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(tool, p) for p in patterns)
-
-
-def fingerprint(name: str, description: str | None, input_schema: Any) -> str:
-    """A digest of what a person approved: the tool's name, description and input schema.
-
-    If a server later changes any of them (a "rug pull"), the digest changes and a
-    tool that was allowed asks again."""
-    canonical = json.dumps([name, description or "", input_schema], sort_keys=True,
-                           separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
 class ApprovalStore:

@@ -12,23 +12,33 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tui_agent.codemode.meta import DOCS, EXECUTE, LIST, META_SERVER, READ
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree
 from tui_agent.config.models import CodeModeSettings, ServerConfig
-from tui_agent.core.approval import SCRIPT_REASON, Decision, PendingCall
+from tui_agent.core.approval import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
-from tui_agent.core.tools import ToolOutcome, ToolSpec
+from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
-
-if TYPE_CHECKING:
-    from tui_agent.core.agent import Agent
 
 MAX_LISTED = 60
 
 Emit = Callable[[Event], None]
+
+
+class CallRunner(Protocol):
+    """What a script's calls need of the chat loop (the :class:`~tui_agent.core.agent.Agent`
+    is one): the policy, the gate, and the tool source, with the same checks as a direct
+    call."""
+
+    policy: Policy
+
+    async def ask(self, spec: ToolSpec, pending: PendingCall, judged: Judgement,
+                  emit: Emit) -> Decision: ...
+
+    async def run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome: ...
 
 
 class CodeMode:
@@ -137,7 +147,7 @@ class ScriptBridge:
     it is made, with its exact arguments, then runs on the agent's tool source. Events
     carry ``parent`` = the script's call id."""
 
-    def __init__(self, agent: Agent, parent: str, code: str, tree: StubTree,
+    def __init__(self, agent: CallRunner, parent: str, code: str, tree: StubTree,
                  emit: Emit) -> None:
         self.agent, self.parent, self.code, self.emit = agent, parent, code, emit
         self.tools = tree.by_key()

@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.models import ServerConfig
-from tui_agent.core.approval import fingerprint
-from tui_agent.core.tools import ToolOutcome, ToolSpec
 from tui_agent.tools.connection import (
     METHOD_NOT_FOUND,
     ServerConnection,
@@ -30,6 +28,7 @@ from tui_agent.tools.connection import (
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.results import describe_block, render
+from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint
 from tui_agent.tools.text import clean
 
 CLOSE_TIMEOUT = 8.0

@@ -1,0 +1,77 @@
+"""The tool vocabulary every layer above shares: a tool as offered (:class:`ToolSpec`),
+what a call gave back (:class:`ToolOutcome`), where calls go (:class:`ToolSource`), and
+the digest of a definition a person approved (:func:`fingerprint`).
+
+It lives at the tools layer so that the MCP hub can speak it without knowing that a
+chat loop exists; the loop (``core``) and code mode import it from here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it (``name``) and as its server knows it (``server``, ``tool``)."""
+
+    name: str
+    server: str
+    tool: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object",
+                                                                "properties": {}})
+    timeout: float | None = None
+    fingerprint: str = ""
+    """Digest of the definition (see :func:`fingerprint`); empty
+    for tools that cannot change under the user, such as local functions."""
+    output_schema: dict[str, Any] | None = None
+    """The JSON Schema of the tool's structured result, when it declares one."""
+
+    def to_openai(self) -> dict[str, Any]:
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.parameters}}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What a tool call gave back: the text the model reads, and whether it failed."""
+
+    text: str
+    is_error: bool = False
+    value: Any = None
+    """Structured content, when the tool gave some: what a code-mode script receives
+    (it gets ``text`` otherwise)."""
+
+
+class ToolSource(Protocol):
+    """Where the loop gets tools from and sends calls to."""
+
+    def specs(self) -> Sequence[ToolSpec]:
+        """The tools on offer now."""
+        ...
+
+    async def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        """Run one call. Exceptions are reported to the model as a failed call."""
+        ...
+
+
+class Preparing(Protocol):
+    """A source that may need a moment before a turn (servers still starting); it
+    yields notes for the user while it gets ready."""
+
+    def prepare(self) -> AsyncIterator[str]: ...
+
+
+def fingerprint(name: str, description: str | None, input_schema: Any) -> str:
+    """A digest of what a person approved: the tool's name, description and input schema.
+
+    If a server later changes any of them (a "rug pull"), the digest changes and a
+    tool that was allowed asks again."""
+    canonical = json.dumps([name, description or "", input_schema], sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
