@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui_agent.config.errors import ConfigError
     from tui_agent.config.interpolate import mask
-    from tui_agent.config.loader import Origin, Settings, load
+    from tui_agent.config.loader import Settings, load
     from tui_agent.config.models import (
         AgentSettings,
         CodeModeSettings,
@@ -21,11 +21,12 @@ if TYPE_CHECKING:
         ModelSettings,
         ServerConfig,
     )
+    from tui_agent.config.reading import Origin
 
 _WHERE = {
     "ConfigError": "errors",
     "mask": "interpolate",
-    "Origin": "loader",
+    "Origin": "reading",
     "Settings": "loader",
     "load": "loader",
     "AgentSettings": "models",

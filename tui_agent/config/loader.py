@@ -6,16 +6,15 @@ Everything is checked once, here, and every problem comes back as a
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import Expander, UnsetVariable
@@ -29,30 +28,7 @@ from tui_agent.config.project import (
     layer_files,
     trust_store,
 )
-
-Locator = Callable[[Sequence[str | int]], int | None]
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a server was defined: the file and the key path to it inside that file."""
-
-    file: Path
-    path: tuple[str | int, ...]
-    locate: Locator
-
-    def where(self, *more: str | int) -> str:
-        line = self.locate(self.path + more)
-        return f"line {line}: " if line else ""
-
-    def place(self) -> str:
-        """``file:line``, or the file alone when the line is not known."""
-        line = self.locate(self.path)
-        return f"{self.file}:{line}" if line else str(self.file)
-
-
-Source = Origin | str
-"""Where a value came from: a place in a file, or a label (``default``, ``--model``)."""
+from tui_agent.config.reading import Locator, Origin, Source, describe, read_config_text
 
 
 @dataclass(frozen=True)
@@ -107,59 +83,6 @@ class Settings:
         """Where ``section.key`` came from, for people: ``file:line``, a flag, or default."""
         found = self.sources.get((section, key), "default")
         return found if isinstance(found, str) else found.place()
-
-
-def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
-    model: type[BaseModel] | None = None
-    if not loc:
-        model = Config
-    elif len(loc) == 1 and isinstance(loc[0], str):
-        model = SECTION_MODELS.get(loc[0])
-    elif len(loc) == 2 and loc[0] == "servers":
-        model = ServerConfig
-    return list(model.model_fields) if model else []
-
-
-def _suggest(key: str, options: list[str]) -> str:
-    near = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
-    if near:
-        return f" (did you mean '{near[0]}'?)"
-    return f" (expected one of: {', '.join(options)})" if options else ""
-
-
-def describe(error: ValidationError, locate: Locator, base: tuple[str | int, ...] = (),
-             fields: Callable[[tuple[str | int, ...]], list[str]] = _fields_at) -> list[str]:
-    """One line per pydantic error: where it is, which key, and what was expected."""
-    lines = []
-    for err in error.errors():
-        loc = base + tuple(err["loc"])
-        line = locate(loc)
-        where = f"line {line}: " if line else ""
-        dotted = ".".join(str(p) for p in loc) or "(top level)"
-        kind = err["type"]
-        if kind == "extra_forbidden":
-            key = str(loc[-1])
-            problem = f"unknown key '{key}'" + _suggest(key, fields(loc[len(base):-1]))
-            dotted = ".".join(str(p) for p in loc[:-1]) or "(top level)"
-        elif kind == "missing":
-            problem = "is required but missing"
-        else:
-            msg = err["msg"].removeprefix("Value error, ").replace("Input should be", "expected")
-            shown = err.get("input")
-            got = "" if isinstance(shown, dict | list) or shown is None else f" (got {shown!r})"
-            problem = msg + got
-        lines.append(f"{where}{dotted}: {problem}")
-    return lines
-
-
-def read_config_text(path: Path) -> str:
-    """A config file's text, or a :class:`ConfigError` saying why it cannot be had."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("the file does not exist", path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read it: {exc}", path) from None
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str]:

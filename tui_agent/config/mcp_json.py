@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.loader import Origin, describe, read_config_text
 from tui_agent.config.locate import json_line
 from tui_agent.config.models import ServerConfig
+from tui_agent.config.reading import Origin, describe, read_config_text
 
 # JSON key -> our field. Several clients' spellings map to one field.
 _KEYS: dict[str, str] = {

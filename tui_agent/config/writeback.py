@@ -18,7 +18,7 @@ from typing import Any
 
 from tui_agent.config.atomic import write_text
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.loader import Origin, read_config_text
+from tui_agent.config.reading import Origin, read_config_text
 
 Lists = ("auto", "ask", "allow", "deny")
 

@@ -1,0 +1,92 @@
+"""Where a configuration value stands and how a problem with it is told: the
+:class:`Origin` of a value (file, key path, line), pydantic's errors described by line
+and key, and reading a config file's text with an error that names it."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from tui_agent.config.errors import ConfigError
+from tui_agent.config.models import SECTION_MODELS, Config, ServerConfig
+
+Locator = Callable[[Sequence[str | int]], int | None]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a server was defined: the file and the key path to it inside that file."""
+
+    file: Path
+    path: tuple[str | int, ...]
+    locate: Locator
+
+    def where(self, *more: str | int) -> str:
+        line = self.locate(self.path + more)
+        return f"line {line}: " if line else ""
+
+    def place(self) -> str:
+        """``file:line``, or the file alone when the line is not known."""
+        line = self.locate(self.path)
+        return f"{self.file}:{line}" if line else str(self.file)
+
+
+Source = Origin | str
+"""Where a value came from: a place in a file, or a label (``default``, ``--model``)."""
+
+
+def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
+    model: type[BaseModel] | None = None
+    if not loc:
+        model = Config
+    elif len(loc) == 1 and isinstance(loc[0], str):
+        model = SECTION_MODELS.get(loc[0])
+    elif len(loc) == 2 and loc[0] == "servers":
+        model = ServerConfig
+    return list(model.model_fields) if model else []
+
+
+def _suggest(key: str, options: list[str]) -> str:
+    near = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+    if near:
+        return f" (did you mean '{near[0]}'?)"
+    return f" (expected one of: {', '.join(options)})" if options else ""
+
+
+def describe(error: ValidationError, locate: Locator, base: tuple[str | int, ...] = (),
+             fields: Callable[[tuple[str | int, ...]], list[str]] = _fields_at) -> list[str]:
+    """One line per pydantic error: where it is, which key, and what was expected."""
+    lines = []
+    for err in error.errors():
+        loc = base + tuple(err["loc"])
+        line = locate(loc)
+        where = f"line {line}: " if line else ""
+        dotted = ".".join(str(p) for p in loc) or "(top level)"
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            key = str(loc[-1])
+            problem = f"unknown key '{key}'" + _suggest(key, fields(loc[len(base):-1]))
+            dotted = ".".join(str(p) for p in loc[:-1]) or "(top level)"
+        elif kind == "missing":
+            problem = "is required but missing"
+        else:
+            msg = err["msg"].removeprefix("Value error, ").replace("Input should be", "expected")
+            shown = err.get("input")
+            got = "" if isinstance(shown, dict | list) or shown is None else f" (got {shown!r})"
+            problem = msg + got
+        lines.append(f"{where}{dotted}: {problem}")
+    return lines
+
+
+def read_config_text(path: Path) -> str:
+    """A config file's text, or a :class:`ConfigError` saying why it cannot be had."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("the file does not exist", path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read it: {exc}", path) from None
