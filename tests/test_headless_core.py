@@ -7,8 +7,9 @@ import sys
 
 CORE_MODULES = [
     "tui_agent.config", "tui_agent.core.agent", "tui_agent.core.llm", "tui_agent.core.session",
-    "tui_agent.core.export", "tui_agent.tools.text", "tui_agent.headless", "tui_agent.cli",
-    "tui_agent.repl",
+    "tui_agent.core.export", "tui_agent.tools.text", "tui_agent.headless.run", "tui_agent.cli",
+    "tui_agent.headless.repl", "tui_agent.headless.commands", "tui_agent.wiring.build",
+    "tui_agent.wiring.runtime",
 ]
 
 

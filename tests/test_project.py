@@ -17,7 +17,7 @@ from tests.conftest import ROOT, TAG_VAR
 from tui_agent.cli import main
 from tui_agent.config import ConfigError, load
 from tui_agent.config.project import find_project, trust_store
-from tui_agent.headless import policy_from
+from tui_agent.wiring.build import policy_from
 
 USER = """\
 [model]

@@ -21,7 +21,7 @@ from tests.fakes.llm_server import FakeLLM, Reply
 from tui_agent.config import paths
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.core.session import load
-from tui_agent.headless import TerminalGate
+from tui_agent.headless.gate import TerminalGate
 
 ROOT = Path(__file__).resolve().parents[1]
 CALL = PendingCall("c1", "fs__write", "fs", "write", {"path": "/tmp/x", "text": "\x1b[2Jhi"},

@@ -19,7 +19,6 @@ from tui_agent import __version__
 if TYPE_CHECKING:
     from tui_agent.config import Settings
     from tui_agent.core.filters import ToolFilter
-    from tui_agent.tools.hub import Hub
     from tui_agent.ui.startup import Startup
 
 COMMANDS = ("run", "servers", "stubs", "sessions", "export", "config")
@@ -142,14 +141,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "servers":
+        if args.command in ("servers", "stubs"):
             return cmd_servers(args, sys.stdout, sys.stderr)
-        if args.command == "stubs":
-            return cmd_stubs(args, sys.stdout, sys.stderr)
         if args.command == "sessions":
-            return cmd_sessions(args.limit, sys.stdout)
+            from tui_agent.headless import commands
+
+            return commands.sessions(args.limit, sys.stdout)
         if args.command == "export":
-            return cmd_export(args.id, args.output, sys.stdout, sys.stderr)
+            from tui_agent.headless import commands
+
+            return commands.export(args.id, args.output, sys.stdout, sys.stderr)
         if args.command == "config":
             return cmd_config(args, sys.stdout, sys.stderr)
         if args.command is None and (args.demo or (sys.stdin.isatty()
@@ -242,169 +243,70 @@ def cmd_tui(args: argparse.Namespace, err: IO[str]) -> int:
 
 
 def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
-    from tui_agent import headless
     from tui_agent.core.llm import NO_MODEL_HELP, preload
+    from tui_agent.headless import run, turn
+    from tui_agent.wiring.build import LATEST
 
     settings = load_settings(args, err)
     if settings is None:
-        return headless.EXIT_USAGE
+        return turn.EXIT_USAGE
     apply_flags(settings, args)
     chosen = tool_filter(args)
     problem = chosen.narrow(settings)
     if problem:
         err.write(f"tui-agent: {problem}\n")
-        return headless.EXIT_USAGE
+        return turn.EXIT_USAGE
     if getattr(args, "max_depth", None) is not None:
         if args.max_depth < 1:
             err.write("tui-agent: --max-depth must be at least 1\n")
-            return headless.EXIT_USAGE
+            return turn.EXIT_USAGE
         settings.config.agent = settings.config.agent.model_copy(
             update={"max_depth": args.max_depth})
     if not settings.config.model.name:
         err.write(f"tui-agent: {NO_MODEL_HELP}\n")
         # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
-        return headless.EXIT_USAGE if args.command == "run" else 0
+        return turn.EXIT_USAGE if args.command == "run" else 0
     preload()  # litellm's import overlaps reading the prompt and opening the session
     words = list(getattr(args, "prompt", []))
-    if args.resume and any(c.isspace() for c in args.resume) and args.resume != headless.LATEST:
+    if args.resume and any(c.isspace() for c in args.resume) and args.resume != LATEST:
         # `run --resume "what next?"`: ids never hold spaces, so that was the prompt.
-        words, args.resume = [args.resume, *words], headless.LATEST
-    prompt = headless.read_prompt(words, stdin)
+        words, args.resume = [args.resume, *words], LATEST
+    prompt = turn.read_prompt(words, stdin)
     if prompt is None and not stdin.isatty():
         prompt = stdin.read()
     if prompt is not None and not prompt.strip():
         err.write("tui-agent: the prompt is empty\n")
-        return headless.EXIT_USAGE
+        return turn.EXIT_USAGE
     approve = getattr(args, "approve", None) or ("ask" if stdin.isatty() else "deny")
-    headless.install_sigterm()
-    return headless.execute(headless.Run(
+    run.install_sigterm()
+    return run.execute(run.Run(
         settings, prompt, approve, getattr(args, "output", "text"),
         session_file=getattr(args, "session", None), resume=args.resume,
         tool_filter=chosen), out, err)
 
 
-def _servers(args: argparse.Namespace, chosen: ToolFilter, out: IO[str],
-             err: IO[str]) -> tuple[Settings, Hub] | int:
-    """The settings and a hub of their servers, or the exit code when there are none."""
-    from tui_agent import headless
+def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``servers`` (or ``servers --stats``) and ``stubs``: the config's servers, narrowed by
+    the filter flags, started, reported on and stopped."""
+    from tui_agent.headless import commands
 
+    if getattr(args, "stats", None) is not None:
+        return commands.stats(args.stats, out, err)
     settings = load_settings(args, err)
     if settings is None:
-        return headless.EXIT_USAGE
+        return 2
     if getattr(args, "level", None):
         settings.config.code_mode.binding_level = args.level
+    chosen = tool_filter(args)
     problem = chosen.narrow(settings)
     if problem:
         err.write(f"tui-agent: {problem}\n")
-        return headless.EXIT_USAGE
-    hub = headless.open_hub(settings)
-    if hub is None:
-        out.write("no MCP servers are configured (add [servers.NAME] to "
-                  f"{args.config or 'the config file'}, or pass --mcp-config FILE.json)\n")
-        return 0
-    return settings, hub
-
-
-def cmd_stats(ref: str, out: IO[str], err: IO[str]) -> int:
-    """``servers --stats``: the metrics kept beside a conversation's session file."""
-    import json
-
-    from tui_agent.config import paths
-    from tui_agent.core.session import SessionError, SessionStore
-    from tui_agent.tools.metrics import metrics_path, summary
-
-    try:
-        session = SessionStore(paths.sessions_dir()).find(None if ref == "\0latest" else ref)
-    except SessionError as exc:
-        err.write(f"tui-agent: {exc}\n")
         return 2
-    path = metrics_path(session)
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        out.write(f"no metrics for {session.stem}: no MCP server ran in it\n")
-        return 0
-    except (OSError, ValueError) as exc:
-        err.write(f"tui-agent: cannot read {path}: {exc}\n")
-        return 1
-    out.write(f"metrics of {session.stem} ({path})\n")
-    for name, stats in report.get("servers", {}).items():
-        out.write(f"{name}  {summary(stats)}\n")
-        tools = stats.get("tools", {})
-        width = max((len(t) for t in tools), default=0)
-        for tool, tool_stats in tools.items():
-            out.write(f"  {tool:<{width}}  {summary(tool_stats)}\n")
-    return 0
-
-
-def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    import asyncio
-
-    if args.stats is not None:
-        return cmd_stats(args.stats, out, err)
-
-    from tui_agent.headless import policy_from
-    from tui_agent.server_report import report
-
-    chosen = tool_filter(args)
-    found = _servers(args, chosen, out, err)
-    if isinstance(found, int):
-        return found
-    settings, hub = found
-    return asyncio.run(report(settings, policy_from(settings, chosen), hub, out,
-                              resources=args.resources))
-
-
-def cmd_stubs(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    import asyncio
-
-    from tui_agent.headless import policy_from
-    from tui_agent.server_report import stubs
-
-    chosen = tool_filter(args)
-    found = _servers(args, chosen, out, err)
-    if isinstance(found, int):
-        return found
-    settings, hub = found
-    return asyncio.run(stubs(settings, policy_from(settings, chosen), hub, out, err,
-                             only=args.files, names_only=args.list))
-
-
-def cmd_sessions(limit: int, out: IO[str]) -> int:
-    from tui_agent.config import paths
-    from tui_agent.core.session import SessionStore, load
-
-    store = SessionStore(paths.sessions_dir())
-    found = store.paths()[-limit:] if limit > 0 else store.paths()
-    if not found:
-        out.write(f"no conversations yet (they are kept in {store.directory})\n")
-        return 0
-    for path in reversed(found):
-        conv = load(path)
-        cost = "" if conv.usage.cost is None else f" ${conv.usage.cost:.4f}"
-        model = conv.meta.get("model") or "?"
-        out.write(f"{conv.id}  {len(conv.entries):>3} msgs  {model:<24.24}{cost}  "
-                  f"{conv.title()}\n")
-    return 0
-
-
-def cmd_export(ref: str, target: Path | None, out: IO[str], err: IO[str]) -> int:
-    from tui_agent.config import paths
-    from tui_agent.core.export import to_markdown
-    from tui_agent.core.session import SessionError, SessionStore, load
-
-    try:
-        conv = load(SessionStore(paths.sessions_dir()).find(ref))
-    except SessionError as exc:
-        err.write(f"tui-agent: {exc}\n")
-        return 2
-    text = to_markdown(conv)
-    if target is None:
-        out.write(text)
-    else:
-        target.write_text(text, encoding="utf-8")
-        err.write(f"wrote {target}\n")
-    return 0
+    if args.command == "servers":
+        return commands.servers(settings, chosen, out, resources=args.resources,
+                                config=args.config)
+    return commands.stubs(settings, chosen, out, err, only=args.files, names_only=args.list,
+                          config=args.config)
 
 
 def entry() -> None:

@@ -18,7 +18,7 @@ from textual.widget import Widget
 from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
 from tui_agent.config import load
 from tui_agent.ui.app import AgentApp
-from tui_agent.ui.backend import Options
+from tui_agent.wiring.runtime import Options
 
 SIZE = (100, 32)
 

@@ -263,7 +263,7 @@ async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path) -> Non
     from tui_agent.config import Config, Settings
     from tui_agent.demo import demo_settings
     from tui_agent.ui.app import AgentApp
-    from tui_agent.ui.backend import Options
+    from tui_agent.wiring.runtime import Options
 
     notes = tmp_path / "notes"
     app = AgentApp(Options(demo_settings(notes, Settings(Config())), demo=True))

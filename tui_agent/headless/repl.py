@@ -12,9 +12,11 @@ import signal
 import sys
 from typing import IO, TYPE_CHECKING
 
+from tui_agent.headless.turn import one_turn
+
 if TYPE_CHECKING:
     from tui_agent.core.agent import Agent
-    from tui_agent.headless import Printer
+    from tui_agent.headless.printers import Printer
 
 
 async def read_line(prompt: str, out: IO[str], stdin: IO[str] = sys.stdin) -> str | None:
@@ -37,8 +39,6 @@ async def read_line(prompt: str, out: IO[str], stdin: IO[str] = sys.stdin) -> st
 
 
 async def chat_loop(agent: Agent, printer: Printer, out: IO[str]) -> int:
-    from tui_agent.headless import one_turn
-
     loop = asyncio.get_running_loop()
     out.write(f"tui-agent · {agent.llm.model} · Ctrl-C cancels a reply, Ctrl-D quits\n")
     code = 0

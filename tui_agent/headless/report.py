@@ -82,9 +82,9 @@ def _listing(found: list[Listing], out: IO[str]) -> None:
         out.write("  (none)\n")
 
 
-async def stubs(settings: Settings, policy: Policy, hub: Hub, out: IO[str], err: IO[str], *,
+async def stubs(code: CodeMode, policy: Policy, hub: Hub, out: IO[str], err: IO[str], *,
                 only: list[str], names_only: bool = False) -> int:
-    """``tui-agent stubs``: the stub tree of every server in code mode (as if it were on)."""
+    """``tui-agent stubs``: the stub tree of every server ``code`` (switched on) binds."""
     hub.start()
     try:
         await hub.wait_all()
@@ -92,8 +92,6 @@ async def stubs(settings: Settings, policy: Policy, hub: Hub, out: IO[str], err:
         for status in failed:
             err.write(f"tui-agent: server '{status.name}' is {status.state}: "
                       f"{clean(status.last_error or 'no tools')}\n")
-        code = CodeMode(settings.config.code_mode.model_copy(update={"enabled": True}),
-                        settings.config.servers)
         specs = [s for s in hub.specs() if policy.offered(s.server, s.tool)
                  and code.coded(s.server)]
         tree = code.tree(specs)

@@ -10,24 +10,24 @@ from typing import TYPE_CHECKING
 from tui_agent.ui.commands import Command
 
 if TYPE_CHECKING:
-    from tui_agent.ui.app import AgentApp
+    from tui_agent.ui.chat import ChatApp
 
-Handler = Callable[["AgentApp", Command], Awaitable[None]]
+Handler = Callable[["ChatApp", Command], Awaitable[None]]
 
 
-async def run(app: AgentApp, command: Command) -> None:
+async def run(app: ChatApp, command: Command) -> None:
     handler = HANDLERS.get(command.name)
     if handler is not None:
         await handler(app, command)
 
 
-async def _help(app: AgentApp, command: Command) -> None:
+async def _help(app: ChatApp, command: Command) -> None:
     from tui_agent.ui.screens.help import HelpScreen
 
     await app.push_screen(HelpScreen(app.prompt_list))
 
 
-async def _model(app: AgentApp, command: Command) -> None:
+async def _model(app: ChatApp, command: Command) -> None:
     async def chosen(name: str | None) -> None:
         if name:
             app.backend.set_model(name)
@@ -46,7 +46,7 @@ async def _model(app: AgentApp, command: Command) -> None:
         hint="enter takes what you typed; ↓ then enter picks from the list"), chosen)
 
 
-async def _servers(app: AgentApp, command: Command) -> None:
+async def _servers(app: ChatApp, command: Command) -> None:
     from tui_agent.ui.screens.servers import ServerControls, ServersScreen
 
     backend = app.backend
@@ -55,7 +55,7 @@ async def _servers(app: AgentApp, command: Command) -> None:
         backend.enable, backend.disable, backend.stats)))
 
 
-async def _tools(app: AgentApp, command: Command) -> None:
+async def _tools(app: ChatApp, command: Command) -> None:
     from tui_agent.ui.screens.tools import ToolsScreen
 
     backend = app.backend
@@ -64,7 +64,7 @@ async def _tools(app: AgentApp, command: Command) -> None:
     await app.push_screen(ToolsScreen(backend.policy, backend.options.tool_filter, servers))
 
 
-async def _new(app: AgentApp, command: Command) -> None:
+async def _new(app: ChatApp, command: Command) -> None:
     app.action_stop()
     app.backend.new_conversation()
     await app.transcript.clear()
@@ -72,7 +72,7 @@ async def _new(app: AgentApp, command: Command) -> None:
     await app.transcript.note("new conversation")
 
 
-async def _resume(app: AgentApp, command: Command) -> None:
+async def _resume(app: ChatApp, command: Command) -> None:
     if command.arg:
         await app.resume(command.arg)
         return
@@ -89,7 +89,7 @@ async def _resume(app: AgentApp, command: Command) -> None:
     await app.push_screen(Picker("Resume a conversation", sessions), chosen)
 
 
-async def _export(app: AgentApp, command: Command) -> None:
+async def _export(app: ChatApp, command: Command) -> None:
     from tui_agent.core.export import to_markdown
     from tui_agent.core.session import load
 
@@ -107,12 +107,12 @@ async def _export(app: AgentApp, command: Command) -> None:
     await app.transcript.note(f"exported to {target.resolve()}")
 
 
-async def _clear(app: AgentApp, command: Command) -> None:
+async def _clear(app: ChatApp, command: Command) -> None:
     await app.transcript.clear()
     await app.transcript.note("screen cleared; the conversation goes on (/new starts afresh)")
 
 
-async def _code(app: AgentApp, command: Command) -> None:
+async def _code(app: ChatApp, command: Command) -> None:
     code = app.options.settings.config.code_mode
     code.enabled = not code.enabled
     app.status.code_mode = code.enabled
@@ -120,7 +120,7 @@ async def _code(app: AgentApp, command: Command) -> None:
                               "(from the next turn)")
 
 
-async def _theme(app: AgentApp, command: Command) -> None:
+async def _theme(app: ChatApp, command: Command) -> None:
     def chosen(name: str | None) -> None:
         if name:
             app.theme = name
@@ -138,7 +138,7 @@ async def _theme(app: AgentApp, command: Command) -> None:
                           chosen)
 
 
-async def _attach(app: AgentApp, command: Command) -> None:
+async def _attach(app: ChatApp, command: Command) -> None:
     async def chosen(ref: str | None) -> None:
         if ref:
             app.attachments.append(ref)
@@ -157,11 +157,11 @@ async def _attach(app: AgentApp, command: Command) -> None:
                           chosen)
 
 
-async def _quit(app: AgentApp, command: Command) -> None:
+async def _quit(app: ChatApp, command: Command) -> None:
     await app.action_quit()
 
 
-async def _prompt(app: AgentApp, command: Command) -> None:
+async def _prompt(app: ChatApp, command: Command) -> None:
     from tui_agent.tools.connection import ServerError
 
     try:

@@ -20,7 +20,7 @@ from tui_agent.config.project import layer_files
 
 if TYPE_CHECKING:
     from tui_agent.core.filters import ToolFilter
-    from tui_agent.ui.backend import Options
+    from tui_agent.wiring.runtime import Options
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Startup:
         Runs in a thread: it imports pydantic, the models and the backend."""
         from tui_agent.config import ConfigError, load
         from tui_agent.core.filters import ToolFilter
-        from tui_agent.ui.backend import Options
+        from tui_agent.wiring.runtime import Options
 
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
                         project=not self.no_project, trust=self.trust_project)

@@ -1,8 +1,11 @@
-"""Everything behind the TUI that is not drawing: settings, policy, hub, agent, session.
+"""A running tui-agent behind a front end that stays open: its settings, policy, hub,
+agent and session, and what the front end may ask of them (switch the model or a
+server, reload the config, start a conversation, list resources and prompts).
 
-No Textual here: the app calls these methods and renders what comes back, so
-the same logic serves ``--demo`` and a real model. MCP (the hub) is imported in
-a thread after the first frame; litellm when the first turn needs it.
+No Textual here: the chat app calls these methods and renders what comes back, so
+the same logic serves ``--demo`` and a real model. Every part is made by
+:mod:`tui_agent.wiring.build`. MCP (the hub) is imported in a thread, so that the
+caller's event loop keeps drawing; litellm when the first turn needs it.
 """
 
 from __future__ import annotations
@@ -16,15 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_agent.config import Settings, paths
+from tui_agent.config import Settings
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
-from tui_agent.core.scripts import CodeMode
-from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
-from tui_agent.core.tools import NoTools
-from tui_agent.tools.metrics import write_report
+from tui_agent.core.session import Conversation, SessionWriter, load
+from tui_agent.wiring import build
 
 if TYPE_CHECKING:
     from tui_agent.tools.connection import ServerStatus
@@ -55,21 +56,18 @@ def keys_in_env(env: dict[str, str] | None = None) -> list[str]:
     return [k for k in PROVIDER_KEYS if source.get(k)]
 
 
-class Backend:
-    def __init__(self, options: Options, gate: Gate) -> None:
-        from tui_agent.headless import policy_from
+class Runtime:
+    """The parts of one running app, made from :class:`Options` and the front end's gate."""
 
+    def __init__(self, options: Options, gate: Gate) -> None:
         self.options = options
         self.settings = options.settings
-        self.policy: Policy = policy_from(self.settings, options.tool_filter)
+        self.policy: Policy = build.policy_from(self.settings, options.tool_filter)
         self.hub: Hub | None = None
         self.ready = asyncio.Event()
         self.listeners: list[Callable[[ServerStatus], None]] = []
-        self.agent = Agent(self._model(self.settings.config.model.name), NoTools(), gate,
-                           settings=self.settings.config.agent, policy=self.policy,
-                           system_prompt=self.settings.config.model.system_prompt,
-                           code_mode=CodeMode(self.settings.config.code_mode,
-                                              self.settings.config.servers))
+        self.agent = build.agent(self.settings, self._model(self.settings.config.model.name),
+                                 gate, self.policy)
         self.resumed: Conversation | None = None
         self.chosen_model: str | None = None
         """A model picked with ``/model``: a reloaded config does not override it."""
@@ -77,11 +75,8 @@ class Backend:
     # -- model ------------------------------------------------------------------
 
     def _model(self, name: str | None) -> ChatModel:
-        if self.options.demo and (name is None or name == self.model_name_demo()):
-            from tui_agent.demo.model import ScriptedTour
-
-            return ScriptedTour()
-        return LLM(self.settings.config.model.model_copy(update={"name": name}))
+        return build.chat_model(self.settings.config.model.model_copy(update={"name": name}),
+                                demo=self.options.demo)
 
     @staticmethod
     def model_name_demo() -> str:
@@ -119,9 +114,7 @@ class Backend:
         try:
             if self.settings.config.servers:
                 await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
-                from tui_agent.headless import open_hub
-
-                self.hub = open_hub(self.settings, with_disabled=True)
+                self.hub = build.open_hub(self.settings, with_disabled=True)
             if self.hub is not None:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
@@ -140,26 +133,25 @@ class Backend:
         rules, and the servers (added ones start, removed ones stop, changed ones restart;
         one whose definition did not change keeps running as it is, even if only its
         approval lists changed, or the user switched it off in the servers screen)."""
-        from tui_agent.headless import open_hub, policy_from
         from tui_agent.tools.hub import Changes, same_server
 
         old, new = self.settings, options.settings
         self.options, self.settings = options, new
-        fresh = policy_from(new, options.tool_filter)
+        fresh = build.policy_from(new, options.tool_filter)
         self.policy.rules, self.policy.persist = fresh.rules, fresh.persist
         agent = self.agent
         if agent.session is not None:
             agent.session.mask_also(new.secrets)
         agent.settings = new.config.agent
         agent.system_prompt = new.config.model.system_prompt
-        agent.code_mode = CodeMode(new.config.code_mode, new.config.servers)
+        agent.code_mode = build.code_mode(new)
         if old.config.model != new.config.model:
             agent.llm = self._model(self.chosen_model or new.config.model.name)
         if self.hub is None:
             if not new.config.servers:
                 return Changes()
             await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
-            self.hub = open_hub(new, with_disabled=True)
+            self.hub = build.open_hub(new, with_disabled=True)
             assert self.hub is not None
             for listener in self.listeners:
                 self.hub.subscribe(listener)
@@ -241,10 +233,7 @@ class Backend:
 
     def ensure_session(self) -> SessionWriter:
         if self.agent.session is None:
-            store = SessionStore(paths.sessions_dir())
-            self.agent.session = SessionWriter.create(
-                store.new_path(), {"model": self.model_name, "cwd": os.getcwd()},
-                self.settings.secrets)
+            self.agent.session = build.new_session(self.settings, self.model_name)
         return self.agent.session
 
     def new_conversation(self, history: Conversation | None = None) -> None:
@@ -260,19 +249,19 @@ class Backend:
         self.agent.usage = history.usage if history else self.agent.usage
         self.policy.filter = self.options.tool_filter  # /tools switches are per conversation
         if history is not None:
-            self.agent.session = SessionWriter.resume(history, self.settings.secrets)
+            self.agent.session = build.resumed_session(self.settings, history)
         self.resumed = history
 
     def resume(self, ref: str | None) -> Conversation:
         """Load a saved conversation (None: the latest) and continue it. Raises
         ``SessionError`` naming what was wrong."""
-        conv = load(SessionStore(paths.sessions_dir()).find(ref))
+        conv = load(build.sessions().find(ref))
         self.new_conversation(conv)
         return conv
 
     def sessions(self, limit: int = 200) -> list[tuple[str, str]]:
         found = []
-        for path in reversed(SessionStore(paths.sessions_dir()).paths()[-limit:]):
+        for path in reversed(build.sessions().paths()[-limit:]):
             with contextlib.suppress(Exception):
                 conv = load(path)
                 found.append((conv.id, f"{conv.id}  {len(conv.entries):>4} msgs  "
@@ -285,10 +274,7 @@ class Backend:
 
     def save_metrics(self) -> None:
         """The servers' call metrics so far, beside the conversation's session file."""
-        session = self.agent.session
-        if self.hub is not None and session is not None:
-            with contextlib.suppress(OSError):
-                write_report(session.path, self.hub.stats())
+        build.save_metrics(self.hub, self.agent.session)
 
     async def close(self) -> None:
         if self.agent.session is not None:

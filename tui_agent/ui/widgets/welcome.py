@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Markdown
 
 from tui_agent.config import paths
-from tui_agent.ui.backend import PROVIDER_KEYS, keys_in_env
+from tui_agent.wiring.runtime import PROVIDER_KEYS, keys_in_env
 
 FIRST_RUN = """\
 ## Welcome to tui-agent

@@ -1,0 +1,110 @@
+"""The commands that print and exit: ``servers`` (and ``servers --stats``), ``stubs``,
+``sessions`` and ``export``. Each takes what the command line settled and returns the
+exit code; problems are printed to ``err``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import IO
+
+from tui_agent.config import Settings
+from tui_agent.core.filters import ToolFilter
+from tui_agent.core.session import SessionError, load
+from tui_agent.wiring import build
+from tui_agent.wiring.build import LATEST
+
+
+def servers(settings: Settings, chosen: ToolFilter, out: IO[str], *,
+            resources: bool = False, config: Path | None = None) -> int:
+    """``servers``: start every configured server, report on each, stop them."""
+    from tui_agent.headless.report import report
+
+    hub = build.open_hub(settings)
+    if hub is None:
+        return _no_servers(config, out)
+    return asyncio.run(report(settings, build.policy_from(settings, chosen), hub, out,
+                              resources=resources))
+
+
+def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
+          only: list[str], names_only: bool = False, config: Path | None = None) -> int:
+    """``stubs``: the stub tree code mode would show the model (as if it were on)."""
+    from tui_agent.headless.report import stubs as print_stubs
+
+    hub = build.open_hub(settings)
+    if hub is None:
+        return _no_servers(config, out)
+    return asyncio.run(print_stubs(build.code_mode(settings, on=True),
+                                   build.policy_from(settings, chosen), hub, out, err,
+                                   only=only, names_only=names_only))
+
+
+def _no_servers(config: Path | None, out: IO[str]) -> int:
+    """Nothing to start; ``config``: the ``--config`` file, if one was named."""
+    out.write("no MCP servers are configured (add [servers.NAME] to "
+              f"{config or 'the config file'}, or pass --mcp-config FILE.json)\n")
+    return 0
+
+
+def stats(ref: str, out: IO[str], err: IO[str]) -> int:
+    """``servers --stats``: the metrics kept beside a conversation's session file."""
+    from tui_agent.tools.metrics import metrics_path, summary
+
+    try:
+        session = build.sessions().find(None if ref == LATEST else ref)
+    except SessionError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
+    path = metrics_path(session)
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        out.write(f"no metrics for {session.stem}: no MCP server ran in it\n")
+        return 0
+    except (OSError, ValueError) as exc:
+        err.write(f"tui-agent: cannot read {path}: {exc}\n")
+        return 1
+    out.write(f"metrics of {session.stem} ({path})\n")
+    for name, server_stats in report.get("servers", {}).items():
+        out.write(f"{name}  {summary(server_stats)}\n")
+        tools = server_stats.get("tools", {})
+        width = max((len(t) for t in tools), default=0)
+        for tool, tool_stats in tools.items():
+            out.write(f"  {tool:<{width}}  {summary(tool_stats)}\n")
+    return 0
+
+
+def sessions(limit: int, out: IO[str]) -> int:
+    """``sessions``: the saved conversations, newest first."""
+    store = build.sessions()
+    found = store.paths()[-limit:] if limit > 0 else store.paths()
+    if not found:
+        out.write(f"no conversations yet (they are kept in {store.directory})\n")
+        return 0
+    for path in reversed(found):
+        conv = load(path)
+        cost = "" if conv.usage.cost is None else f" ${conv.usage.cost:.4f}"
+        model = conv.meta.get("model") or "?"
+        out.write(f"{conv.id}  {len(conv.entries):>3} msgs  {model:<24.24}{cost}  "
+                  f"{conv.title()}\n")
+    return 0
+
+
+def export(ref: str, target: Path | None, out: IO[str], err: IO[str]) -> int:
+    """``export``: a conversation as Markdown, to ``target`` or ``out``."""
+    from tui_agent.core.export import to_markdown
+
+    try:
+        conv = load(build.sessions().find(ref))
+    except SessionError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
+    text = to_markdown(conv)
+    if target is None:
+        out.write(text)
+    else:
+        target.write_text(text, encoding="utf-8")
+        err.write(f"wrote {target}\n")
+    return 0

@@ -1,0 +1,90 @@
+"""``--approve``: the gate of a headless run. ``ask`` asks on the controlling terminal
+(even when stdin is a pipe), ``auto`` approves every allowed tool, ``deny`` denies every
+tool that is not auto-approved."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from typing import IO
+
+from tui_agent.core.approval import ApproveAll, Decision, DenyAll, Gate, PendingCall
+from tui_agent.tools.text import clean
+
+
+class TerminalGate:
+    """``--approve ask``: asks on the controlling terminal, even when stdin is a pipe."""
+
+    def __init__(self, tty_path: str = "/dev/tty") -> None:
+        self.tty_path = tty_path
+
+    async def decide(self, call: PendingCall) -> Decision:
+        # A daemon thread, not the default executor: if the turn is cancelled while the
+        # prompt waits, the blocked read is abandoned instead of holding up the exit.
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Decision] = loop.create_future()
+
+        def ask() -> None:
+            try:
+                result = self._ask(call)
+            except Exception as exc:  # a broken terminal denies; it must not hang the turn
+                result = Decision.deny(f"could not ask on the terminal: {exc}")
+            def deliver() -> None:
+                if not answer.done():  # the turn may have been cancelled meanwhile
+                    answer.set_result(result)
+
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                loop.call_soon_threadsafe(deliver)
+
+        threading.Thread(target=ask, name="approval-prompt", daemon=True).start()
+        return await answer
+
+    def _ask(self, call: PendingCall) -> Decision:
+        try:  # a tty is not seekable, so "r+" cannot open it: one handle each way
+            tty_in = open(self.tty_path, encoding="utf-8")  # noqa: SIM115
+            tty = open(self.tty_path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            return Decision.deny("no terminal to ask on (use --approve auto or deny)")
+        with tty_in, tty:
+            return self._dialogue(call, tty_in, tty)
+
+    def _dialogue(self, call: PendingCall, tty_in: IO[str], tty: IO[str]) -> Decision:
+        args = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
+        tty.write(f"\n? {clean(call.server)} wants to run {clean(call.tool)} "
+                  f"({clean(call.why)})\n")
+        if call.description:
+            tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
+        tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
+        if call.parent:
+            tty.write(f"  called by the script {clean(call.parent)} (shown above)\n")
+        while True:
+            always = "  [a] always allow" if call.fingerprint else ""
+            rest = "  [s] approve all calls of this script" if call.parent else ""
+            tty.write(f"  [y] approve once{always}{rest}  [n] deny  [r] deny with a reason: ")
+            tty.flush()
+            answer = tty_in.readline()
+            if not answer:
+                return Decision.deny("no answer (end of input)")
+            choice = answer.strip().lower()
+            if choice in ("y", "yes"):
+                return Decision.approve()
+            if choice in ("a", "always") and always:
+                return Decision.approve("always allowed", always=True)
+            if choice in ("s", "script") and rest:
+                return Decision.whole_script()
+            if choice in ("n", "no", ""):
+                return Decision.deny()
+            if choice in ("r", "reason"):
+                tty.write("  reason: ")
+                tty.flush()
+                return Decision.deny(tty_in.readline().strip() or None)
+
+
+def make_gate(mode: str) -> Gate:
+    if mode == "auto":
+        return ApproveAll()
+    if mode == "deny":
+        return DenyAll()
+    return TerminalGate()

@@ -1,0 +1,124 @@
+"""How a headless run shows its events: :class:`TextPrinter` (the reply on stdout as
+it streams, tool activity, notices and errors on stderr) and :class:`JsonPrinter` (one
+JSON object a line, the ``--output jsonl`` contract). Secrets are masked in both, and
+untrusted text loses its control characters."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol
+
+from tui_agent.config import mask
+from tui_agent.config.interpolate import StreamMasker, mask_json
+from tui_agent.core.events import (
+    ApprovalDecided,
+    ErrorOccurred,
+    Event,
+    Notice,
+    Retrying,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    TurnDone,
+)
+from tui_agent.tools.text import StreamCleaner, clean
+
+
+class Printer(Protocol):
+    def show(self, event: Event) -> None: ...
+
+
+@dataclass
+class TextPrinter:
+    """The reply on stdout as it streams; tool activity, notices and errors on stderr."""
+
+    out: IO[str]
+    err: IO[str]
+    secrets: frozenset[str] = frozenset()
+    _mid_line: bool = field(default=False, init=False)
+    _masker: StreamMasker = field(init=False)
+    _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
+    _inner: set[str] = field(init=False, default_factory=set)
+    """Ids of calls made by scripts: their lines are indented under the script."""
+
+    def __post_init__(self) -> None:
+        self._masker = StreamMasker(self.secrets)
+
+    def _text(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def _note(self, text: str) -> None:
+        self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(mask(text, self.secrets) + "\n")
+        self.err.flush()
+
+    def show(self, event: Event) -> None:
+        match event:
+            case TextDelta(delta=delta):
+                self._text(self._masker.feed(self._cleaner.feed(delta)))
+            case ToolCallStarted(name="executeToolCode", arguments={"code": str(code)},
+                                 parent=None):
+                lines = clean(code).splitlines()
+                shown = "".join(f"\n    | {row}" for row in lines[:40])
+                more = f"\n    | ... {len(lines) - 40} more lines" if len(lines) > 40 else ""
+                self._note(f"→ executeToolCode (a script):{shown}{more}")
+            case ToolCallStarted(id=call_id, name=name, arguments=args, parent=parent):
+                shown = clean(json.dumps(args, ensure_ascii=False))
+                indent = "    " if parent else ""
+                if parent:
+                    self._inner.add(call_id)
+                self._note(f"{indent}→ {clean(name)} {shown[:300]}"
+                           f"{'…' if len(shown) > 300 else ''}")
+            case ApprovalDecided(decision="denied", reason=reason):
+                self._note(f"  denied{f': {clean(reason)}' if reason else ''}")
+            case ToolResult(id=call_id, is_error=is_error, text=text):
+                first = clean(text).strip().splitlines()[0][:200] if text.strip() else "(empty)"
+                indent = "      " if call_id in self._inner else "  "
+                self._note(f"{indent}{'✗' if is_error else '←'} {first}")
+            case Retrying(attempt=n, max_attempts=total, delay=delay, reason=reason):
+                self._note(f"retry {n}/{total} in {delay:.1f} s: {reason}")
+            case ErrorOccurred(message=message):
+                self._note(f"error: {clean(message)}")
+            case Notice(message=message):
+                self._note(f"note: {clean(message)}")
+            case TurnDone():
+                self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
+                if self._mid_line:
+                    self.out.write("\n")
+                    self._mid_line = False
+                self.out.flush()
+
+
+@dataclass
+class JsonPrinter:
+    """One JSON object a line, the ``--output jsonl`` contract."""
+
+    out: IO[str]
+    secrets: frozenset[str] = frozenset()
+    _masker: StreamMasker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._masker = StreamMasker(self.secrets)
+
+    def show(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            text = self._masker.feed(event.delta)
+            if text:
+                self._line(TextDelta(text).to_json())
+            return
+        held = self._masker.flush()
+        if held:
+            self._line(TextDelta(held).to_json())
+        self._line(event.to_json())
+
+    def _line(self, payload: dict[str, Any]) -> None:
+        self.out.write(mask_json(json.dumps(payload), self.secrets) + "\n")
+        self.out.flush()

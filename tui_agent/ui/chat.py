@@ -1,0 +1,359 @@
+"""The chat itself: the screen, start-up (the config loaded after the first frame, the
+project question, the servers), sending a message and running its turn, resuming a
+conversation, and the one way out (quit key, ``/quit``, signals).
+
+:class:`~tui_agent.ui.app.AgentApp` adds the slash commands and live reload on top.
+The first frame needs only Textual: the config is loaded and validated in a thread
+once the screen is up (``Startup``), MCP is imported in a thread after that, litellm
+when a turn needs it, Markdown when the first reply arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widget import MountError
+from textual.widgets import Footer
+
+from tui_agent.config import paths
+from tui_agent.core.events import TurnDone
+from tui_agent.ui import textual_fixes
+from tui_agent.ui.startup import Startup
+from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
+from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
+from tui_agent.ui.widgets.status import ServerCount, StatusBar
+from tui_agent.ui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui_agent.core.approval import PendingCall
+    from tui_agent.wiring.runtime import Options, Runtime
+
+
+class ChatScreen(Screen[None]):
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(PromptInput).focus()
+
+
+class ChatApp(App[int]):
+    """A chat with one model, its MCP tools, and the approval gate."""
+
+    options: Options
+    backend: Runtime
+
+    def __init__(self, start: Options | Startup) -> None:
+        """``start``: loaded settings (tests, the demo), or a ``Startup`` whose config is
+        loaded once the first frame is drawn; ``options`` and ``backend`` exist once
+        ``loaded`` is set, and the commands wait for it."""
+        super().__init__()
+        textual_fixes.apply()
+        self.start = start
+        self.loaded = asyncio.Event()
+        self.config_error: str | None = None
+        """Why the config could not be loaded (the app then exits with code 2)."""
+        self.attachments: list[str] = []
+        self.prompt_list: list[tuple[str, str]] = []
+        self.theme_problems: list[str] = []
+        self.turns_ended = 0
+        """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+        self._shutting_down = False
+        self._signals_seen = 0
+        if not isinstance(start, Startup):
+            self._configure(start)
+
+    def _configure(self, options: Options) -> None:
+        from tui_agent.ui.gate import ModalGate
+        from tui_agent.wiring.runtime import Runtime
+
+        self.options = options
+        self.backend = Runtime(options, ModalGate(self, remember_in=self._remember_in,
+                                                  on_waiting=self._waiting))
+        self.backend.listeners.append(self._server_changed)
+        self.loaded.set()
+
+    def get_default_screen(self) -> Screen[None]:
+        self.chat = ChatScreen()
+        return self.chat
+
+    # -- widgets of the chat screen -----------------------------------------------
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.chat.query_one(Transcript)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.chat.query_one(StatusBar)
+
+    # -- start-up ---------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if not self.is_headless:  # the real terminal, not a test's pilot
+            self._install_signal_handlers()
+        start = self.start
+        self._load_themes(start.theme() if isinstance(start, Startup)
+                          else start.settings.config.ui.theme)
+
+    def on_ready(self) -> None:
+        """The first frame is up: now load what is slow (the config, then MCP servers in
+        the background; litellm when a turn needs it)."""
+        self.begin()
+
+    @work(group="startup")
+    async def begin(self) -> None:
+        if not self.loaded.is_set():
+            from tui_agent.config import ConfigError
+
+            assert isinstance(self.start, Startup)
+            try:
+                options = await asyncio.to_thread(self.start.options)
+                options = await self._ask_about_project(options)
+            except ConfigError as exc:
+                self.config_error = str(exc)
+                self.exit(2, return_code=2)
+                return
+            if self.return_code is not None:  # quit while it loaded: start no servers
+                return
+            self._configure(options)
+            if options.settings.config.ui.theme != self._theme_wanted:
+                self._use_theme(options.settings.config.ui.theme)
+            self.config_loaded(options)
+        self.status.model = self.backend.model_name or "no model"
+        self.status.code_mode = self.options.settings.config.code_mode.enabled
+        self.transcript.script_servers = self._script_servers
+        self.start_backend()
+        try:
+            await self._greet()
+        except MountError:
+            if self.return_code is None:  # not a quit during start-up
+                raise
+
+    def config_loaded(self, options: Options) -> None:
+        """The config was loaded (at start-up, or reloaded): a subclass may watch its
+        files."""
+
+    async def _ask_about_project(self, options: Options) -> Options:
+        """A project whose servers (or model endpoint) the user has not agreed to yet:
+        show exactly what they would run and ask. Agreeing records this content as
+        trusted and loads again (asking again if the files changed meanwhile)."""
+        from tui_agent.config.project import trust_store
+        from tui_agent.ui.screens.consent import ProjectConsent
+
+        assert isinstance(self.start, Startup)
+        while (held := options.settings.held) is not None and self.return_code is None:
+            if not await self.push_screen_wait(ProjectConsent(held)):
+                options.settings.warnings.append(
+                    f"the project in {held.project.root} is not trusted: its servers were "
+                    "not started and its model endpoint is not used (you will be asked "
+                    "again at the next start)")
+                break
+            try:
+                await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
+            except OSError as exc:
+                options.settings.warnings.append(
+                    f"cannot record that you trust {held.project.root} ({exc}); its servers "
+                    "stay off")
+                break
+            options = await asyncio.to_thread(self.start.options)
+        return options
+
+    def _script_servers(self) -> list[str]:
+        code = self.backend.agent.code_mode
+        return code.bound_servers() if code is not None else []
+
+    def _load_themes(self, wanted: str | None) -> None:
+        themes, self.theme_problems = load_all(
+            [*bundled_files(), *user_files(paths.config_dir() / "themes")])
+        for theme in themes:
+            self.register_theme(theme)
+        self._use_theme(wanted or DEFAULT_THEME)
+
+    def _use_theme(self, wanted: str) -> None:
+        self._theme_wanted = wanted
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            self.theme_problems.append(f"[ui] theme: no theme named '{wanted}'; using "
+                                       f"{DEFAULT_THEME} (/theme lists them)")
+            self.theme = DEFAULT_THEME
+
+    async def _greet(self) -> None:
+        from tui_agent.ui.widgets.welcome import welcome
+
+        for problem in [*self.options.settings.warnings, *self.theme_problems]:
+            await self.transcript.note(problem, "warning")
+        if self.options.resume is not None:
+            await self.resume(self.options.resume)
+        elif not self.backend.has_model() or self.options.demo:
+            await self.transcript.add(welcome(self.options.demo))
+            if self.options.demo:
+                self.query_one(PromptInput).load_text("Show me around")
+
+    @work(group="backend", exit_on_error=False)
+    async def start_backend(self) -> None:
+        await self.backend.start()
+        self._refresh_servers()
+        if self.backend.hub is not None:
+            await self.backend.hub.wait_all()
+            self.prompt_list = await self.backend.prompts()
+
+    def _server_changed(self, _status: object) -> None:
+        self._refresh_servers()
+        top = self.screen
+        refresh = getattr(top, "refresh_data", None)
+        if refresh is not None:
+            refresh()
+
+    def _refresh_servers(self) -> None:
+        self.status.servers = ServerCount.of([(s.state, s.tools)
+                                              for s in self.backend.statuses()])
+
+    def _remember_in(self, server: str) -> str | None:
+        origin = self.options.settings.origins.get(server)
+        return origin.file.name if origin else None
+
+    def _waiting(self, call: PendingCall) -> None:
+        self.transcript.waiting(call.id)
+
+    # -- sending ----------------------------------------------------------------------
+
+    async def send(self, text: str) -> None:
+        await self.loaded.wait()
+        if self._turn_running():
+            self.notify("a reply is still coming: esc stops it", severity="warning")
+            return
+        if not self.backend.has_model():
+            from tui_agent.core.llm import NO_MODEL_HELP
+
+            await self.transcript.note(NO_MODEL_HELP.replace("no model is configured",
+                                                             "No model yet"), "warning")
+            return
+        await self.transcript.user(text + "".join(f"\n📎 {a}" for a in self.attachments))
+        self.run_turn(text, list(self.attachments))
+        self.attachments.clear()
+
+    def _turn_running(self) -> bool:
+        return any(w.group == "turn" and w.is_running for w in self.workers)
+
+    @work(group="turn", exclusive=True, exit_on_error=False)
+    async def run_turn(self, text: str, attachments: list[str]) -> None:
+        transcript, status = self.transcript, self.status
+        status.activity = "working… (esc stops)"
+        try:
+            await self.backend.ready.wait()
+            blocks = [await self.backend.attachment(ref) for ref in attachments]
+            self.backend.ensure_session()
+            agent = self.backend.agent
+            async with aclosing(agent.run_turn("\n\n".join([*blocks, text]))) as events:
+                async for event in events:
+                    await transcript.show(event)
+                    if isinstance(event, TurnDone):
+                        status.usage = agent.usage
+        except asyncio.CancelledError:
+            await transcript.cancelled()
+            status.usage = self.backend.agent.usage
+            raise
+        except Exception as exc:  # a failure of ours ends the turn, visibly, not the app
+            await transcript.note(f"the turn failed: {type(exc).__name__}: {exc}", "error")
+        finally:
+            status.activity = ""
+            self.backend.save_metrics()
+            self.turns_ended += 1
+
+    def action_stop(self) -> None:
+        for worker in self.workers:
+            if worker.group == "turn" and worker.is_running:
+                worker.cancel()
+
+    async def resume(self, ref: str) -> None:
+        from tui_agent.core.session import SessionError
+        from tui_agent.wiring.build import LATEST
+
+        self.action_stop()
+        try:
+            conv = self.backend.resume(None if ref == LATEST else ref)
+        except SessionError as exc:
+            await self.transcript.note(str(exc), "error")
+            return
+        await self.transcript.replay(conv.messages)
+        self.status.usage = self.backend.agent.usage
+        await self.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")
+
+    async def action_quit(self) -> None:
+        await self.shut_down(0)
+
+    async def shut_down(self, code: int) -> None:
+        """The one way out (the quit key, ``/quit``, SIGINT, SIGTERM, SIGHUP): the turn in
+        flight is cancelled and recorded as such, the session is closed, every server and
+        container is closed at once (a few seconds, then killed), and the terminal is
+        restored."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        await self.before_shutdown()
+        turns = [w for w in self.workers if w.group == "turn" and w.is_running]
+        self.action_stop()
+        if turns:  # let the cancelled turn write its incomplete reply before the file closes
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_GRACE):
+                    for worker in turns:
+                        with contextlib.suppress(Exception):  # cancelled, as asked
+                            await worker.wait()
+        if self.loaded.is_set():
+            await self.backend.close()
+        self.exit(code, return_code=code)
+
+    async def before_shutdown(self) -> None:
+        """What a subclass must settle before the turn is stopped and the servers close."""
+
+    def _on_signal(self, signum: int) -> None:
+        """First signal: shut down as the quit key does. A second: leave at once (every
+        message is already on disk, so the session still loads)."""
+        self._signals_seen += 1
+        if self._signals_seen == 1:
+            self.run_worker(self.shut_down(128 + signum), group="shutdown")
+            return
+        emergency_exit(128 + signum)
+
+    def _install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._on_signal, sig)
+
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_GRACE = 3.0
+"""Seconds a cancelled turn gets to record itself before the session is closed anyway."""
+RESTORE = "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l"
+"""Leave the alternate screen, show the cursor, stop mouse reporting and bracketed paste."""
+
+
+def emergency_exit(code: int) -> None:
+    """Leave now: put the terminal back as well as can be done without Textual, and exit
+    without running any more of the app."""
+    with contextlib.suppress(OSError):
+        os.write(sys.__stdout__.fileno() if sys.__stdout__ else 1, RESTORE.encode())
+    with contextlib.suppress(Exception):
+        import termios
+
+        fd = sys.__stdin__.fileno() if sys.__stdin__ else 0
+        attrs = termios.tcgetattr(fd)
+        attrs[3] |= termios.ECHO | termios.ICANON | termios.ISIG
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+    os._exit(code)

@@ -1,0 +1,142 @@
+"""The composition root: the only place that turns :class:`~tui_agent.config.Settings`
+into the running parts (the approval :class:`Policy`, the MCP :class:`Hub`, the model, the
+:class:`Agent` with its :class:`CodeMode`, and the :class:`SessionWriter`).
+
+Every front end (the chat app, ``tui-agent run``, the line-mode chat, ``servers`` and
+``stubs``) builds its run from these functions, so a new part (an OAuth token store,
+the handlers of a server's requests) is added here once and reaches them all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tui_agent.config import Settings, paths
+from tui_agent.core.agent import Agent
+from tui_agent.core.approval import ApprovalStore, Gate, Policy, ServerRules
+from tui_agent.core.filters import ToolFilter
+from tui_agent.core.llm import LLM, ChatModel
+from tui_agent.core.scripts import CodeMode
+from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
+from tui_agent.tools.local import NoTools
+from tui_agent.tools.metrics import write_report
+from tui_agent.tools.spec import ToolSource
+
+if TYPE_CHECKING:
+    from tui_agent.config.models import ModelSettings
+    from tui_agent.tools.hub import Hub
+
+LATEST = "\0latest"
+"""``--resume`` given without an id: the latest conversation."""
+
+
+def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Policy:
+    """The config's per-server rules. "Always allow" answers are written back to the file
+    each server came from, and the definitions they trust are pinned in the state dir."""
+    from tui_agent.config.loader import retrust
+    from tui_agent.config.writeback import edit_list
+
+    def persist(server: str, field: str, tool: str, add: bool) -> None:
+        origin = settings.origins.get(server)
+        if origin is not None:
+            edit_list(origin, field, tool, add=add)
+            if settings.project is not None and origin.file in settings.project.files:
+                retrust(settings)
+
+    return Policy({name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
+                   for name, s in settings.config.servers.items()},
+                  ApprovalStore(paths.state_dir() / "approvals.json"), persist,
+                  tool_filter or ToolFilter())
+
+
+def open_hub(settings: Settings, *, with_disabled: bool = False) -> Hub | None:
+    """A hub for the enabled servers of ``settings`` (and the disabled ones, in their
+    ``disabled`` state, for a front end that can switch them on); None when there are none.
+    Imports the MCP SDK: a front end that must stay responsive calls it after importing
+    :mod:`tui_agent.tools.hub` in a thread."""
+    servers = {n: s for n, s in settings.config.servers.items()
+               if with_disabled or not s.disabled}
+    if not servers:
+        return None
+    from tui_agent.tools.hub import Hub
+
+    return Hub(servers, log_dir=paths.state_dir() / "logs",
+               default_timeout=settings.config.agent.tool_timeout)
+
+
+def llm(settings: Settings) -> LLM:
+    """litellm's client for ``settings``'s ``[model]``."""
+    return LLM(settings.config.model)
+
+
+def chat_model(model: ModelSettings, *, demo: bool = False) -> ChatModel:
+    """The model of ``model``: litellm's client, or (``demo``, with no other model named)
+    the offline tour's scripted one."""
+    if demo:
+        from tui_agent.demo import DEMO_MODEL
+
+        if model.name is None or model.name == DEMO_MODEL:
+            from tui_agent.demo.model import ScriptedTour
+
+            return ScriptedTour()
+    return LLM(model)
+
+
+def code_mode(settings: Settings, *, on: bool = False) -> CodeMode:
+    """Code mode as ``[code_mode]`` and the servers' own ``code_mode`` set it; ``on``: as
+    if ``[code_mode] enabled`` were true (``tui-agent stubs``)."""
+    limits = settings.config.code_mode
+    return CodeMode(limits.model_copy(update={"enabled": True}) if on else limits,
+                    settings.config.servers)
+
+
+def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
+          tools: ToolSource | None = None, session: SessionWriter | None = None,
+          history: Sequence[dict[str, Any]] = ()) -> Agent:
+    """An agent on ``settings``'s ``[agent]``, system prompt and code mode."""
+    return Agent(llm, tools or NoTools(), gate, settings=settings.config.agent, policy=policy,
+                 session=session, system_prompt=settings.config.model.system_prompt,
+                 history=history, code_mode=code_mode(settings))
+
+
+def sessions() -> SessionStore:
+    """Where conversations are kept."""
+    return SessionStore(paths.sessions_dir())
+
+
+def new_session(settings: Settings, model: str | None, path: Path | None = None
+                ) -> SessionWriter:
+    """A new session file (at ``path``, or a fresh one in the store)."""
+    return SessionWriter.create(path or sessions().new_path(),
+                                {"model": model, "cwd": os.getcwd()}, settings.secrets)
+
+
+def resumed_session(settings: Settings, conversation: Conversation) -> SessionWriter:
+    """The writer that continues ``conversation``'s file."""
+    return SessionWriter.resume(conversation, settings.secrets)
+
+
+def open_session(settings: Settings, model: str | None, *, resume: str | None = None,
+                 session_file: Path | None = None
+                 ) -> tuple[SessionWriter, Conversation | None]:
+    """The session to write: resumed (``resume``: an id, a prefix or :data:`LATEST`),
+    named (``session_file``, continued if it exists), or new. Raises ``SessionError``."""
+    conv: Conversation | None = None
+    if resume is not None:
+        conv = load(sessions().find(None if resume == LATEST else resume))
+    elif session_file is not None and session_file.exists():
+        conv = load(session_file)
+    if conv is not None:
+        return resumed_session(settings, conv), conv
+    return new_session(settings, model, session_file), None
+
+
+def save_metrics(hub: Hub | None, session: SessionWriter | None) -> None:
+    """The servers' call metrics so far, beside the conversation's session file."""
+    if hub is not None and session is not None:
+        with contextlib.suppress(OSError):
+            write_report(session.path, hub.stats())
