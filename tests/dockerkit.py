@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.models import ServerConfig
-from tui_agent.tools.transports.docker_exec import LABEL, LABEL_OWNER
+from tui_agent.tools.transports.docker_engine import LABEL, LABEL_OWNER
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "tui-agent-test/hostmount:latest"

@@ -29,7 +29,7 @@ from tests.conftest import ROOT, fake_server, need, tagged_env
 from tests.fakes.docker_mcp_plugin import install
 from tests.test_hub import call, eventually, hub_of
 from tui_agent.config.models import ServerConfig
-from tui_agent.tools.transports.docker_exec import LABEL, LABEL_OWNER, LABEL_SERVER, owner_alive
+from tui_agent.tools.transports.docker_engine import LABEL, LABEL_OWNER, LABEL_SERVER, owner_alive
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -297,7 +297,7 @@ def test_two_reapers_at_once_both_finish_and_remove_every_orphan(client: Any) ->
     """Two tui-agents starting together reap the same orphans (a crash left them)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tui_agent.tools.transports.docker_exec import reap_orphans
+    from tui_agent.tools.transports.docker_engine import reap_orphans
 
     dead = f"{socket.gethostname()}:{2 ** 22 + 7}:1"  # beyond any pid_max: never alive
     made = [client.containers.create(dockerkit.IMAGE, ["true"],
@@ -383,7 +383,7 @@ def test_owner_labels_tell_a_live_owner_from_a_dead_one() -> None:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     assert owner_alive(f"{host}:{os.getpid()}:?")
-    from tui_agent.tools.transports.docker_exec import owner_label
+    from tui_agent.tools.transports.docker_engine import owner_label
     assert owner_alive(owner_label())
     assert not owner_alive(owner_label().rsplit(":", 1)[0] + ":1")  # pid reused since
     assert not owner_alive(f"{host}:{child.pid}:1")

@@ -17,8 +17,9 @@ import pytest
 
 from tests.conftest import fake_server
 from tui_agent.config.models import ServerConfig
-from tui_agent.tools.connection import Breaker, backoff_delay
-from tui_agent.tools.hub import Hub
+from tui_agent.tools.backoff import backoff_delay
+from tui_agent.tools.breaker import Breaker
+from tui_agent.tools.hub import ClientSides, Hub
 from tui_agent.tools.spec import ToolSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -26,8 +27,9 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 @asynccontextmanager
 async def hub_of(servers: Mapping[str, ServerConfig], tmp_path: Path,
-                 wait: bool = True) -> AsyncIterator[Hub]:
-    hub = Hub(servers, log_dir=tmp_path / "logs", default_timeout=20)
+                 wait: bool = True, client_side: ClientSides | None = None
+                 ) -> AsyncIterator[Hub]:
+    hub = Hub(servers, log_dir=tmp_path / "logs", default_timeout=20, client_side=client_side)
     hub.start()
     try:
         if wait:

@@ -16,7 +16,7 @@ from tests.test_hub import call, eventually, hub_of
 from tui_agent.cli import main
 from tui_agent.config import paths
 from tui_agent.core.session import SessionStore
-from tui_agent.tools.connection import Breaker
+from tui_agent.tools.breaker import Breaker
 from tui_agent.tools.metrics import CallStats, metrics_path, percentile, summary
 
 

@@ -18,19 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.models import ServerConfig
-from tui_agent.tools.connection import (
-    METHOD_NOT_FOUND,
-    ServerConnection,
-    ServerError,
-    ServerStatus,
-    describe_error,
-)
+from tui_agent.tools.client import NOTHING, ClientSide
+from tui_agent.tools.connection import ServerConnection, ServerStatus
+from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.results import describe_block, render
 from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint
 from tui_agent.tools.text import clean
 
+ClientSides = Callable[[str, ServerConfig], ClientSide]
+"""The :class:`ClientSide` of a server, by name and config (built by the wiring)."""
 CLOSE_TIMEOUT = 8.0
 """The SDK gives a stdio server 2 s after EOF and 2 s after SIGTERM before SIGKILL."""
 SPEC_MARGIN = 5.0
@@ -55,11 +53,15 @@ class Hub:
     """All servers; routes calls by model-facing name."""
 
     def __init__(self, servers: Mapping[str, ServerConfig], *, log_dir: Path,
-                 default_timeout: float = 60.0) -> None:
+                 default_timeout: float = 60.0, client_side: ClientSides | None = None) -> None:
+        """``client_side`` gives each server (by name and config) what it may ask of us
+        and how to authenticate to it (:class:`~tui_agent.tools.client.ClientSide`); by
+        default nothing is offered."""
         from tui_agent.tools.transports.sdk import route_sdk_logs
 
         route_sdk_logs(log_dir / "mcp-client.log")
         self._log_dir, self._default_timeout = log_dir, default_timeout
+        self._client_side = client_side
         self.connections = {name: self._connection(name, cfg) for name, cfg in servers.items()}
         self._catalog: dict[str, Entry] = {}
         self._listeners: list[Callable[[ServerStatus], None]] = []
@@ -92,8 +94,10 @@ class Hub:
                     task.result()
 
     def _connection(self, name: str, config: ServerConfig) -> ServerConnection:
+        side = self._client_side(name, config) if self._client_side is not None else NOTHING
         return ServerConnection(name, config, log_dir=self._log_dir,
-                                default_timeout=self._default_timeout, on_change=self._changed)
+                                default_timeout=self._default_timeout, on_change=self._changed,
+                                client_side=side)
 
     async def disable(self, name: str) -> None:
         """Stop server ``name`` and take its tools out of the catalog, for this run."""

@@ -162,7 +162,7 @@ async def _quit(app: ChatApp, command: Command) -> None:
 
 
 async def _prompt(app: ChatApp, command: Command) -> None:
-    from tui_agent.tools.connection import ServerError
+    from tui_agent.tools.errors import ServerError
 
     try:
         text = await app.backend.prompt_text(command.server, command.prompt, command.arguments)

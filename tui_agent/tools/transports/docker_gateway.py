@@ -15,7 +15,7 @@ import os
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.text import clean
-from tui_agent.tools.transports.docker_exec import DockerFailure
+from tui_agent.tools.transports.docker_engine import DockerFailure
 
 DETECT_TIMEOUT = 3.0
 PASSED_ENV = ("DOCKER_CONFIG", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CERT_PATH",

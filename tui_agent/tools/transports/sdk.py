@@ -98,8 +98,10 @@ def route_sdk_logs(log_file: Path) -> None:
 
 
 async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: TextIO | None,
-                         on_event: OnEvent) -> AbstractAsyncContextManager[Any]:
-    """The transport for ``config``; what it needs closing later goes on ``stack``."""
+                         on_event: OnEvent, *, auth: Any = None
+                         ) -> AbstractAsyncContextManager[Any]:
+    """The transport for ``config``; what it needs closing later goes on ``stack``.
+    ``auth`` (an ``httpx.Auth``) goes with every request of an SSE or HTTP server."""
     if config.transport in ("stdio", "docker-gateway"):
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -121,10 +123,10 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
     if config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        return sse_client(config.url, headers=dict(config.headers) or None)
+        return sse_client(config.url, headers=dict(config.headers) or None, auth=auth)
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     http = await stack.enter_async_context(
-        create_mcp_http_client(headers=dict(config.headers) or None))
+        create_mcp_http_client(headers=dict(config.headers) or None, auth=auth))
     return streamable_http_client(config.url, http_client=http)

@@ -1,0 +1,65 @@
+"""The seam where the client side of MCP plugs in: what :class:`ClientSide` carries (the
+handlers of a server's requests, the HTTP auth) reaches the server through the hub and
+the lifecycle code unchanged, over real transports, and nothing is offered by default."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp.types import ListRootsResult, Root
+
+from tests.conftest import ROOT, fake_server
+from tests.reference import free_port, http_server
+from tests.test_hub import call, hub_of
+from tui_agent.config.models import ServerConfig
+from tui_agent.tools.client import ClientSide
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+async def test_a_handler_given_per_server_answers_that_servers_request(tmp_path: Path) -> None:
+    """A ``roots/list`` handler supplied for one server answers it; the other server,
+    given nothing, is not offered roots (the client declares no such capability). The
+    2025 protocol: there a server's request reaches the client on the open session
+    (the 2026 one has no back-channel; issue 21 answers it through ``input_required``)."""
+    asked: list[str] = []
+
+    async def roots(context: Any) -> ListRootsResult:
+        asked.append("roots")
+        return ListRootsResult(roots=[Root(uri="file:///work/project", name="project")])
+
+    def side(name: str, config: ServerConfig) -> ClientSide:
+        return ClientSide(list_roots=roots) if name == "given" else ClientSide()
+
+    servers = {"given": fake_server(protocol="legacy"), "plain": fake_server(protocol="legacy")}
+    async with hub_of(servers, tmp_path, client_side=side) as hub:
+        assert await call(hub, "given__roots") == ("file:///work/project", False)
+        text, is_error = await call(hub, "plain__roots")
+        assert is_error and "List roots not supported" in text, text
+    assert asked == ["roots"]
+
+
+async def test_the_auth_object_goes_with_every_http_request(tmp_path: Path) -> None:
+    """An ``httpx`` auth flow given for a streamable-HTTP server signs its requests
+    (OAuth's providers are such flows); the server sees the header it set."""
+    seen: list[str] = []
+
+    class Signed(httpx2.Auth):
+        def auth_flow(self, request: httpx2.Request) -> Any:
+            seen.append(request.method)
+            request.headers["Authorization"] = "Bearer from-the-auth-flow"
+            yield request
+
+    port = free_port()
+    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
+               "--port", str(port)]
+    with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
+        servers = {"web": ServerConfig(url=url, transport="http")}
+        async with hub_of(servers, tmp_path,
+                          client_side=lambda name, config: ClientSide(auth=Signed())) as hub:
+            assert await call(hub, "web__authorization") == ("Bearer from-the-auth-flow", False)
+    assert "POST" in seen

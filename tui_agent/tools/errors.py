@@ -1,0 +1,45 @@
+"""How a server's failures are told: :class:`ServerError` for a call that could not be
+made or finished, the MCP error codes we act on, and one line for any failure
+(:func:`describe_error`), however deep the SDK nested it."""
+
+from __future__ import annotations
+
+import asyncio
+
+CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
+
+
+class ServerError(Exception):
+    """A call that could not be made or finished; the message names the server.
+    ``timeout``: the call was cancelled for taking too long."""
+
+    def __init__(self, message: str, *, timeout: bool = False) -> None:
+        super().__init__(message)
+        self.timeout = timeout
+
+
+class Dropped(Exception):
+    """The connection went away during a call (a retry-safe call may be tried again)."""
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a failure, from the innermost real exception of any group."""
+    leaf = innermost(exc)
+    code = getattr(leaf, "code", None)
+    message = getattr(leaf, "message", None) or str(leaf) or type(leaf).__name__
+    if getattr(leaf, "plain", False):  # already a sentence for the user
+        return str(leaf)
+    if isinstance(leaf, FileNotFoundError):
+        return f"command not found: {leaf.filename or message}"
+    if isinstance(code, int):
+        return f"{message} (MCP error {code})"
+    name = type(leaf).__name__
+    return message if name in message else f"{name}: {message}"
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The first real exception inside any nesting of exception groups."""
+    while isinstance(exc, BaseExceptionGroup):
+        real = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
+        exc = (real or list(exc.exceptions))[0]
+    return exc

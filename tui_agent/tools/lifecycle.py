@@ -1,0 +1,395 @@
+"""The life of one MCP server's session: start it, keep it healthy, restart it, stop it.
+
+A :class:`ServerLifecycle` owns one session in one task (the SDK requires the task
+that enters a session to exit it). That task connects under a start-up timeout, lists
+the tools, then serves: a heartbeat checks an idle connection, ``list_changed``
+notifications refresh the tools (debounced), an unused server stops after its
+``idle_timeout``, and a dropped or stale connection is restarted with exponential
+backoff. A circuit breaker counts consecutive failures of starts and calls. The call
+path is :class:`~tui_agent.tools.connection.ServerConnection`, built on this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal
+
+from tui_agent.config.models import ServerConfig
+from tui_agent.tools.backoff import backoff_delay
+from tui_agent.tools.breaker import Breaker
+from tui_agent.tools.client import (
+    NOTHING,
+    ClientSide,
+    list_tools,
+    open_client,
+    ping,
+    server_label,
+)
+from tui_agent.tools.errors import describe_error
+from tui_agent.tools.server_log import STARTING, log_path, open_log, stderr_tail
+
+State = Literal["connecting", "connected", "degraded", "failed", "disabled", "idle"]
+"""``idle``: a lazy server not started yet, or stopped after ``idle_timeout``; its tools
+stay listed and a call starts it."""
+DEBOUNCE = 0.3
+"""Seconds to gather a burst of ``list_changed`` notifications into one refresh."""
+
+
+class ServerLifecycle:
+    """One configured server's session, from start to close."""
+
+    def __init__(self, name: str, config: ServerConfig, *, log_dir: Path,
+                 default_timeout: float = 60.0,
+                 on_change: Callable[[Any], None] | None = None,
+                 client_side: ClientSide = NOTHING) -> None:
+        """``on_change`` is told of each change of state or tools; ``client_side`` is
+        what the server may ask of us and how we authenticate (see :mod:`.client`)."""
+        self.name, self.config = name, config
+        self.call_timeout = config.timeout or default_timeout
+        self.lazy = config.lazy_start
+        self.state: State = "disabled" if config.disabled else \
+            "idle" if self.lazy else "connecting"
+        self.last_error: str | None = None
+        self.tools: list[Any] = []
+        self.tools_at = 0.0
+        self.restarts = 0
+        self.protocol: str | None = None
+        self.server_info: str | None = None
+        self.breaker = Breaker(config.max_attempts, config.circuit_cooldown)
+        self.log_path = log_path(log_dir, name, config.transport)
+        self.side = client_side
+        self._on_change = on_change
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._connected = asyncio.Event()
+        self._settled = asyncio.Event()  # the first start finished, either way
+        self._wake = asyncio.Event()
+        self._wake_reason = ""
+        self._refresh_wanted = asyncio.Event()
+        self._connect_scope: Any = None
+        self._stopping = False
+        self._last_answer = time.monotonic()
+        self._ever_connected = False
+        self._log: Any = None
+        self._container: Any = None  # docker: where the server runs
+        self._ended: str | None = None  # why the transport ended, as it told us
+        self._demand = asyncio.Event()  # a lazy or idle server is wanted
+        self._in_flight = 0
+        self._went_idle = False
+        self._last_use = time.monotonic()
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.config.disabled or self._task is not None:
+            self._settled.set()
+            return
+        self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")
+
+    async def wait_started(self, timeout: float | None = None) -> bool:
+        """Wait until the first start has finished (connected or failed); False on timeout."""
+        try:
+            async with asyncio.timeout(timeout):
+                await self._settled.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    @property
+    def settled(self) -> bool:
+        return self._settled.is_set()
+
+    @property
+    def never_started(self) -> bool:
+        """A lazy server that has not been asked for yet."""
+        return self.lazy and not self._demand.is_set() and not self._ever_connected
+
+    def demand(self) -> None:
+        """Start a lazy or idle server (no-op when it runs)."""
+        if not self._demand.is_set():
+            self._demand.set()
+            self._signal("wanted")
+
+    def reconnect(self) -> None:
+        """Restart now, whatever the backoff or the circuit says (the user asked); an
+        idle server starts."""
+        self.breaker.success()
+        if self.state == "idle":
+            self.demand()
+            return
+        self._signal("restart requested")
+
+    async def close(self) -> None:
+        """Stop the server. A stdio server gets EOF, then SIGTERM after 2 s, then SIGKILL."""
+        self._stopping = True
+        if self._connect_scope is not None:
+            self._connect_scope.cancel()
+        self._signal("closing")
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def _signal(self, reason: str) -> None:
+        self._wake_reason = reason
+        self._wake.set()
+
+    def _broken(self, reason: str) -> None:
+        """The connection is gone: say so now, and have the owner task restart it."""
+        if self._client is not None and not self._stopping:
+            self._client = None  # callers now wait for the reconnect
+            self._connected.clear()
+            self._set("degraded", f"{reason}; reconnecting")
+            self._signal(reason)
+
+    def _set(self, state: State, error: str | None = None) -> None:
+        changed = state != self.state or (error is not None and error != self.last_error)
+        self.state = state
+        if error is not None:
+            self.last_error = error
+        if changed and self._on_change is not None:
+            self._on_change(self)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep, but wake at once for a stop or a reconnect request."""
+        self._wake.clear()
+        if self._stopping:  # a stop that came before the clear must not be slept through
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
+
+    async def _wait_for_demand(self) -> None:
+        while not self._demand.is_set() and not self._stopping:
+            self._wake.clear()
+            if self._demand.is_set() or self._stopping:
+                break
+            await self._wake.wait()
+
+    async def _own(self) -> None:
+        attempt = 0
+        while not self._stopping:
+            if self.lazy and not self._demand.is_set():
+                self._set("idle")
+                if self._ever_connected:
+                    self._settled.set()
+                await self._wait_for_demand()
+                if self._stopping:
+                    break
+                self._set("connecting")
+            if not self.breaker.allow():
+                wait = self.breaker.remaining()
+                self._set("failed", f"{_first_clause(self.last_error)}; next try in {wait:.0f} s")
+                await self._sleep(wait)
+                continue
+            if attempt:  # the state stays failed or degraded while it retries
+                await self._sleep(backoff_delay(attempt, self.config.backoff))
+                if self._stopping:
+                    break
+            # After a drop the first reconnect waits `backoff`; each failed try doubles it.
+            attempt = 1 if await self._attempt() else attempt + 1
+            if self._went_idle:
+                self._went_idle = False
+                attempt = 0  # stopped on purpose: the next call starts it at once
+            self._settled.set()
+        self._settled.set()
+
+    async def _attempt(self) -> bool:
+        """Connect, list the tools and serve until the connection ends. True if it
+        connected (so the next try starts the backoff afresh)."""
+        import anyio
+
+        # One scope spans the session's whole life (the SDK's task groups must exit inside
+        # the scope they were entered in). A start that overruns its timeout is reported
+        # at once, not after the SDK has finished stopping the process (up to 4 s more).
+        expired = False
+        self._ended = None
+        with anyio.CancelScope() as life:
+            self._connect_scope = life
+
+            def expire() -> None:
+                nonlocal expired
+                expired = True
+                self._failed(f"did not start within {self.config.startup_timeout:g} s "
+                             "(startup_timeout)")
+                self._settled.set()
+                life.cancel()
+
+            watchdog = asyncio.get_running_loop().call_later(self.config.startup_timeout, expire)
+            try:
+                async with AsyncExitStack() as stack:
+                    if self.log_path is not None:
+                        self._log = stack.enter_context(open_log(self.log_path))
+                        self._log.write(f"\n{STARTING} {self.name} at "
+                                        f"{time.ctime()} ---\n")
+                        self._log.flush()
+                    client = await self._connect(stack)
+                    await self._fetch_tools(client)
+                    watchdog.cancel()
+                    self._connect_scope = None
+                    await self._serve(client)
+                    return True
+            except Exception as exc:  # any failure of one server is that server's state
+                if not expired:
+                    # The transport's own account of its end (a container that exited, an
+                    # exec refused) says more than the session's "connection closed".
+                    self._failed(self._ended or describe_error(exc))
+                return False
+            finally:
+                watchdog.cancel()
+                self._client, self._log, self._connect_scope = None, None, None
+                self._container = None
+                self._connected.clear()
+        return False
+
+    def _failed(self, message: str) -> None:
+        if self._stopping:
+            return
+        # The server's own last words; our notes in its log are not what it said.
+        tail = [line for line in stderr_tail(self.log_path)
+                if not line.startswith("[tui-agent]")]
+        hint = f" (stderr: {tail[-1][:200]})" if tail and message not in tail[-1] else ""
+        self.breaker.failure()
+        self._set("failed" if not self._ever_connected else "degraded", message + hint)
+
+    async def _connect(self, stack: AsyncExitStack) -> Any:
+        client, self._container = await open_client(
+            self.name, self.config, self.side, stack, errlog=self._log,
+            on_event=self._transport_event, on_message=self._on_message, note=self._note)
+        self.protocol, self.server_info = client.protocol_version, server_label(client)
+        return client
+
+    async def _serve(self, client: Any) -> None:
+        import anyio
+
+        self._last_use = time.monotonic()
+        self._client = client
+        self._ever_connected = True
+        self._answered()
+        self.breaker.success()
+        self._set("connected")
+        self._connected.set()
+        self._settled.set()
+        self._wake.clear()
+        if self._stopping:
+            return
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._heartbeat, client)
+            tasks.start_soon(self._refresher, client)
+            if self.protocol and not self.protocol.startswith("2025"):
+                tasks.start_soon(self._listen, client)
+            if self.config.idle_after is not None:
+                tasks.start_soon(self._idler, self.config.idle_after)
+            await self._wake.wait()
+            tasks.cancel_scope.cancel()
+        if self._wake_reason == "idle":
+            # From here a call waits for a fresh start; one that comes while this session
+            # closes finds the demand it sets still standing.
+            self._went_idle, self.lazy = True, True
+            self._demand.clear()
+            self._client = None
+            self._connected.clear()
+            self._set("idle")
+        elif not self._stopping:
+            self.restarts += 1
+            self._set("degraded", f"{self._wake_reason}; reconnecting")
+
+    async def _idler(self, after: float) -> None:
+        """Stop the server once no call has used it for ``after`` seconds."""
+        import anyio
+
+        while True:
+            quiet = time.monotonic() - self._last_use
+            if quiet >= after and self._in_flight == 0:
+                self._note(f"stopping: no call for {after:g} s (idle_timeout)")
+                self._signal("idle")
+                return
+            await anyio.sleep(max(0.05, after - quiet))
+
+    # -- health ------------------------------------------------------------------
+
+    def _answered(self) -> None:
+        self._last_answer = time.monotonic()
+
+    def _transport_event(self, kind: str, detail: str) -> None:
+        if kind == "closed":
+            self._ended = detail
+            self._broken(detail)
+
+    def _note(self, line: str) -> None:
+        if self._log is not None:
+            self._log.write(f"[tui-agent] {line}\n")
+            self._log.flush()
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            first = str(message).splitlines()[1:2] or [str(message)]
+            self._note(f"the server sent something that is not JSON-RPC: {first[0].strip()}")
+            return
+        if type(message).__name__ == "ToolListChangedNotification":
+            self._refresh_wanted.set()
+
+    async def _heartbeat(self, client: Any) -> None:
+        import anyio
+
+        interval = self.config.heartbeat_interval
+        while True:
+            await anyio.sleep(interval)
+            if time.monotonic() - self._last_answer >= interval:
+                try:
+                    with anyio.fail_after(min(interval, 10.0)):
+                        await ping(client, self.protocol)
+                    self._answered()  # any answer, even an error, proves it is alive
+                    if self.state == "degraded":
+                        self._set("connected")
+                except Exception as exc:
+                    self._set("degraded", f"no answer to a heartbeat: {describe_error(exc)}")
+            silent = time.monotonic() - self._last_answer
+            if silent > self.config.stale_timeout:
+                self._broken(f"no answer for {silent:.0f} s (stale_timeout)")
+                return
+
+    async def _listen(self, client: Any) -> None:
+        """2026 servers announce tool changes through a subscription."""
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as events:
+                async for _event in events:
+                    self._refresh_wanted.set()
+
+    async def _refresher(self, client: Any) -> None:
+        import anyio
+
+        while True:
+            await self._refresh_wanted.wait()
+            await anyio.sleep(DEBOUNCE)
+            self._refresh_wanted.clear()
+            await self._refresh(client)
+
+    async def _refresh(self, client: Any) -> None:
+        import anyio
+
+        try:
+            with anyio.fail_after(self.config.startup_timeout):
+                await self._fetch_tools(client)
+        except Exception as exc:
+            self._note(f"could not refresh the tools: {describe_error(exc)}")
+
+    async def refresh_if_stale(self) -> None:
+        if self._client is not None and time.monotonic() - self.tools_at > self.config.tools_ttl:
+            await self._refresh(self._client)
+
+    async def _fetch_tools(self, client: Any) -> None:
+        self.tools, self.tools_at = await list_tools(client), time.monotonic()
+        self._answered()
+        if self._on_change is not None:
+            self._on_change(self)
+
+
+def _first_clause(error: str | None) -> str:
+    """An error without an earlier "; next try in ..." suffix."""
+    return (error or "failing").split("; next try in")[0]
+
