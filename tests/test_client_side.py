@@ -11,6 +11,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp.types import ListRootsResult, Root
+from pydantic import FileUrl
 
 from tests.conftest import ROOT, fake_server
 from tests.reference import free_port, http_server
@@ -30,7 +31,7 @@ async def test_a_handler_given_per_server_answers_that_servers_request(tmp_path:
 
     async def roots(context: Any) -> ListRootsResult:
         asked.append("roots")
-        return ListRootsResult(roots=[Root(uri="file:///work/project", name="project")])
+        return ListRootsResult(roots=[Root(uri=FileUrl("file:///work/project"), name="project")])
 
     def side(name: str, config: ServerConfig) -> ClientSide:
         return ClientSide(list_roots=roots) if name == "given" else ClientSide()
