@@ -15,8 +15,9 @@ from tests.conftest import model_for
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tui_agent.config.models import AgentSettings
 from tui_agent.core import session as session_mod
-from tui_agent.core.agent import Agent, repair_history
+from tui_agent.core.agent import Agent
 from tui_agent.core.approval import Decision, PendingCall, Policy, ServerRules
+from tui_agent.core.calls import repair_history
 from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,

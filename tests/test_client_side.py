@@ -5,6 +5,8 @@ the lifecycle code unchanged, over real transports, and nothing is offered by de
 from __future__ import annotations
 
 import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +15,29 @@ import pytest
 from mcp.types import ListRootsResult, Root
 from pydantic import FileUrl
 
-from tests.conftest import ROOT, fake_server
+from tests.conftest import ROOT, tagged_env
 from tests.reference import free_port, http_server
-from tests.test_hub import call, hub_of
+from tests.test_hub import call
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
+from tui_agent.tools.hub import ClientSides, Hub
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+@asynccontextmanager
+async def hub_of(servers: Mapping[str, ServerConfig], tmp_path: Path,
+                 client_side: ClientSides) -> AsyncIterator[Hub]:
+    async with Hub(servers, log_dir=tmp_path / "logs", default_timeout=20,
+                   client_side=client_side) as hub:
+        await hub.wait_all()
+        yield hub
+
+
+def asking_server() -> ServerConfig:
+    """tests/fakes/asking_server.py over stdio, in the 2025 protocol."""
+    return ServerConfig(command=sys.executable, args=["-m", "tests.fakes.asking_server"],
+                        cwd=str(ROOT), env=tagged_env(), protocol="legacy")
 
 
 async def test_a_handler_given_per_server_answers_that_servers_request(tmp_path: Path) -> None:
@@ -36,7 +54,7 @@ async def test_a_handler_given_per_server_answers_that_servers_request(tmp_path:
     def side(name: str, config: ServerConfig) -> ClientSide:
         return ClientSide(list_roots=roots) if name == "given" else ClientSide()
 
-    servers = {"given": fake_server(protocol="legacy"), "plain": fake_server(protocol="legacy")}
+    servers = {name: asking_server() for name in ("given", "plain")}
     async with hub_of(servers, tmp_path, client_side=side) as hub:
         assert await call(hub, "given__roots") == ("file:///work/project", False)
         text, is_error = await call(hub, "plain__roots")
@@ -56,7 +74,7 @@ async def test_the_auth_object_goes_with_every_http_request(tmp_path: Path) -> N
             yield request
 
     port = free_port()
-    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
+    command = [sys.executable, "-m", "tests.fakes.asking_server", "--transport", "http",
                "--port", str(port)]
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         servers = {"web": ServerConfig(url=url, transport="http")}

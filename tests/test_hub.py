@@ -19,7 +19,7 @@ from tests.conftest import fake_server
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.backoff import backoff_delay
 from tui_agent.tools.breaker import Breaker
-from tui_agent.tools.hub import ClientSides, Hub
+from tui_agent.tools.hub import Hub
 from tui_agent.tools.spec import ToolSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -27,9 +27,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 @asynccontextmanager
 async def hub_of(servers: Mapping[str, ServerConfig], tmp_path: Path,
-                 wait: bool = True, client_side: ClientSides | None = None
-                 ) -> AsyncIterator[Hub]:
-    hub = Hub(servers, log_dir=tmp_path / "logs", default_timeout=20, client_side=client_side)
+                 wait: bool = True) -> AsyncIterator[Hub]:
+    hub = Hub(servers, log_dir=tmp_path / "logs", default_timeout=20)
     hub.start()
     try:
         if wait:

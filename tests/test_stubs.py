@@ -15,7 +15,8 @@ from syrupy.assertion import SnapshotAssertion
 from tests.conftest import ROOT, tagged_env
 from tests.reference import everything, python_server
 from tests.test_hub import hub_of
-from tui_agent.codemode.stubs import StubTree, identifier
+from tui_agent.codemode.names import identifier
+from tui_agent.codemode.stubs import StubTree
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.spec import ToolSpec
 

@@ -148,15 +148,6 @@ def build(name: str, marks: Path | None, description: str) -> MCPServer:
         sys.stderr.flush()
         return "shouted"
 
-    @server.tool(description="The roots the client gives when asked (roots/list).")
-    async def roots(ctx: Context) -> str:
-        listed = await ctx.session.list_roots()
-        return ", ".join(str(root.uri) for root in listed.roots) or "(none)"
-
-    @server.tool(description="The Authorization header this call came with (HTTP only).")
-    def authorization(ctx: Context) -> str:
-        return (ctx.headers or {}).get("authorization", "(none)")
-
     @server.resource("fake://hello", description="A greeting.")
     def hello() -> str:
         return "hello from the fake server"

@@ -18,38 +18,18 @@ This module knows nothing of the chat loop: it takes anything shaped like
 
 from __future__ import annotations
 
-import hashlib
 import json
-import keyword
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from tui_agent.tools.text import clean
+from tui_agent.codemode.annotations import Types, literal
+from tui_agent.codemode.names import clean_json, one_line, safe_text, unique
 
 Level = Literal["server", "tool"]
 ROOT = "servers"
-MAX_COMMENT = 160
-MAX_LITERAL = 60
-MAX_DEPTH = 3
-
-# Names a script needs for itself: Starlark's builtins and ours. A server or tool
-# called one of these gets a trailing underscore instead of hiding it.
-BUILTINS = frozenset([
-    "any", "all", "bool", "dict", "dir", "enumerate", "fail", "float", "getattr", "hasattr",
-    "hash", "int", "len", "list", "max", "min", "print", "range", "repr", "reversed", "sorted",
-    "str", "tuple", "type", "zip", "json", "struct", "map", "filter", "partial", "result",
-    "True", "False", "None", "call",
-])
-STARLARK_KEYWORDS = frozenset([
-    "and", "break", "continue", "def", "elif", "else", "for", "if", "in", "lambda", "load",
-    "not", "or", "pass", "return", "as", "assert", "async", "await", "class", "del", "except",
-    "finally", "from", "global", "import", "is", "nonlocal", "raise", "try", "while", "with",
-    "yield",
-])
 
 
 class ToolLike(Protocol):
@@ -63,51 +43,6 @@ class ToolLike(Protocol):
     def description(self) -> str: ...
     @property
     def parameters(self) -> dict[str, Any]: ...
-
-
-def one_line(text: str | None, limit: int = MAX_COMMENT) -> str:
-    """``text`` made safe for a ``#`` comment: no control or format characters, no line
-    breaks of any kind, at most ``limit`` characters."""
-    if not text:
-        return ""
-    text = clean(text)
-    kept = "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
-                   for c in text if unicodedata.category(c) != "Cf")
-    flat = re.sub(r"\s+", " ", kept).strip()
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
-
-
-def safe_text(text: str | None) -> str:
-    """``text`` for ``getToolDocs``: line breaks kept, other controls removed."""
-    if not text:
-        return ""
-    text = clean(text)
-    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
-
-
-def identifier(name: str, *, builtins: bool = True) -> str:
-    """``name`` as a Starlark/Python identifier that is no keyword and (for globals and
-    attributes, not for keyword arguments) hides no builtin."""
-    out = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
-    if out[0].isdigit():
-        out = "_" + out
-    if out in STARLARK_KEYWORDS or keyword.iskeyword(out) or builtins and out in BUILTINS:
-        out += "_"
-    return out
-
-
-def _unique(names: Iterable[str], *, builtins: bool = True) -> dict[str, str]:
-    """An identifier per name; names that collide after cleaning all get a suffix from a
-    hash of the original, so the result does not depend on order."""
-    groups: dict[str, list[str]] = defaultdict(list)
-    for name in names:
-        groups[identifier(name, builtins=builtins)].append(name)
-    out: dict[str, str] = {}
-    for base, members in groups.items():
-        for name in members:
-            out[name] = base if len(members) == 1 else \
-                f"{base}_{hashlib.sha1(name.encode()).hexdigest()[:6]}"
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +94,10 @@ class StubTree:
         by_server: dict[str, list[ToolLike]] = defaultdict(list)
         for spec in specs:
             by_server[spec.server].append(spec)
-        server_ids = _unique(by_server)
+        server_ids = unique(by_server)
         tree = cls(level)
         for server in sorted(by_server, key=lambda s: server_ids[s]):
-            tool_ids = _unique(s.tool for s in by_server[server])
+            tool_ids = unique(s.tool for s in by_server[server])
             bound = [BoundTool(server, s.tool, server_ids[server], tool_ids[s.tool], s,
                                _params(s.parameters))
                      for s in sorted(by_server[server], key=lambda s: tool_ids[s.tool])]
@@ -208,11 +143,11 @@ class StubTree:
         lines = [f"{b.call_name}  (tool '{one_line(b.tool)}' of MCP server '{one_line(b.server)}')",
                  "", safe_text(b.spec.description).strip() or "(no description)", "",
                  _signature(b), "", "Parameters (JSON Schema):",
-                 json.dumps(_clean_json(b.spec.parameters), indent=1, ensure_ascii=False)]
+                 json.dumps(clean_json(b.spec.parameters), indent=1, ensure_ascii=False)]
         output = getattr(b.spec, "output_schema", None)
         if output:
             lines += ["", "Returns (JSON Schema of the structured result, a dict in scripts):",
-                      json.dumps(_clean_json(output), indent=1, ensure_ascii=False)]
+                      json.dumps(clean_json(output), indent=1, ensure_ascii=False)]
         else:
             lines += ["", "Returns: the tool's text as a str (a dict or list when the server "
                           "sends structured content)."]
@@ -226,130 +161,14 @@ def key(server: str, tool: str) -> str:
     return f"{server}\0{tool}"
 
 
-def _clean_json(value: Any) -> Any:
-    if isinstance(value, str):
-        return safe_text(value)
-    if isinstance(value, list):
-        return [_clean_json(v) for v in value]
-    if isinstance(value, dict):
-        return {safe_text(str(k)): _clean_json(v) for k, v in value.items()}
-    return value
-
-
-# -- schema → types ---------------------------------------------------------------
-
-def _literal(value: Any) -> str:
-    """A Python literal for a JSON value; long ones become ``...``."""
-    if isinstance(value, str):
-        value = one_line(value, MAX_LITERAL)
-    try:
-        text = repr(value) if not isinstance(value, (dict, list)) else \
-            repr(json.loads(json.dumps(value)))
-    except (TypeError, ValueError):
-        return "..."
-    return text if len(text) <= MAX_LITERAL and "\n" not in text else "..."
-
-
-class _Types:
-    """Maps one tool's schema (with its ``$defs``) to annotations."""
-
-    def __init__(self, root: dict[str, Any]) -> None:
-        self.defs: dict[str, Any] = {}
-        for name in ("$defs", "definitions"):
-            if isinstance(root.get(name), dict):
-                self.defs.update(root[name])
-
-    def resolve(self, schema: Any,
-                seen: frozenset[str] = frozenset()) -> tuple[Any, frozenset[str]]:
-        while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
-            ref = schema["$ref"].rsplit("/", 1)[-1]
-            if ref in seen or ref not in self.defs:
-                return {}, seen
-            seen = seen | {ref}
-            schema = {**self.defs[ref], **{k: v for k, v in schema.items() if k != "$ref"}}
-        return schema, seen
-
-    def annotation(self, schema: Any, depth: int = 0, seen: frozenset[str] = frozenset()) -> str:
-        schema, seen = self.resolve(schema, seen)
-        if not isinstance(schema, dict) or depth > MAX_DEPTH:
-            return "Any"
-        if "const" in schema:
-            return f"Literal[{_literal(schema['const'])}]"
-        if isinstance(schema.get("enum"), list) and schema["enum"]:
-            values = [_literal(v) for v in schema["enum"][:20]]
-            if "..." in values:
-                return "Any"
-            more = ", ..." if len(schema["enum"]) > 20 else ""
-            return f"Literal[{', '.join(values)}{more}]"
-        for combo in ("anyOf", "oneOf"):
-            if isinstance(schema.get(combo), list):
-                return _union(self.annotation(s, depth + 1, seen) for s in schema[combo])
-        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-            return self.annotation(schema["allOf"][0], depth, seen)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            out = _union(self.annotation({**schema, "type": k}, depth, seen) for k in kind)
-        else:
-            out = self._one(kind, schema, depth, seen)
-        return _union([out, "None"]) if schema.get("nullable") is True else out
-
-    def _one(self, kind: Any, schema: dict[str, Any], depth: int, seen: frozenset[str]) -> str:
-        simple = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
-                  "null": "None"}
-        if kind in simple:
-            return simple[kind]
-        if kind == "array":
-            items = schema.get("items")
-            inner = self.annotation(items, depth + 1, seen) if isinstance(items, dict) else "Any"
-            return f"list[{inner}]"
-        if kind == "object" or "properties" in schema:
-            extra = schema.get("additionalProperties")
-            if isinstance(extra, dict) and not schema.get("properties"):
-                return f"dict[str, {self.annotation(extra, depth + 1, seen)}]"
-            return "dict[str, Any]"
-        return "Any"
-
-    def shape(self, schema: Any, depth: int = 0, seen: frozenset[str] = frozenset()) -> str | None:
-        """``{a: int, b?: str}`` for an object with properties (nested up to a few levels)."""
-        schema, seen = self.resolve(schema, seen)
-        if not isinstance(schema, dict) or depth >= MAX_DEPTH:
-            return None
-        if schema.get("type") == "array":
-            inner = self.shape(schema.get("items"), depth, seen)
-            return f"[{inner}, ...]" if inner else None
-        props = schema.get("properties")
-        if not isinstance(props, dict) or not props:
-            return None
-        required = set(schema.get("required") or [])
-        fields = []
-        for name, sub in list(props.items())[:15]:
-            inner = self.shape(sub, depth + 1, seen)
-            mark = "" if name in required else "?"
-            fields.append(f"{one_line(str(name), 40)}{mark}: "
-                          f"{inner or self.annotation(sub, depth + 1, seen)}")
-        more = ", ..." if len(props) > 15 else ""
-        return "{" + ", ".join(fields) + more + "}"
-
-
-def _union(parts: Iterable[str]) -> str:
-    seen: list[str] = []
-    for part in parts:
-        for piece in part.split(" | "):
-            if piece not in seen:
-                seen.append(piece)
-    if "Any" in seen:
-        return "Any"
-    return " | ".join(seen) or "Any"
-
-
 def _params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
-    types = _Types(dict(schema))
+    types = Types(dict(schema))
     props = schema.get("properties")
     props = props if isinstance(props, dict) else {}
     required_list = [r for r in schema.get("required") or [] if isinstance(r, str)]
     order = [n for n in props if n in required_list] + \
         [n for n in required_list if n not in props] + [n for n in props if n not in required_list]
-    idents = _unique(order, builtins=False)
+    idents = unique(order, builtins=False)
     out = []
     for name in order:
         sub = props.get(name, {})
@@ -359,7 +178,7 @@ def _params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
         default = None
         if not required:
             if isinstance(resolved, dict) and "default" in resolved:
-                default = _literal(resolved["default"])
+                default = literal(resolved["default"])
             else:
                 default = "None"
                 if annotation != "Any" and "None" not in annotation.split(" | "):
@@ -385,7 +204,7 @@ def _output(b: BoundTool) -> tuple[str, str | None]:
     schema = getattr(b.spec, "output_schema", None)
     if not isinstance(schema, dict) or not schema:
         return "Any", None
-    types = _Types(schema)
+    types = Types(schema)
     props = schema.get("properties")
     if isinstance(props, dict) and list(props) == ["result"]:  # a wrapped primitive
         return types.annotation(props["result"]), None

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy
+from tui_agent.core.calls import Call, prepare, repair_history, started
 from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
@@ -29,7 +28,6 @@ from tui_agent.core.events import (
     Retrying,
     StopReason,
     TextDelta,
-    ToolCallStarted,
     ToolResult,
     TurnDone,
     Usage,
@@ -40,18 +38,6 @@ from tui_agent.core.session import SessionWriter
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
-
-MAX_LISTED_TOOLS = 40
-
-
-@dataclass(slots=True)
-class _Call:
-    """One tool call of a reply on its way through validation, the gate and the tool."""
-
-    request: ToolCallRequest
-    spec: ToolSpec | None = None
-    arguments: dict[str, Any] | None = None
-    outcome: ToolOutcome | None = None
 
 
 class Agent:
@@ -170,34 +156,6 @@ class Agent:
         if done:
             self._record(reply.message(), usage=reply.usage)
 
-    def _prepare(self, request: ToolCallRequest, offered: dict[str, ToolSpec]) -> _Call:
-        """Resolve the tool and parse the arguments; a problem becomes the call's outcome."""
-        call = _Call(request, offered.get(request.name))
-        if call.spec is None:
-            names = sorted(offered)
-            listed = ", ".join(names[:MAX_LISTED_TOOLS]) or "none"
-            more = f" and {len(names) - MAX_LISTED_TOOLS} more" if len(names) > MAX_LISTED_TOOLS \
-                else ""
-            call.outcome = ToolOutcome(f"error: there is no tool named '{request.name}'. "
-                                       f"Available tools: {listed}{more}.", is_error=True)
-            return call
-        raw = request.arguments.strip() or "{}"
-        try:
-            args = json.loads(raw)
-        except ValueError as exc:
-            call.outcome = ToolOutcome(
-                f"error: the arguments for '{request.name}' are not valid JSON ({exc}). "
-                "Call the tool again with a JSON object that matches its parameters.",
-                is_error=True)
-            return call
-        if not isinstance(args, dict):
-            call.outcome = ToolOutcome(
-                f"error: the arguments for '{request.name}' must be a JSON object, "
-                f"not {type(args).__name__}. Call the tool again with an object.", is_error=True)
-            return call
-        call.arguments = args
-        return call
-
     async def ask(self, spec: ToolSpec, pending: PendingCall, judged: Judgement,
                   emit: Emit) -> Decision:
         """Settle a call the policy did not auto-approve: denied by the policy, or asked of
@@ -219,7 +177,7 @@ class Agent:
                              decision.reason))
         return decision
 
-    async def _decide(self, call: _Call) -> AsyncGenerator[Event, None]:
+    async def _decide(self, call: Call) -> AsyncGenerator[Event, None]:
         spec, req = call.spec, call.request
         assert spec is not None and call.arguments is not None
         if spec.server == META_SERVER:  # reads stubs, or runs a script whose calls each ask
@@ -245,11 +203,11 @@ class Agent:
         """Ask about each call in order, then run the approved ones concurrently. A
         running call may emit events of its own (a script's calls); they come out as
         they happen, before the call's own result."""
-        calls = [self._prepare(r, offered) for r in requests]
-        tasks: dict[asyncio.Task[None], _Call] = {}
-        queue: asyncio.Queue[Event | _Call] = asyncio.Queue()
+        calls = [prepare(r, offered) for r in requests]
+        tasks: dict[asyncio.Task[None], Call] = {}
+        queue: asyncio.Queue[Event | Call] = asyncio.Queue()
 
-        async def run(call: _Call) -> None:
+        async def run(call: Call) -> None:
             started = time.monotonic()
             took = 0.0
             try:
@@ -267,7 +225,7 @@ class Agent:
 
         try:
             for call in calls:
-                yield _started(call)
+                yield started(call)
                 if call.outcome is None:
                     async with aclosing(self._decide(call)) as deciding:
                         async for event in deciding:
@@ -280,7 +238,7 @@ class Agent:
             running = len(tasks)
             while running:
                 item = await queue.get()
-                if isinstance(item, _Call):
+                if isinstance(item, Call):
                     running -= 1
                 else:
                     yield item
@@ -291,7 +249,7 @@ class Agent:
             if tasks:  # let them clean up (a script's child process is killed and reaped)
                 await asyncio.wait(tasks, timeout=5)
 
-    def _answer(self, calls: list[_Call], unfinished: str) -> None:
+    def _answer(self, calls: list[Call], unfinished: str) -> None:
         """Put every call's result in the history, in call order, then fsync once.
 
         Called from ``finally``, so even a turn stopped mid-way leaves every call
@@ -303,7 +261,7 @@ class Agent:
         if self.session is not None:
             self.session.sync()
 
-    async def _execute(self, call: _Call, emit: Emit) -> float:
+    async def _execute(self, call: Call, emit: Emit) -> float:
         spec = call.spec
         assert spec is not None and call.arguments is not None
         started = time.monotonic()
@@ -365,21 +323,15 @@ class Agent:
                       offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
         """Answer calls that will not run because the turn hit ``max_depth``."""
         refused = ToolOutcome("not run: the turn reached its max_depth limit", is_error=True)
-        calls = [self._prepare(r, offered) for r in requests]
+        calls = [prepare(r, offered) for r in requests]
         for call in calls:
             call.outcome = refused
         try:
             for call in calls:
-                yield _started(call)
+                yield started(call)
                 yield ToolResult(call.request.id, True, refused.text)
         finally:
             self._answer(calls, refused.text)
-
-
-def _started(call: _Call) -> ToolCallStarted:
-    spec, req = call.spec, call.request
-    return ToolCallStarted(req.id, req.name, spec.server if spec else "",
-                           spec.tool if spec else req.name, call.arguments or {})
 
 
 def _copy(src: Reply, dst: Reply) -> None:
@@ -387,30 +339,3 @@ def _copy(src: Reply, dst: Reply) -> None:
     dst.usage, dst.incomplete = src.usage, src.incomplete
 
 
-def repair_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copy of ``messages`` in which every assistant tool call has an answer.
-
-    A crash between a reply and its tool results leaves calls unanswered, which
-    providers reject; they are answered as not run, right after their reply."""
-    out: list[dict[str, Any]] = []
-    waiting: list[str] = []
-
-    def close_waiting() -> None:
-        for call_id in waiting:
-            out.append({"role": "tool", "tool_call_id": call_id,
-                        "content": "not run: the session ended before this call finished"})
-        waiting.clear()
-
-    for message in messages:
-        role = message.get("role")
-        if role == "tool" and message.get("tool_call_id") in waiting:
-            waiting.remove(message["tool_call_id"])
-        elif role == "tool":
-            continue  # an answer to nothing would be rejected too
-        else:
-            close_waiting()
-        out.append(dict(message))
-        if role == "assistant":
-            waiting = [c.get("id", "") for c in message.get("tool_calls") or []]
-    close_waiting()
-    return out

@@ -40,7 +40,6 @@ class ServerStatus:
     log_file: Path | None
 
 
-
 class ServerConnection(ServerLifecycle):
     """One configured server, from start to close, and the calls made to it."""
 

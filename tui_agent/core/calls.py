@@ -1,0 +1,90 @@
+"""The tool calls of one reply on their way through the loop: resolving the tool the
+model named, parsing its arguments (a problem becomes the call's answer, for the model
+to fix), the event that announces it, and answering calls a saved history left open."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.core.events import ToolCallStarted
+from tui_agent.core.llm import ToolCallRequest
+from tui_agent.tools.spec import ToolOutcome, ToolSpec
+
+MAX_LISTED_TOOLS = 40
+
+
+@dataclass(slots=True)
+class Call:
+    """One tool call of a reply on its way through validation, the gate and the tool."""
+
+    request: ToolCallRequest
+    spec: ToolSpec | None = None
+    arguments: dict[str, Any] | None = None
+    outcome: ToolOutcome | None = None
+
+
+def prepare(request: ToolCallRequest, offered: dict[str, ToolSpec]) -> Call:
+    """Resolve the tool and parse the arguments; a problem becomes the call's outcome."""
+    call = Call(request, offered.get(request.name))
+    if call.spec is None:
+        names = sorted(offered)
+        listed = ", ".join(names[:MAX_LISTED_TOOLS]) or "none"
+        more = f" and {len(names) - MAX_LISTED_TOOLS} more" if len(names) > MAX_LISTED_TOOLS \
+            else ""
+        call.outcome = ToolOutcome(f"error: there is no tool named '{request.name}'. "
+                                   f"Available tools: {listed}{more}.", is_error=True)
+        return call
+    raw = request.arguments.strip() or "{}"
+    try:
+        args = json.loads(raw)
+    except ValueError as exc:
+        call.outcome = ToolOutcome(
+            f"error: the arguments for '{request.name}' are not valid JSON ({exc}). "
+            "Call the tool again with a JSON object that matches its parameters.",
+            is_error=True)
+        return call
+    if not isinstance(args, dict):
+        call.outcome = ToolOutcome(
+            f"error: the arguments for '{request.name}' must be a JSON object, "
+            f"not {type(args).__name__}. Call the tool again with an object.", is_error=True)
+        return call
+    call.arguments = args
+    return call
+
+
+def started(call: Call) -> ToolCallStarted:
+    spec, req = call.spec, call.request
+    return ToolCallStarted(req.id, req.name, spec.server if spec else "",
+                           spec.tool if spec else req.name, call.arguments or {})
+
+
+def repair_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of ``messages`` in which every assistant tool call has an answer.
+
+    A crash between a reply and its tool results leaves calls unanswered, which
+    providers reject; they are answered as not run, right after their reply."""
+    out: list[dict[str, Any]] = []
+    waiting: list[str] = []
+
+    def close_waiting() -> None:
+        for call_id in waiting:
+            out.append({"role": "tool", "tool_call_id": call_id,
+                        "content": "not run: the session ended before this call finished"})
+        waiting.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "tool" and message.get("tool_call_id") in waiting:
+            waiting.remove(message["tool_call_id"])
+        elif role == "tool":
+            continue  # an answer to nothing would be rejected too
+        else:
+            close_waiting()
+        out.append(dict(message))
+        if role == "assistant":
+            waiting = [c.get("id", "") for c in message.get("tool_calls") or []]
+    close_waiting()
+    return out
