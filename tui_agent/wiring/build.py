@@ -98,9 +98,10 @@ def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
           tools: ToolSource | None = None, session: SessionWriter | None = None,
           history: Sequence[dict[str, Any]] = ()) -> Agent:
     """An agent on ``settings``'s ``[agent]``, system prompt and code mode."""
-    return Agent(llm, tools or NoTools(), gate, settings=settings.config.agent, policy=policy,
-                 session=session, system_prompt=settings.config.model.system_prompt,
-                 history=history, code_mode=code_mode(settings))
+    return Agent(llm, tools if tools is not None else NoTools(), gate,
+                 settings=settings.config.agent, policy=policy, session=session,
+                 system_prompt=settings.config.model.system_prompt, history=history,
+                 code_mode=code_mode(settings))
 
 
 def sessions() -> SessionStore:

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import Settings
-from tui_agent.core.agent import Agent
 from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
@@ -242,10 +241,8 @@ class Runtime:
         if old.session is not None:
             with contextlib.suppress(OSError):
                 old.session.close()
-        self.agent = Agent(old.llm, old.tools, old.gate, settings=old.settings,
-                           policy=self.policy, system_prompt=old.system_prompt,
-                           history=history.messages if history else (),
-                           code_mode=old.code_mode)
+        self.agent = build.agent(self.settings, old.llm, old.gate, self.policy,
+                                 tools=old.tools, history=history.messages if history else ())
         self.agent.usage = history.usage if history else self.agent.usage
         self.policy.filter = self.options.tool_filter  # /tools switches are per conversation
         if history is not None:
