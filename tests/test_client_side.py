@@ -15,7 +15,7 @@ import pytest
 from mcp.types import ListRootsResult, Root
 from pydantic import FileUrl
 
-from tests.conftest import ROOT, tagged_env
+from tests.conftest import ROOT, fake_server, tagged_env
 from tests.reference import free_port, http_server
 from tests.test_hub import call
 from tui_agent.config.models import ServerConfig
@@ -60,6 +60,23 @@ async def test_a_handler_given_per_server_answers_that_servers_request(tmp_path:
         text, is_error = await call(hub, "plain__roots")
         assert is_error and "List roots not supported" in text, text
     assert asked == ["roots"]
+
+
+async def test_progress_of_a_call_reaches_the_progress_handler(tmp_path: Path) -> None:
+    """Each progress notification of a call is handed on, with the tool's name, while the
+    call goes on to its result."""
+    told: list[tuple[str, float, float | None, str | None]] = []
+
+    async def progress(tool: str, done: float, total: float | None,
+                       message: str | None) -> None:
+        told.append((tool, done, total, message))
+
+    servers = {"slow": fake_server()}
+    async with hub_of(servers, tmp_path,
+                      client_side=lambda name, config: ClientSide(progress=progress)) as hub:
+        assert await call(hub, "slow__progress", total=0.75, every=0.25) == \
+            ("done after 3 steps", False)
+    assert told == [("progress", float(n), 3.0, f"step {n}") for n in (1, 2, 3)]
 
 
 async def test_the_auth_object_goes_with_every_http_request(tmp_path: Path) -> None:

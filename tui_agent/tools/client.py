@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from tui_agent.tools.transports.docker_container import Container
 
-Progress = Callable[[float, float | None, str | None], Awaitable[None]]
-"""``(progress, total, message)`` of a call in flight, as the server reports it."""
+Progress = Callable[[str, float, float | None, str | None], Awaitable[None]]
+"""``(tool, progress, total, message)`` of a call in flight, as the server reports it."""
 MAX_PAGES = 100
 
 
@@ -58,8 +58,8 @@ class ClientSide:
     log_level: LoggingLevel | None = None
     """Asked of the server at start (``logging/setLevel``)."""
     progress: Progress | None = None
-    """Told of every progress notification of a call (the call's own timer is reset
-    either way)."""
+    """Told of every progress notification of a call to this server (the call's own
+    timer is reset either way)."""
 
 
 NOTHING = ClientSide()

@@ -92,6 +92,8 @@ class ServerConnection(ServerLifecycle):
             async def progressed(progress: float, total: float | None, message: str | None) -> None:
                 self._answered()
                 scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
+                if self.side.progress is not None:
+                    await self.side.progress(tool, progress, total, message)
 
             try:
                 if self.config.per_call_exec and self._container is not None:
