@@ -1,6 +1,7 @@
 """Replace a small file whole, so that a crash leaves the old content or the new, never
 half of each: written to a temporary file beside it, flushed to disk, then renamed over
-it. An existing file keeps its permissions; a new one is private to the user."""
+it. An existing file keeps its permissions (unless ``mode`` says otherwise); a new one is
+private to the user."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import tempfile
 from pathlib import Path
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (creating its directory); raises OSError."""
+def write_text(path: Path, text: str, *, mode: int | None = None) -> None:
+    """Write ``text`` to ``path`` atomically (creating its directory); raises OSError.
+    ``mode``: the file's permissions whatever they were (the text is never readable
+    under other ones)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

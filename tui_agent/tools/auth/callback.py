@@ -1,0 +1,126 @@
+"""The end of a browser login: a one-shot listener on 127.0.0.1 (RFC 8252) that takes the
+authorization server's redirect, checks its ``state``, answers the browser with a small
+"you can close this tab" page, and closes.
+
+Use it around one authorization request::
+
+    async with LoopbackCallback(port) as callback:
+        url = ...  # with redirect_uri=callback.redirect_uri and state=...
+        result = await callback.wait(state)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+from types import TracebackType
+from urllib.parse import parse_qs, urlsplit
+
+CALLBACK_PATH = "/callback"
+PAGE = ("<!doctype html><meta charset=utf-8><title>tui-agent</title>"
+        "<body style='font-family:sans-serif;margin:3em'><h1>{title}</h1><p>{body}</p>")
+MAX_REQUEST = 16_384
+
+
+class LoginError(Exception):
+    """A login that could not finish; the message says which step and what to do."""
+
+
+class Redirect:
+    """What came back to the redirect URI: the code (and the RFC 9207 issuer), or the
+    authorization server's error."""
+
+    def __init__(self, query: dict[str, list[str]]) -> None:
+        def one(name: str) -> str | None:
+            values = query.get(name)
+            return values[0] if values else None
+
+        self.code, self.state, self.iss = one("code"), one("state"), one("iss")
+        self.error, self.error_description = one("error"), one("error_description")
+
+
+class LoopbackCallback:
+    """Listens on ``127.0.0.1:port`` (0: any free port) for one redirect."""
+
+    def __init__(self, port: int = 0, *, timeout: float = 300.0) -> None:
+        self.port, self.timeout = port, timeout
+        self._server: asyncio.Server | None = None
+        self._arrived: asyncio.Future[Redirect] | None = None
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
+
+    async def __aenter__(self) -> LoopbackCallback:
+        self._arrived = asyncio.get_running_loop().create_future()
+        try:
+            self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        except OSError as exc:
+            raise LoginError(f"cannot listen for the login's redirect on 127.0.0.1:"
+                             f"{self.port} ({exc.strerror or exc}); free the port or set "
+                             "callback_port to another one (0 takes any free port)") from None
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+            self._server = None
+
+    async def wait(self, state: str) -> Redirect:
+        """The redirect that carries ``state`` and a code. Raises :class:`LoginError` for a
+        state that does not match, the server's own error, or no redirect in time."""
+        assert self._arrived is not None, "use it as an async context manager"
+        try:
+            async with asyncio.timeout(self.timeout):
+                redirect = await self._arrived
+        except TimeoutError:
+            raise LoginError(f"the browser did not come back to tui-agent within "
+                             f"{self.timeout:g} s; open the login link again") from None
+        if redirect.error:
+            said = f": {redirect.error_description}" if redirect.error_description else ""
+            raise LoginError(f"the authorization server refused the login "
+                             f"({redirect.error}{said})")
+        if redirect.state != state:
+            raise LoginError("the browser came back with a different state than the login "
+                             "sent (an old tab, or a forged request); log in again")
+        if not redirect.code:
+            raise LoginError("the browser came back without an authorization code")
+        return redirect
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+            writer.close()
+            return
+        line = head[:MAX_REQUEST].split(b"\r\n", 1)[0].decode("latin-1")
+        method, _, rest = line.partition(" ")
+        target = rest.rsplit(" ", 1)[0]
+        url = urlsplit(target)
+        arrived = self._arrived
+        if method != "GET" or url.path != CALLBACK_PATH or arrived is None or arrived.done():
+            await _answer(writer, 404, "Not here", "This is tui-agent's login listener.")
+            return
+        redirect = Redirect(parse_qs(url.query))
+        ok = redirect.code is not None and redirect.error is None
+        await _answer(writer, 200 if ok else 400,
+                      "Logged in" if ok else "Login failed",
+                      "You can close this tab and go back to tui-agent." if ok else
+                      html.escape(f"tui-agent got: {redirect.error or 'no code'}. "
+                                  "Go back to tui-agent for what to do."))
+        arrived.set_result(redirect)
+
+
+async def _answer(writer: asyncio.StreamWriter, status: int, title: str, body: str) -> None:
+    page = PAGE.format(title=html.escape(title), body=body).encode()
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
+    writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+                 f"Content-Length: {len(page)}\r\nConnection: close\r\n\r\n".encode() + page)
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    writer.close()
