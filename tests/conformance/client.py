@@ -1,0 +1,103 @@
+"""The official MCP conformance suite's client under test: tui-agent's own client stack
+(the hub, one server's lifecycle and call path, the client seam, OAuth) against the
+server of one scenario.
+
+The suite runs ``python -m tests.conformance.client URL`` with
+``MCP_CONFORMANCE_SCENARIO`` set, and ``MCP_CONFORMANCE_CONTEXT`` (JSON) for the
+scenarios that hand out credentials. The client connects, lists the tools and calls each
+one, as a model would, with arguments made from its schema. A browser login is finished
+by a stand-in browser that follows the authorization server's redirect back to our
+loopback listener. Exit 0 once the server answered; 1 (with why, on stderr) if it did not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tui_agent.config.models import ServerConfig
+from tui_agent.tools.auth.providers import Grant, OAuthPlan, provider
+from tui_agent.tools.auth.storage import FileVault, TokenStore
+from tui_agent.tools.client import ClientSide
+from tui_agent.tools.hub import Hub
+
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+"""The Client ID Metadata Document the suite's authorization servers accept (used only
+where one advertises ``client_id_metadata_document_supported``)."""
+
+
+def plan_of(context: dict[str, Any]) -> OAuthPlan:
+    """The login the scenario's credentials call for (what ``[servers.NAME.oauth]`` would
+    say)."""
+    grant: Grant = "authorization_code"
+    if "idp_id_token" in context:
+        grant = "id_jag"
+    elif context.get("name", "").startswith("auth/client-credentials"):
+        grant = "client_credentials"
+    return OAuthPlan(grant=grant, client_id=context.get("client_id"),
+                     client_secret=context.get("client_secret"),
+                     private_key_pem=context.get("private_key_pem"),
+                     signing_algorithm=context.get("signing_algorithm", "RS256"),
+                     client_metadata_url=CLIENT_METADATA_URL, login_timeout=20,
+                     idp_issuer=context.get("idp_issuer"),
+                     idp_client_id=context.get("idp_client_id"),
+                     idp_token_endpoint=context.get("idp_token_endpoint"),
+                     idp_id_token=context.get("idp_id_token"))
+
+
+def browse(url: str) -> None:
+    """A browser that approves at once: GET the authorization URL and follow its redirect
+    to our listener, in a thread of its own (the listener answers on the event loop)."""
+    def go() -> None:
+        try:
+            with urllib.request.urlopen(url, timeout=15) as answer:  # noqa: S310
+                answer.read()
+        except Exception as exc:  # the client reports the login's failure itself
+            print(f"browser: {exc}", file=sys.stderr)
+
+    threading.Thread(target=go, name="browser", daemon=True).start()
+
+
+def arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """Plausible values for a tool's required parameters."""
+    sample = {"integer": 1, "number": 1, "boolean": True, "string": "test", "array": [],
+              "object": {}}
+    props = schema.get("properties") or {}
+    return {name: sample.get(props.get(name, {}).get("type"), "test")
+            for name in schema.get("required") or []}
+
+
+async def run(url: str, scenario: str, context: dict[str, Any], state: Path) -> int:
+    store = TokenStore(FileVault(state / "tokens.json"))
+    auth = provider(url, plan_of({"name": scenario, **context}), store, open_url=browse)
+    config = ServerConfig(url=url, transport="http", startup_timeout=25, max_attempts=1)
+    async with Hub({"conformance": config}, log_dir=state / "logs", default_timeout=20,
+                   client_side=lambda name, cfg: ClientSide(auth=auth)) as hub:
+        await hub.wait_all()
+        status = hub.statuses()[0]
+        if status.state != "connected":
+            print(f"not connected: {status.state}: {status.last_error}", file=sys.stderr)
+            return 1
+        for spec in hub.specs():
+            outcome = await hub.call(spec, arguments(spec.parameters))
+            print(f"{spec.tool}: {'error: ' if outcome.is_error else ''}{outcome.text[:200]}")
+    return 0
+
+
+def main() -> None:
+    url = sys.argv[-1]
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    with tempfile.TemporaryDirectory(prefix="tui-agent-conformance-") as state:
+        sys.exit(asyncio.run(run(url, scenario, context, Path(state))))
+
+
+if __name__ == "__main__":
+    main()

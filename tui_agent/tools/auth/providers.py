@@ -1,0 +1,183 @@
+"""The SDK's OAuth providers, built for one server from what tui-agent knows of it: the
+grant (a browser login with PKCE, or ``client_credentials`` with a secret or a signed JWT),
+a pre-registered client or a client metadata document URL, the scopes, and the callback
+port. Discovery, registration, refresh and step-up are the SDK's.
+
+A browser login opens the authorization URL with ``open_url`` (the front end's: a
+browser, and the URL shown for an SSH session) and waits on a
+:class:`~tui_agent.tools.auth.callback.LoopbackCallback` for the redirect.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import parse_qs, urlsplit
+
+from tui_agent.tools.auth.callback import LoginError, LoopbackCallback
+from tui_agent.tools.auth.storage import TokenSlot, TokenStore
+
+if TYPE_CHECKING:
+    import httpx2
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull
+
+Grant = Literal["authorization_code", "client_credentials", "id_jag"]
+OpenUrl = Callable[[str], None]
+CLIENT_NAME = "tui-agent"
+
+
+@dataclass(frozen=True)
+class OAuthPlan:
+    """How to log in to one server (``[servers.NAME.oauth]``, expanded)."""
+
+    grant: Grant = "authorization_code"
+    client_id: str | None = None
+    client_secret: str | None = None
+    scopes: tuple[str, ...] = ()
+    callback_port: int = 0
+    client_metadata_url: str | None = None
+    private_key_pem: str | None = None
+    signing_algorithm: str = "RS256"
+    issuer: str | None = None
+    token_endpoint_auth_method: str | None = None
+    login_timeout: float = 300.0
+    idp_issuer: str | None = None
+    idp_client_id: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_id_token: str | None = None
+
+    @property
+    def scope(self) -> str | None:
+        return " ".join(self.scopes) or None
+
+
+def provider(server_url: str, plan: OAuthPlan, store: TokenStore, *,
+             open_url: OpenUrl) -> httpx2.Auth:
+    """The ``httpx`` auth flow that logs in to ``server_url`` as ``plan`` says and keeps
+    the tokens in ``store``. Raises :class:`LoginError` for a plan that cannot work (a
+    ``client_credentials`` grant without a client, a key that does not parse)."""
+    slot = store.slot(server_url, plan.client_id)
+    if plan.grant == "client_credentials":
+        return _client_credentials(server_url, plan, slot)
+    if plan.grant == "id_jag":
+        from tui_agent.tools.auth.id_jag import id_jag_provider
+
+        return id_jag_provider(server_url, plan, slot)
+    return _browser_login(server_url, plan, slot, open_url)
+
+
+def _client_credentials(server_url: str, plan: OAuthPlan, slot: TokenSlot) -> httpx2.Auth:
+    from mcp.client.auth.extensions.client_credentials import (
+        ClientCredentialsOAuthProvider,
+        PrivateKeyJWTOAuthProvider,
+        SignedJWTParameters,
+    )
+
+    if not plan.client_id:
+        raise LoginError("the client_credentials grant needs client_id (and client_secret, "
+                         "or private_key_pem / private_key_file)")
+    if plan.private_key_pem:
+        _check_key(plan.private_key_pem)
+        jwt = SignedJWTParameters(issuer=plan.client_id, subject=plan.client_id,
+                                  signing_key=plan.private_key_pem,
+                                  signing_algorithm=plan.signing_algorithm)
+        return PrivateKeyJWTOAuthProvider(server_url, slot, plan.client_id,
+                                          jwt.create_assertion_provider(), scope=plan.scope,
+                                          issuer=plan.issuer)
+    if not plan.client_secret:
+        raise LoginError("the client_credentials grant needs client_secret, or "
+                         "private_key_pem / private_key_file for private_key_jwt")
+    method: Literal["client_secret_basic", "client_secret_post"] = (
+        "client_secret_post" if plan.token_endpoint_auth_method == "client_secret_post"
+        else "client_secret_basic")
+    return ClientCredentialsOAuthProvider(server_url, slot, plan.client_id, plan.client_secret,
+                                          token_endpoint_auth_method=method,
+                                          scope=plan.scope, issuer=plan.issuer)
+
+
+def _check_key(pem: str) -> None:
+    """A private key that does not parse is named now, not at the first token request."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise LoginError(f"private_key_pem is not a PEM private key without a passphrase "
+                         f"({exc})") from None
+
+
+class _PresetClient(TokenSlot):
+    """A slot whose client is the configured one (``client_id``, ``client_secret``), so the
+    SDK neither registers a client nor uses one registered before."""
+
+    def __init__(self, slot: TokenSlot, info: OAuthClientInformationFull) -> None:
+        super().__init__(slot.store, slot.key)
+        self.info = info
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.info = client_info
+
+
+def _browser_login(server_url: str, plan: OAuthPlan, slot: TokenSlot,
+                   open_url: OpenUrl) -> OAuthClientProvider:
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
+    from pydantic import AnyUrl
+
+    port = plan.callback_port or _free_port()
+    listener = LoopbackCallback(port, timeout=plan.login_timeout)
+    redirect = AnyUrl(listener.redirect_uri)
+    auth_method = plan.token_endpoint_auth_method or (
+        "client_secret_basic" if plan.client_secret else "none")
+    metadata = OAuthClientMetadata(
+        client_name=CLIENT_NAME, redirect_uris=[redirect], scope=plan.scope,
+        grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+        token_endpoint_auth_method=auth_method)  # type: ignore[arg-type]
+    storage: TokenSlot = slot
+    if plan.client_id:
+        storage = _PresetClient(slot, OAuthClientInformationFull(
+            client_id=plan.client_id, client_secret=plan.client_secret,
+            redirect_uris=[redirect], token_endpoint_auth_method=auth_method,
+            grant_types=["authorization_code", "refresh_token"]))
+    login = _Login(listener, open_url)
+    return OAuthClientProvider(server_url, metadata, storage, redirect_handler=login.start,
+                               callback_handler=login.finish,
+                               client_metadata_url=plan.client_metadata_url)
+
+
+class _Login:
+    """One browser login at a time: the listener opens before the browser does, and the
+    redirect must carry the state the authorization URL was sent with."""
+
+    def __init__(self, listener: LoopbackCallback, open_url: OpenUrl) -> None:
+        self.listener, self.open_url = listener, open_url
+        self.state = ""
+
+    async def start(self, authorization_url: str) -> None:
+        self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
+        await self.listener.__aenter__()
+        self.open_url(authorization_url)
+
+    async def finish(self) -> AuthorizationCodeResult:
+        from mcp.shared.auth import AuthorizationCodeResult
+
+        try:
+            redirect = await self.listener.wait(self.state)
+        finally:
+            await self.listener.__aexit__(None, None, None)
+        return AuthorizationCodeResult(code=redirect.code or "", state=redirect.state,
+                                       iss=redirect.iss)
+
+
+def _free_port() -> int:
+    """A loopback port free now, for a redirect URI that must be known before the login
+    (the listener binds it when the login starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
