@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tui_agent.core.filters import ToolFilter
     from tui_agent.ui.startup import Startup
 
-COMMANDS = ("run", "servers", "stubs", "sessions", "export", "config")
+COMMANDS = ("run", "servers", "stubs", "login", "logout", "sessions", "export", "config")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
@@ -116,6 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     stubs.add_argument("files", nargs="*", metavar="FILE",
                        help="print only these files (e.g. servers/time.pyi)")
 
+    for verb, what in (("login", "log in to a remote MCP server (OAuth): its login page "
+                                 "opens in the browser, the link is printed too; the tokens "
+                                 "are kept (OS keyring, else the state dir) and renewed"),
+                       ("logout", "forget a remote MCP server's tokens and client "
+                                  "registration")):
+        parser_ = sub.add_parser(verb, help=what.split(":")[0].split(" (")[0],
+                                 description=what[0].upper() + what[1:] + ".")
+        _common(parser_, inner=True)
+        parser_.add_argument("name", metavar="NAME", help="the server, as the config names it")
+
     sessions = sub.add_parser("sessions", help="list saved conversations")
     sessions.add_argument("--limit", type=int, default=20, metavar="N")
 
@@ -141,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command in ("servers", "stubs"):
+        if args.command in ("servers", "stubs", "login", "logout"):
             return cmd_servers(args, sys.stdout, sys.stderr)
         if args.command == "sessions":
             from tui_agent.headless import commands
@@ -287,7 +297,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``servers`` (or ``servers --stats``) and ``stubs``: the config's servers, narrowed by
-    the filter flags, started, reported on and stopped."""
+    the filter flags, started, reported on and stopped; ``login`` and ``logout`` of one."""
     from tui_agent.headless import commands
 
     if getattr(args, "stats", None) is not None:
@@ -302,8 +312,11 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if problem:
         err.write(f"tui-agent: {problem}\n")
         return 2
+    if args.command in ("login", "logout"):
+        act = commands.login if args.command == "login" else commands.logout
+        return act(settings, args.name, out, err)
     if args.command == "servers":
-        return commands.servers(settings, chosen, out, resources=args.resources,
+        return commands.servers(settings, chosen, out, err, resources=args.resources,
                                 config=args.config)
     return commands.stubs(settings, chosen, out, err, only=args.files, names_only=args.list,
                           config=args.config)

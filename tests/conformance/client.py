@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.models import ServerConfig
-from tui_agent.tools.auth.providers import Grant, OAuthPlan, provider
+from tui_agent.config.oauth import OAuthSettings
+from tui_agent.tools.auth.providers import provider
 from tui_agent.tools.auth.storage import FileVault, TokenStore
 from tui_agent.tools.client import ClientSide
 from tui_agent.tools.hub import Hub
@@ -33,23 +34,17 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 where one advertises ``client_id_metadata_document_supported``)."""
 
 
-def plan_of(context: dict[str, Any]) -> OAuthPlan:
-    """The login the scenario's credentials call for (what ``[servers.NAME.oauth]`` would
-    say)."""
-    grant: Grant = "authorization_code"
+def plan_of(context: dict[str, Any]) -> OAuthSettings:
+    """The login the scenario's credentials call for, as ``[servers.NAME.oauth]`` would
+    say it."""
+    grant = "authorization_code"
     if "idp_id_token" in context:
         grant = "id_jag"
     elif context.get("name", "").startswith("auth/client-credentials"):
         grant = "client_credentials"
-    return OAuthPlan(grant=grant, client_id=context.get("client_id"),
-                     client_secret=context.get("client_secret"),
-                     private_key_pem=context.get("private_key_pem"),
-                     signing_algorithm=context.get("signing_algorithm", "RS256"),
-                     client_metadata_url=CLIENT_METADATA_URL, login_timeout=20,
-                     idp_issuer=context.get("idp_issuer"),
-                     idp_client_id=context.get("idp_client_id"),
-                     idp_token_endpoint=context.get("idp_token_endpoint"),
-                     idp_id_token=context.get("idp_id_token"))
+    given = {k: v for k, v in context.items() if k in OAuthSettings.model_fields}
+    return OAuthSettings.model_validate({**given, "grant": grant,
+                                         "client_metadata_url": CLIENT_METADATA_URL})
 
 
 def browse(url: str) -> None:
@@ -76,7 +71,8 @@ def arguments(schema: dict[str, Any]) -> dict[str, Any]:
 
 async def run(url: str, scenario: str, context: dict[str, Any], state: Path) -> int:
     store = TokenStore(FileVault(state / "tokens.json"))
-    auth = provider(url, plan_of({"name": scenario, **context}), store, open_url=browse)
+    auth = provider(url, plan_of({"name": scenario, **context}), store, open_url=browse,
+                    login_timeout=20)
     config = ServerConfig(url=url, transport="http", startup_timeout=25, max_attempts=1)
     async with Hub({"conformance": config}, log_dir=state / "logs", default_timeout=20,
                    client_side=lambda name, cfg: ClientSide(auth=auth)) as hub:

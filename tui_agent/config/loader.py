@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,9 +17,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.interpolate import Expander, UnsetVariable
+from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander, UnsetVariable
 from tui_agent.config.locate import toml_line
 from tui_agent.config.models import SECTION_MODELS, Config, ServerConfig
+from tui_agent.config.oauth import OAUTH_SECRETS, OAUTH_TEXT, OAuthSettings
 from tui_agent.config.project import (
     HELD_MODEL_KEYS,
     Project,
@@ -129,7 +130,32 @@ def _expand_server(name: str, server: ServerConfig, origin: Origin,
         "env": {k: ex(v, "env", k, secret=True) for k, v in server.env.items()},
         "url": ex(server.url, "url", secret=True) if server.url else None,
         "headers": {k: ex(v, "headers", k, secret=True) for k, v in server.headers.items()},
+        "oauth": _expand_oauth(server.oauth, ex, origin, expander) if server.oauth else None,
     })
+
+
+def _expand_oauth(oauth: OAuthSettings, ex: Callable[..., str], origin: Origin,
+                  expander: Expander) -> OAuthSettings:
+    """``${VAR}`` in every value; the secrets (also when written as they are) are recorded
+    for masking; ``private_key_file`` is read into ``private_key_pem``."""
+    update: dict[str, Any] = {"scopes": [ex(v, "oauth", "scopes", i)
+                                         for i, v in enumerate(oauth.scopes)]}
+    for key in OAUTH_TEXT:
+        value = getattr(oauth, key)
+        if value:
+            update[key] = ex(value, "oauth", key, secret=key in OAUTH_SECRETS)
+            if key in OAUTH_SECRETS and len(update[key]) >= MIN_SECRET_LEN:
+                expander.secrets.add(update[key])
+    if update.get("private_key_file"):
+        path = Path(update["private_key_file"]).expanduser()
+        try:
+            update["private_key_pem"] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            dotted = ".".join(str(k) for k in (*origin.path, "oauth", "private_key_file"))
+            raise ConfigError(f"{origin.where('oauth', 'private_key_file')}{dotted}: cannot "
+                              f"read {path}: {exc}", origin.file) from None
+        expander.secrets.add(update["private_key_pem"])
+    return oauth.model_copy(update=update)
 
 
 def enabled_copy(settings: Settings, name: str,

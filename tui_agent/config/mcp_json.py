@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.locate import json_line
 from tui_agent.config.models import ServerConfig
+from tui_agent.config.oauth import OAUTH_ALIASES, OAuthSettings
 from tui_agent.config.reading import Origin, describe, read_config_text
 
 # JSON key -> our field. Several clients' spellings map to one field.
@@ -98,6 +99,11 @@ def _convert(name: str, raw: Any, origin: Origin) -> tuple[ServerConfig, Origin,
             continue
         if key == "enabled":
             value = (not value) if isinstance(value, bool) else value
+        if target == "oauth" and isinstance(value, dict):
+            value, dropped = _oauth_keys(value)
+            warnings += [f"{origin.file}: {origin.where(key, k)}{where}.{key}: key '{k}' is "
+                         "not used by tui-agent (it discovers the endpoints); ignored"
+                         for k in dropped]
         fields[target], used[target] = value, key
     try:
         return ServerConfig.model_validate(fields), origin, warnings
@@ -119,3 +125,11 @@ def _as_written(loc: Any, base: tuple[str | int, ...], used: dict[str, str]) -> 
         key = loc[len(base)]
         out = (*loc[:len(base)], used.get(key, key), *loc[len(base) + 1:])
     return out
+
+
+def _oauth_keys(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Another client's ``oauth`` object: the keys we take (in their spelling or ours),
+    and the ones we leave (gemini-cli's ``authorizationUrl``, ``tokenUrl``, ...)."""
+    known = set(OAuthSettings.model_fields) | set(OAUTH_ALIASES)
+    return ({k: v for k, v in raw.items() if k in known},
+            [k for k in raw if k not in known])

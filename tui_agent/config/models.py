@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
+
+from tui_agent.config.oauth import OAuthSettings
+from tui_agent.config.strict import Strict as _Strict
 
 Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
 TRANSPORT_ALIASES: dict[str, Transport] = {
@@ -33,10 +36,6 @@ _MEMORY = re.compile(r"^\d+(\.\d+)?[bkmg]?$", re.IGNORECASE)
 _VOLUME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", "rslave",
                  "rprivate", "nocopy"}
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
 
 
 class ModelSettings(_Strict):
@@ -114,6 +113,9 @@ class ServerConfig(_Strict):
     ``docker`` (has ``image`` or ``container``) or ``docker-gateway`` (Docker's MCP gateway;
     ``args`` are passed to ``docker mcp gateway run``). Inferred when unset."""
     headers: dict[str, str] = Field(default_factory=dict)
+    oauth: OAuthSettings | None = None
+    """How to log in (``sse`` and ``http`` only); without it a server that asks for a login
+    gets the browser login with a client that registers itself."""
     allow: list[str] = Field(default_factory=lambda: ["*"])
     """Tools the model may call at all (glob patterns); the others are never offered."""
     auto: list[str] = Field(default_factory=list)
@@ -223,6 +225,9 @@ class ServerConfig(_Strict):
                 self.command, self.args = self.command[0], [*self.command[1:], *self.args]
         if self.transport in ("sse", "http") and not self.url:
             raise ValueError(f"transport '{self.transport}' needs 'url'")
+        if self.oauth is not None and self.transport not in ("sse", "http"):
+            raise ValueError(f"'oauth' is only for transports 'sse' and 'http' (this server's "
+                             f"transport is '{self.transport}')")
         if self.transport == "docker":
             self._check_docker()
         if self.transport == "docker-gateway" and (self.command or self.url):

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from tui_agent.config.interpolate import mask
 from tui_agent.config.loader import HeldProject, Settings
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
+from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
 
 HIDDEN = "********"
 _SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
@@ -168,5 +169,16 @@ def _server_lines(server: ServerConfig, secrets: frozenset[str]) -> list[str]:
             value = _hide_url(value, secrets)
         elif key == "args":
             value = [mask(a, secrets) for a in value]
+        elif key == "oauth" and value is not None:
+            value = _oauth_table(value, secrets)
         lines.append(f"{key} = {_value(value)}")
     return lines
+
+
+def _oauth_table(oauth: OAuthSettings, secrets: frozenset[str]) -> dict[str, Any]:
+    """The ``oauth`` values that are not defaults, secrets masked (a key file's content is
+    never shown, only its path)."""
+    shown = oauth.model_dump(exclude_defaults=True, exclude={"private_key_pem"}
+                             if oauth.private_key_file else set())
+    return {k: HIDDEN if k in OAUTH_SECRETS else mask(v, secrets) if isinstance(v, str) else v
+            for k, v in shown.items()}

@@ -1,6 +1,6 @@
 """The commands that print and exit: ``servers`` (and ``servers --stats``), ``stubs``,
-``sessions`` and ``export``. Each takes what the command line settled and returns the
-exit code; problems are printed to ``err``."""
+``login``, ``logout``, ``sessions`` and ``export``. Each takes what the command line
+settled and returns the exit code; problems are printed to ``err``."""
 
 from __future__ import annotations
 
@@ -9,23 +9,25 @@ import json
 from pathlib import Path
 from typing import IO
 
-from tui_agent.config import Settings
+from tui_agent.config import ServerConfig, Settings
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionError, load
+from tui_agent.headless.login import describe_login, show_login, terminal_logins
 from tui_agent.wiring import build
 from tui_agent.wiring.build import LATEST
 
 
-def servers(settings: Settings, chosen: ToolFilter, out: IO[str], *,
+def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
             resources: bool = False, config: Path | None = None) -> int:
     """``servers``: start every configured server, report on each, stop them."""
     from tui_agent.headless.report import report
 
-    hub = build.open_hub(settings)
+    logins = terminal_logins(err)
+    hub = build.open_hub(settings, logins=logins)
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(report(settings, build.policy_from(settings, chosen), hub, out,
-                              resources=resources))
+                              resources=resources, logins=logins))
 
 
 def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
@@ -33,12 +35,65 @@ def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
     """``stubs``: the stub tree code mode would show the model (as if it were on)."""
     from tui_agent.headless.report import stubs as print_stubs
 
-    hub = build.open_hub(settings)
+    hub = build.open_hub(settings, logins=terminal_logins(err))
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(print_stubs(build.code_mode(settings, on=True),
                                    build.policy_from(settings, chosen), hub, out, err,
                                    only=only, names_only=names_only))
+
+
+def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
+    """``login NAME``: log in to one remote server (its page in the browser, the link
+    printed), keep the tokens, and say who is logged in until when."""
+    config = _remote(settings, name, err)
+    if config is None:
+        return 2
+    logins = build.open_logins(show_login(err))
+    logins.allow(name)
+    only = settings.config.model_copy(update={"servers": {name: config}})
+    hub = build.open_hub(Settings(config=only), logins=logins)
+    assert hub is not None
+
+    async def connect() -> int:
+        async with hub:
+            await hub.wait_all()
+            status = hub.statuses()[0]
+        if status.state != "connected":
+            err.write(f"tui-agent: could not log in to {name}: {status.last_error}\n")
+            return 1
+        out.write(f"logged in to {name}: {describe_login(logins.status(config))}\n")
+        return 0
+
+    return asyncio.run(connect())
+
+
+def logout(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
+    """``logout NAME``: forget the server's tokens and client registration."""
+    config = _remote(settings, name, err)
+    if config is None:
+        return 2
+    forgot = build.open_logins(None).forget(config)
+    out.write(f"logged out of {name}\n" if forgot else f"not logged in to {name}\n")
+    return 0
+
+
+def _remote(settings: Settings, name: str, err: IO[str]) -> ServerConfig | None:
+    """The server ``name``, if it is one that logs in; else why not, on ``err``."""
+    from tui_agent.tools.auth.logins import Logins
+
+    config = settings.config.servers.get(name)
+    if config is None:
+        known = ", ".join(sorted(settings.config.servers)) or "none"
+        err.write(f"tui-agent: no server named '{name}' (the servers: {known})\n")
+        return None
+    if not Logins.applies(config):
+        why = "it sends its own Authorization header" if config.headers else \
+            "its oauth is switched off" if config.oauth else \
+            f"it is a {config.transport} server (only sse and http servers log in)"
+        err.write(f"tui-agent: {name} does not log in: {why}\n")
+        return None
+    return config
 
 
 def _no_servers(config: Path | None, out: IO[str]) -> int:

@@ -10,18 +10,22 @@ any enabled server failed.
 from __future__ import annotations
 
 import asyncio
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import Settings
 from tui_agent.core.approval import Policy
 from tui_agent.core.scripts import CodeMode
+from tui_agent.headless.login import describe_login
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.hub import Hub, Listing
 from tui_agent.tools.text import clean
 
+if TYPE_CHECKING:
+    from tui_agent.tools.auth.logins import Logins
+
 
 async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
-                 resources: bool = False) -> int:
+                 resources: bool = False, logins: Logins | None = None) -> int:
     hub.start()
     try:
         await hub.wait_all()
@@ -29,6 +33,9 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
         for status in hub.statuses():
             failed |= status.state in ("failed", "connecting", "degraded")
             _server(status, hub, policy, out)
+            config = hub.connections[status.name].config
+            if logins is not None and logins.applies(config):
+                out.write(f"  login: {describe_login(logins.status(config))}\n")
         for name, cfg in settings.config.servers.items():
             if cfg.disabled:
                 out.write(f"{name}  disabled\n")

@@ -22,6 +22,7 @@ from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLMError
 from tui_agent.core.session import SessionError
 from tui_agent.headless.gate import make_gate
+from tui_agent.headless.login import terminal_logins
 from tui_agent.headless.printers import JsonPrinter, Printer, TextPrinter
 from tui_agent.headless.turn import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, one_turn
 from tui_agent.wiring import build
@@ -64,7 +65,7 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
                         history=conv.messages if conv else ())
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
-        code = asyncio.run(_drive(run, agent, printer, out))
+        code = asyncio.run(_drive(run, agent, printer, out, err))
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     finally:
@@ -75,12 +76,13 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     return code
 
 
-async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str]) -> int:
+async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO[str]) -> int:
     """The run inside one event loop: MCP servers start in the background, the turn (or
     the line-mode chat) runs, and every server is closed however it ends. SIGTERM and
     SIGHUP cancel like Ctrl-C does, so the closing still happens; a second one exits at
-    once."""
-    hub = build.open_hub(run.settings)
+    once. A remote server that needs a login gets one on a terminal (the browser opens);
+    without one it is reported and the turn goes on without it."""
+    hub = build.open_hub(run.settings, logins=terminal_logins(err))
     check: asyncio.Task[None] | None = None
     if hub is not None:
         hub.start()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from tui_agent.tools.spec import ToolSource
 
 if TYPE_CHECKING:
     from tui_agent.config.models import ModelSettings
+    from tui_agent.tools.auth.logins import Logins
     from tui_agent.tools.hub import Hub
 
 LATEST = "\0latest"
@@ -53,10 +54,12 @@ def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Po
                   tool_filter or ToolFilter())
 
 
-def open_hub(settings: Settings, *, with_disabled: bool = False) -> Hub | None:
+def open_hub(settings: Settings, *, with_disabled: bool = False,
+             logins: Logins | None = None) -> Hub | None:
     """A hub for the enabled servers of ``settings`` (and the disabled ones, in their
     ``disabled`` state, for a front end that can switch them on); None when there are none.
-    Imports the MCP SDK: a front end that must stay responsive calls it after importing
+    ``logins``: how its remote servers log in (default: none may open a browser). Imports
+    the MCP SDK: a front end that must stay responsive calls it after importing
     :mod:`tui_agent.tools.hub` in a thread."""
     servers = {n: s for n, s in settings.config.servers.items()
                if with_disabled or not s.disabled}
@@ -64,8 +67,21 @@ def open_hub(settings: Settings, *, with_disabled: bool = False) -> Hub | None:
         return None
     from tui_agent.tools.hub import Hub
 
+    logins = logins or open_logins(None)
+    servers = {name: logins.patient(name, config) for name, config in servers.items()}
     return Hub(servers, log_dir=paths.state_dir() / "logs",
-               default_timeout=settings.config.agent.tool_timeout)
+               default_timeout=settings.config.agent.tool_timeout,
+               client_side=logins.client_side)
+
+
+def open_logins(open_url: Callable[[str, str], None] | None, *, interactive: bool = False
+                ) -> Logins:
+    """The logins of a run, their tokens in the OS keyring or the state dir (see
+    :class:`~tui_agent.tools.auth.logins.Logins` for ``open_url`` and ``interactive``)."""
+    from tui_agent.tools.auth.logins import Logins
+    from tui_agent.tools.auth.storage import TokenStore
+
+    return Logins(TokenStore.default(paths.state_dir()), open_url, interactive=interactive)
 
 
 def llm(settings: Settings) -> LLM:

@@ -26,6 +26,9 @@ MAX_REQUEST = 16_384
 class LoginError(Exception):
     """A login that could not finish; the message says which step and what to do."""
 
+    plain = True
+    """Already a sentence for the user (the server's status shows it as it is)."""
+
 
 class Redirect:
     """What came back to the redirect URI: the code (and the RFC 9207 issuer), or the

@@ -19,20 +19,20 @@ from mcp.client.auth.utils import (
 )
 from mcp.shared._httpx_utils import RedirectAwareAuth
 
+from tui_agent.config.oauth import OAuthSettings
 from tui_agent.tools.auth.callback import LoginError
 from tui_agent.tools.auth.storage import TokenSlot
 
 if TYPE_CHECKING:
     import httpx2
 
-    from tui_agent.tools.auth.providers import OAuthPlan
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 
 
-def id_jag_provider(server_url: str, plan: OAuthPlan, slot: TokenSlot) -> httpx2.Auth:
+def id_jag_provider(server_url: str, plan: OAuthSettings, slot: TokenSlot) -> httpx2.Auth:
     """The ``httpx`` auth flow of the ID-JAG grant. Raises :class:`LoginError` when the
     config lacks what the grant needs."""
     missing = [name for name in ("client_id", "client_secret", "idp_id_token")
@@ -50,7 +50,7 @@ class _IdJag(RedirectAwareAuth):
 
     requires_response_body = True
 
-    def __init__(self, server_url: str, plan: OAuthPlan, slot: TokenSlot) -> None:
+    def __init__(self, server_url: str, plan: OAuthSettings, slot: TokenSlot) -> None:
         self.server_url, self.plan, self.slot = server_url, plan, slot
         self.inner: IdentityAssertionOAuthProvider | None = \
             self._provider(plan.issuer) if plan.issuer else None
@@ -59,10 +59,8 @@ class _IdJag(RedirectAwareAuth):
         assert self.plan.client_id is not None and self.plan.client_secret is not None
         return IdentityAssertionOAuthProvider(
             self.server_url, self.slot, self.plan.client_id, self.plan.client_secret, issuer,
-            self._exchange, scope=self.plan.scope,
-            token_endpoint_auth_method="client_secret_post"
-            if self.plan.token_endpoint_auth_method == "client_secret_post"
-            else "client_secret_basic")
+            self._exchange, scope=" ".join(self.plan.scopes) or None,
+            token_endpoint_auth_method="client_secret_basic")
 
     async def _auth_flow(self, request: httpx2.Request
                          ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
@@ -100,8 +98,8 @@ class _IdJag(RedirectAwareAuth):
                 "audience": audience, "resource": resource}
         if plan.idp_client_id:
             data["client_id"] = plan.idp_client_id
-        if plan.scope:
-            data["scope"] = plan.scope
+        if plan.scopes:
+            data["scope"] = " ".join(plan.scopes)
         async with create_mcp_http_client() as http:
             endpoint = plan.idp_token_endpoint or await _idp_token_endpoint(http, plan)
             answer = await http.post(endpoint, data=data)
@@ -116,7 +114,7 @@ class _IdJag(RedirectAwareAuth):
         return token
 
 
-async def _idp_token_endpoint(http: Any, plan: OAuthPlan) -> str:
+async def _idp_token_endpoint(http: Any, plan: OAuthSettings) -> str:
     """The IdP's token endpoint from its OpenID discovery document."""
     url = f"{(plan.idp_issuer or '').rstrip('/')}/.well-known/openid-configuration"
     answer = await http.get(url)

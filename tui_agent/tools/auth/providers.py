@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
+from tui_agent.config.oauth import OAuthSettings
 from tui_agent.tools.auth.callback import LoginError, LoopbackCallback
 from tui_agent.tools.auth.storage import TokenSlot, TokenStore
 
@@ -24,38 +24,14 @@ if TYPE_CHECKING:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull
 
-Grant = Literal["authorization_code", "client_credentials", "id_jag"]
 OpenUrl = Callable[[str], None]
 CLIENT_NAME = "tui-agent"
+LOGIN_TIMEOUT = 300.0
+"""Seconds a browser login may take before it is given up."""
 
 
-@dataclass(frozen=True)
-class OAuthPlan:
-    """How to log in to one server (``[servers.NAME.oauth]``, expanded)."""
-
-    grant: Grant = "authorization_code"
-    client_id: str | None = None
-    client_secret: str | None = None
-    scopes: tuple[str, ...] = ()
-    callback_port: int = 0
-    client_metadata_url: str | None = None
-    private_key_pem: str | None = None
-    signing_algorithm: str = "RS256"
-    issuer: str | None = None
-    token_endpoint_auth_method: str | None = None
-    login_timeout: float = 300.0
-    idp_issuer: str | None = None
-    idp_client_id: str | None = None
-    idp_token_endpoint: str | None = None
-    idp_id_token: str | None = None
-
-    @property
-    def scope(self) -> str | None:
-        return " ".join(self.scopes) or None
-
-
-def provider(server_url: str, plan: OAuthPlan, store: TokenStore, *,
-             open_url: OpenUrl) -> httpx2.Auth:
+def provider(server_url: str, plan: OAuthSettings, store: TokenStore, *,
+             open_url: OpenUrl, login_timeout: float = LOGIN_TIMEOUT) -> httpx2.Auth:
     """The ``httpx`` auth flow that logs in to ``server_url`` as ``plan`` says and keeps
     the tokens in ``store``. Raises :class:`LoginError` for a plan that cannot work (a
     ``client_credentials`` grant without a client, a key that does not parse)."""
@@ -66,10 +42,10 @@ def provider(server_url: str, plan: OAuthPlan, store: TokenStore, *,
         from tui_agent.tools.auth.id_jag import id_jag_provider
 
         return id_jag_provider(server_url, plan, slot)
-    return _browser_login(server_url, plan, slot, open_url)
+    return _browser_login(server_url, plan, slot, open_url, login_timeout)
 
 
-def _client_credentials(server_url: str, plan: OAuthPlan, slot: TokenSlot) -> httpx2.Auth:
+def _client_credentials(server_url: str, plan: OAuthSettings, slot: TokenSlot) -> httpx2.Auth:
     from mcp.client.auth.extensions.client_credentials import (
         ClientCredentialsOAuthProvider,
         PrivateKeyJWTOAuthProvider,
@@ -85,17 +61,13 @@ def _client_credentials(server_url: str, plan: OAuthPlan, slot: TokenSlot) -> ht
                                   signing_key=plan.private_key_pem,
                                   signing_algorithm=plan.signing_algorithm)
         return PrivateKeyJWTOAuthProvider(server_url, slot, plan.client_id,
-                                          jwt.create_assertion_provider(), scope=plan.scope,
+                                          jwt.create_assertion_provider(), scope=_scope(plan),
                                           issuer=plan.issuer)
     if not plan.client_secret:
         raise LoginError("the client_credentials grant needs client_secret, or "
                          "private_key_pem / private_key_file for private_key_jwt")
-    method: Literal["client_secret_basic", "client_secret_post"] = (
-        "client_secret_post" if plan.token_endpoint_auth_method == "client_secret_post"
-        else "client_secret_basic")
     return ClientCredentialsOAuthProvider(server_url, slot, plan.client_id, plan.client_secret,
-                                          token_endpoint_auth_method=method,
-                                          scope=plan.scope, issuer=plan.issuer)
+                                          scope=_scope(plan), issuer=plan.issuer)
 
 
 def _check_key(pem: str) -> None:
@@ -124,19 +96,18 @@ class _PresetClient(TokenSlot):
         self.info = client_info
 
 
-def _browser_login(server_url: str, plan: OAuthPlan, slot: TokenSlot,
-                   open_url: OpenUrl) -> OAuthClientProvider:
+def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
+                   open_url: OpenUrl, timeout: float) -> OAuthClientProvider:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
     from pydantic import AnyUrl
 
     port = plan.callback_port or _free_port()
-    listener = LoopbackCallback(port, timeout=plan.login_timeout)
+    listener = LoopbackCallback(port, timeout=timeout)
     redirect = AnyUrl(listener.redirect_uri)
-    auth_method = plan.token_endpoint_auth_method or (
-        "client_secret_basic" if plan.client_secret else "none")
+    auth_method = "client_secret_basic" if plan.client_secret else "none"
     metadata = OAuthClientMetadata(
-        client_name=CLIENT_NAME, redirect_uris=[redirect], scope=plan.scope,
+        client_name=CLIENT_NAME, redirect_uris=[redirect], scope=_scope(plan),
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
         token_endpoint_auth_method=auth_method)  # type: ignore[arg-type]
     storage: TokenSlot = slot
@@ -146,9 +117,18 @@ def _browser_login(server_url: str, plan: OAuthPlan, slot: TokenSlot,
             redirect_uris=[redirect], token_endpoint_auth_method=auth_method,
             grant_types=["authorization_code", "refresh_token"]))
     login = _Login(listener, open_url)
-    return OAuthClientProvider(server_url, metadata, storage, redirect_handler=login.start,
-                               callback_handler=login.finish,
-                               client_metadata_url=plan.client_metadata_url)
+
+    class Provider(OAuthClientProvider):
+        async def _initialize(self) -> None:
+            # The SDK reckons a token's expiry only when it receives one; tokens kept from an
+            # earlier run would pass for valid until the server refused them, and a refusal
+            # starts a new login, where a refresh would have done.
+            await super()._initialize()
+            if self.context.current_tokens is not None:
+                self.context.update_token_expiry(self.context.current_tokens)
+
+    return Provider(server_url, metadata, storage, redirect_handler=login.start,
+                    callback_handler=login.finish, client_metadata_url=plan.client_metadata_url)
 
 
 class _Login:
@@ -162,7 +142,11 @@ class _Login:
     async def start(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
         await self.listener.__aenter__()
-        self.open_url(authorization_url)
+        try:
+            self.open_url(authorization_url)
+        except BaseException:
+            await self.listener.__aexit__(None, None, None)
+            raise
 
     async def finish(self) -> AuthorizationCodeResult:
         from mcp.shared.auth import AuthorizationCodeResult
@@ -181,3 +165,8 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _scope(plan: OAuthSettings) -> str | None:
+    """The configured scopes, space-separated (None: let the server's challenge decide)."""
+    return " ".join(plan.scopes) or None

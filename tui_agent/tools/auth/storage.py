@@ -156,6 +156,13 @@ class TokenStore:
         self.vault.delete(key)
         return had
 
+    def drop_tokens(self, server_url: str, client_id: str | None = None) -> None:
+        """Forget the tokens but keep the client registration (a login is due again)."""
+        key = self.key(server_url, client_id)
+        record = self.record(key)
+        if record.pop("tokens", None) is not None:
+            self.vault.write(key, json.dumps(record, sort_keys=True))
+
     def status(self, server_url: str, client_id: str | None = None) -> Login | None:
         """Who is logged in to ``server_url``, or None when nobody is."""
         record = self.record(self.key(server_url, client_id))
@@ -177,10 +184,19 @@ class TokenSlot:
         self.store, self.key = store, key
 
     async def get_tokens(self) -> OAuthToken | None:
+        """The kept tokens, ``expires_in`` counted from now (the SDK reckons expiry from
+        when it reads them): one that has expired says so, and is renewed before use."""
         from mcp.shared.auth import OAuthToken
 
-        tokens = self.store.record(self.key).get("tokens")
-        return OAuthToken.model_validate(tokens) if isinstance(tokens, dict) else None
+        record = self.store.record(self.key)
+        tokens, saved = record.get("tokens"), record.get("saved_at")
+        if not isinstance(tokens, dict):
+            return None
+        lifetime = tokens.get("expires_in")
+        if isinstance(lifetime, int | float) and isinstance(saved, int | float):
+            left = int(saved + lifetime - time.time())
+            tokens = {**tokens, "expires_in": left if left > 0 else -1}
+        return OAuthToken.model_validate(tokens)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         self.store.update(self.key, tokens=tokens.model_dump(mode="json", exclude_none=True),

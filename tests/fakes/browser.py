@@ -1,0 +1,26 @@
+"""A stand-in browser for ``$BROWSER``: it opens the login page and approves at once, that
+is, it GETs the URL and follows the authorization server's redirect back to tui-agent's
+loopback listener. It records each URL it was given in ``$FAKE_BROWSER_LOG`` if set.
+
+    BROWSER="python -m tests.fakes.browser %s"
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import urllib.request
+
+
+def main() -> None:
+    url = sys.argv[1]
+    log = os.environ.get("FAKE_BROWSER_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(url + "\n")
+    with urllib.request.urlopen(url, timeout=30) as answer:  # noqa: S310 (loopback only)
+        answer.read()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""An OAuth-protected MCP server (streamable HTTP) built with the SDK's own server side:
+it is its own authorization server (metadata, dynamic client registration, an
+authorization endpoint that approves at once, PKCE, refresh tokens), and serves a
+``whoami`` tool that says which client and scopes the call's token carries.
+
+    python -m tests.fakes.oauth_server --port N [--token-ttl S]
+
+Tokens live in memory: restarting the server revokes every token it issued (a refresh
+then fails, as it does when a user revokes an app).
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import time
+from typing import Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl
+
+
+class MemoryAuthority:
+    """An authorization server that approves every request and remembers in memory."""
+
+    def __init__(self, token_ttl: int) -> None:
+        self.ttl = token_ttl
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.access: dict[str, AccessToken] = {}
+        self.refresh: dict[str, RefreshToken] = {}
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(self, client: OAuthClientInformationFull,
+                        params: AuthorizationParams) -> str:
+        code = secrets.token_urlsafe(16)
+        assert client.client_id is not None
+        self.codes[code] = AuthorizationCode(
+            code=code, scopes=params.scopes or ["mcp"], expires_at=time.time() + 300,
+            client_id=client.client_id, code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource)
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+
+    async def load_authorization_code(self, client: OAuthClientInformationFull,
+                                      authorization_code: str) -> AuthorizationCode | None:
+        return self.codes.get(authorization_code)
+
+    async def exchange_authorization_code(self, client: OAuthClientInformationFull,
+                                          authorization_code: AuthorizationCode) -> OAuthToken:
+        self.codes.pop(authorization_code.code, None)
+        return self._issue(authorization_code.client_id, authorization_code.scopes,
+                           authorization_code.resource)
+
+    async def load_refresh_token(self, client: OAuthClientInformationFull,
+                                 refresh_token: str) -> RefreshToken | None:
+        return self.refresh.get(refresh_token)
+
+    async def exchange_refresh_token(self, client: OAuthClientInformationFull,
+                                     refresh_token: RefreshToken,
+                                     scopes: list[str]) -> OAuthToken:
+        self.refresh.pop(refresh_token.token, None)
+        return self._issue(refresh_token.client_id, scopes or refresh_token.scopes,
+                           refresh_token.resource)
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        found = self.access.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+    async def revoke_token(self, token: Any) -> None:
+        self.access.pop(getattr(token, "token", ""), None)
+        self.refresh.pop(getattr(token, "token", ""), None)
+
+    async def exchange_identity_assertion(self, client: OAuthClientInformationFull,
+                                          params: Any) -> OAuthToken:
+        raise NotImplementedError("this server takes no identity assertions")
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+        access, refresh = f"at-{secrets.token_urlsafe(16)}", f"rt-{secrets.token_urlsafe(16)}"
+        self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
+                                          expires_at=int(time.time()) + self.ttl,
+                                          resource=resource)
+        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes,
+                                             resource=resource)
+        return OAuthToken(access_token=access, expires_in=self.ttl, scope=" ".join(scopes),
+                          refresh_token=refresh)
+
+
+def build(port: int, token_ttl: int) -> MCPServer:
+    base = f"http://127.0.0.1:{port}"
+    server = MCPServer(
+        "guarded", auth_server_provider=MemoryAuthority(token_ttl),
+        auth=AuthSettings(issuer_url=AnyHttpUrl(base),
+                          resource_server_url=AnyHttpUrl(f"{base}/mcp"),
+                          validate_token_resource=False,
+                          client_registration_options=ClientRegistrationOptions(
+                              enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]),
+                          required_scopes=["mcp"]))
+
+    @server.tool(description="Which client this call's token was issued to, and its scopes.")
+    def whoami() -> str:
+        token = get_access_token()
+        return f"{token.client_id} {' '.join(token.scopes)}" if token else "anonymous"
+
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--token-ttl", type=int, default=3600)
+    args = parser.parse_args()
+    build(args.port, args.token_ttl).run("streamable-http", host="127.0.0.1", port=args.port)
+
+
+if __name__ == "__main__":
+    main()

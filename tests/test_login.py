@@ -1,0 +1,154 @@
+"""Logging in to an OAuth-protected MCP server (tests/fakes/oauth_server.py, the SDK's own
+server side) as a user does: ``tui-agent login`` with a browser (a stand-in set as
+``$BROWSER``), ``servers`` showing who is logged in, tokens renewed silently, a revoked
+login asking for a new one (without a terminal: said, not waited for), ``logout``, a
+static header refused by name, and no token anywhere but the token store."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.reference import free_port, http_server
+
+pytestmark = pytest.mark.slow
+
+
+@contextmanager
+def guarded(*args: str) -> Iterator[str]:
+    """The OAuth-protected server on a free loopback port; its MCP URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "tests.fakes.oauth_server", "--port", str(port), *args]
+    with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
+        yield url
+
+
+def config(tmp_path: Path, url: str, extra: str = "") -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(f'[servers.guarded]\nurl = "{url}"\n{extra}', encoding="utf-8")
+    return path
+
+
+def tui_agent(*args: str, browser_log: Path | None = None, stdin: str = "",
+              timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    """The real command, its output captured (so: no terminal), with the stand-in browser."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "BROWSER": f"{sys.executable} -m tests.fakes.browser %s"}
+    if browser_log is not None:
+        env["FAKE_BROWSER_LOG"] = str(browser_log)
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args], input=stdin,
+                          capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def token_file() -> Path:
+    return Path(os.environ["XDG_STATE_HOME"]) / "tui-agent" / "oauth-tokens.json"
+
+
+def test_login_keeps_the_tokens_privately_and_servers_says_who(tmp_path: Path) -> None:
+    log = tmp_path / "browser.log"
+    with guarded() as url:
+        conf = config(tmp_path, url)
+        done = tui_agent("login", "guarded", "--config", str(conf), browser_log=log)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("logged in to guarded: logged in as ")
+        assert "scope mcp" in done.stdout
+        # The link is shown as well, for a browser elsewhere (an SSH session).
+        assert "log in to guarded in your browser" in done.stderr
+        shown = log.read_text().splitlines()
+        assert len(shown) == 1 and shown[0] in done.stderr
+        assert "code_challenge_method=S256" in shown[0] and "state=" in shown[0]
+        assert stat.S_IMODE(token_file().stat().st_mode) == 0o600
+        report = tui_agent("servers", "--config", str(conf), browser_log=log)
+        assert report.returncode == 0, report.stdout + report.stderr
+        assert "guarded  connected  http  1 tools" in report.stdout
+        assert "  login: logged in as " in report.stdout
+        assert len(log.read_text().splitlines()) == 1  # no second login
+
+
+def test_an_expired_token_is_renewed_without_a_login(tmp_path: Path) -> None:
+    log = tmp_path / "browser.log"
+    with guarded("--token-ttl", "1") as url:
+        conf = config(tmp_path, url)
+        assert tui_agent("login", "guarded", "--config", str(conf),
+                         browser_log=log).returncode == 0
+        before = json.loads(token_file().read_text())
+        report = tui_agent("servers", "--config", str(conf), browser_log=log)
+        assert "guarded  connected" in report.stdout, report.stdout + report.stderr
+        assert len(log.read_text().splitlines()) == 1
+        assert json.loads(token_file().read_text()) != before  # the renewed tokens are kept
+
+
+def test_a_revoked_login_is_reported_without_a_terminal_and_logout_forgets(
+        tmp_path: Path) -> None:
+    with guarded() as url:
+        conf = config(tmp_path, url)
+        assert tui_agent("login", "guarded", "--config", str(conf)).returncode == 0
+    with guarded() as url:  # a new server process: every token it issued is gone
+        conf = config(tmp_path, url)
+        report = tui_agent("servers", "--config", str(conf))
+        assert report.returncode == 1
+        assert "error: needs login: run 'tui-agent login guarded'" in report.stdout
+        assert "  login: not logged in" in report.stdout
+        assert "log in to guarded in your browser" not in report.stderr  # nobody to show
+    out = tui_agent("logout", "guarded", "--config", str(conf))
+    assert (out.returncode, out.stdout) == (0, "logged out of guarded\n")
+    assert tui_agent("logout", "guarded", "--config", str(conf)).stdout == \
+        "not logged in to guarded\n"
+
+
+def test_no_token_leaves_the_token_store(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A whole turn that calls the server's tool: the access and refresh tokens are in
+    the token store and nowhere else the app wrote (session, logs, metrics, output)."""
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("guarded__whoami", {}, id="w1")]),
+                  Reply(text="done"))
+    with guarded() as url:
+        conf = config(tmp_path, url, 'auto = ["whoami"]\n')
+        assert tui_agent("login", "guarded", "--config", str(conf)).returncode == 0
+        turn = tui_agent("run", "--config", str(conf), "--model", "openai/fake-model",
+                         "--api-base", fake_llm.base_url, "--output", "jsonl", "who am I?")
+    assert turn.returncode == 0, turn.stderr
+    results = [json.loads(line) for line in turn.stdout.splitlines()]
+    assert any(e["type"] == "tool_result" and " mcp" in e["text"] for e in results)
+    record = next(iter(json.loads(token_file().read_text()).values()))
+    tokens = json.loads(record)["tokens"]
+    secrets = [tokens["access_token"], tokens["refresh_token"]]
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p != token_file()]
+    assert any(p.suffix == ".jsonl" for p in written)  # the session is among them
+    for path in written:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert not any(s in text for s in secrets), path
+    assert not any(s in turn.stdout + turn.stderr for s in secrets)
+
+
+def test_what_cannot_log_in_is_named(tmp_path: Path) -> None:
+    with guarded() as url:
+        static = config(tmp_path, url, 'headers = { Authorization = "Bearer wrong-token" }\n')
+        report = tui_agent("servers", "--config", str(static))
+        assert "refused the Authorization header in its config (HTTP 401)" in report.stdout
+        bad_key = config(tmp_path, url, '[servers.guarded.oauth]\ngrant = "client_credentials"'
+                         '\nclient_id = "svc"\nprivate_key_pem = "not a key"\n')
+        report = tui_agent("servers", "--config", str(bad_key))
+        assert "private_key_pem is not a PEM private key" in report.stdout, report.stdout
+    unfinished = config(tmp_path, "http://127.0.0.1:9/mcp",
+                        '[servers.guarded.oauth]\ngrant = "client_credentials"\n')
+    out = tui_agent("servers", "--config", str(unfinished))
+    assert out.returncode == 2
+    assert "grant 'client_credentials' needs client_id" in out.stderr
+    assert f"{unfinished}" in out.stderr and "line 3" in out.stderr
+    local = tmp_path / "local.toml"
+    local.write_text('[servers.local]\ncommand = "true"\n', encoding="utf-8")
+    out = tui_agent("login", "local", "--config", str(local))
+    assert out.returncode == 2
+    assert "local does not log in: it is a stdio server" in out.stderr
+    out = tui_agent("login", "nope", "--config", str(local))
+    assert "no server named 'nope' (the servers: local)" in out.stderr
