@@ -152,3 +152,36 @@ def test_what_cannot_log_in_is_named(tmp_path: Path) -> None:
     assert "local does not log in: it is a stdio server" in out.stderr
     out = tui_agent("login", "nope", "--config", str(local))
     assert "no server named 'nope' (the servers: local)" in out.stderr
+
+
+@pytest.mark.anyio
+async def test_a_server_waiting_for_a_login_connects_after_one_made_elsewhere(
+        tmp_path: Path) -> None:
+    """The chat app's way: its server says it needs a login; the user runs
+    ``tui-agent login`` in a terminal, then reconnects the server, which finds the tokens."""
+    import asyncio
+
+    from tui_agent.config.models import ServerConfig
+    from tui_agent.tools.hub import Hub
+    from tui_agent.wiring.build import open_logins
+
+    with guarded() as url:
+        conf = config(tmp_path, url)
+        logins = open_logins(None)
+        server = ServerConfig(url=url, transport="http", max_attempts=10, backoff=0.2)
+        async with Hub({"guarded": server}, log_dir=tmp_path / "logs",
+                       client_side=logins.client_side) as hub:
+            await hub.wait_all()
+            status = hub.statuses()[0]
+            assert status.state == "failed" and "needs login" in (status.last_error or "")
+            done = await asyncio.to_thread(tui_agent, "login", "guarded", "--config", str(conf))
+            assert done.returncode == 0, done.stderr
+            hub.connections["guarded"].reconnect()
+            for _ in range(100):
+                if hub.statuses()[0].state == "connected":
+                    break
+                await asyncio.sleep(0.1)
+            assert hub.statuses()[0].state == "connected", hub.statuses()[0].last_error
+            whoami = next(s for s in hub.specs() if s.tool == "whoami")
+            outcome = await hub.call(whoami, {})
+            assert not outcome.is_error and outcome.text.endswith(" mcp")

@@ -102,7 +102,7 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
     from pydantic import AnyUrl
 
-    port = plan.callback_port or _free_port()
+    port = plan.callback_port or _registered_port(slot) or _free_port()
     listener = LoopbackCallback(port, timeout=timeout)
     redirect = AnyUrl(listener.redirect_uri)
     auth_method = "client_secret_basic" if plan.client_secret else "none"
@@ -126,6 +126,15 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             await super()._initialize()
             if self.context.current_tokens is not None:
                 self.context.update_token_expiry(self.context.current_tokens)
+
+        async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+            try:
+                return await super()._perform_authorization_code_grant()
+            except LoginError:
+                # No login now (nobody to show it, or it failed): the next try reads the
+                # store again, where a login made meanwhile (tui-agent login) has put tokens.
+                self._initialized = False
+                raise
 
     return Provider(server_url, metadata, storage, redirect_handler=login.start,
                     callback_handler=login.finish, client_metadata_url=plan.client_metadata_url)
@@ -157,6 +166,18 @@ class _Login:
             await self.listener.__aexit__(None, None, None)
         return AuthorizationCodeResult(code=redirect.code or "", state=redirect.state,
                                        iss=redirect.iss)
+
+
+def _registered_port(slot: TokenSlot) -> int | None:
+    """The loopback port of the redirect URI a client registered earlier: the
+    authorization server knows that one (a new port would need a new registration)."""
+    client = slot.store.record(slot.key).get("client")
+    uris = client.get("redirect_uris") if isinstance(client, dict) else None
+    for uri in uris or []:
+        parts = urlsplit(str(uri))
+        if parts.hostname == "127.0.0.1" and parts.port:
+            return parts.port
+    return None
 
 
 def _free_port() -> int:
