@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,3 +186,37 @@ async def test_a_server_waiting_for_a_login_connects_after_one_made_elsewhere(
             whoami = next(s for s in hub.specs() if s.tool == "whoami")
             outcome = await hub.call(whoami, {})
             assert not outcome.is_error and outcome.text.endswith(" mcp")
+
+
+@pytest.mark.anyio
+async def test_the_servers_screen_logs_in_with_l(tmp_path: Path, monkeypatch: Any) -> None:
+    """In the chat app a server that needs a login says so on the servers screen; ``l``
+    opens its login page (the link also goes into the conversation) and the server
+    connects when the login completes, while the app goes on."""
+    from tests.ui.kit import SIZE, make_app, ready, until
+    from tui_agent.ui.screens.servers import ServersScreen
+    from tui_agent.ui.widgets.messages import Note
+
+    monkeypatch.setenv("BROWSER", f"{sys.executable} -m tests.fakes.browser %s")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    with guarded() as url:
+        app = make_app(config(tmp_path, url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, ServersScreen))
+            screen = app.screen
+            assert isinstance(screen, ServersScreen)
+            detail = str(screen.query_one("#detail").render())
+            assert "needs login: run 'tui-agent login guarded'" in detail
+            assert "login: not logged in (l logs in)" in detail
+            await pilot.press("l")
+            await until(pilot, lambda: app.backend.statuses()[0].state == "connected",
+                        timeout=30, what="the login")
+            await until(pilot, lambda: "login: logged in as" in
+                        str(screen.query_one("#detail").render()), what="the login line")
+            notes = [str(n.render()) for n in app.query(Note)]
+            assert any(n.startswith(f"log in to guarded: {url.rsplit('/mcp', 1)[0]}/authorize?")
+                       for n in notes), notes
+            await pilot.press("escape")
+            await app.shut_down(0)

@@ -84,6 +84,7 @@ class ChatApp(App[int]):
         self.backend = Runtime(options, ModalGate(self, remember_in=self._remember_in,
                                                   on_waiting=self._waiting))
         self.backend.listeners.append(self._server_changed)
+        self.backend.login_pages.append(self._login_page)
         self.loaded.set()
 
     def get_default_screen(self) -> Screen[None]:
@@ -222,6 +223,12 @@ class ChatApp(App[int]):
     def _refresh_servers(self) -> None:
         self.status.servers = ServerCount.of([(s.state, s.tools)
                                               for s in self.backend.statuses()])
+
+    def _login_page(self, server: str, url: str) -> None:
+        """A login asked for on the servers screen: its page opens in the browser, and the
+        link goes into the conversation too (to copy, over SSH)."""
+        self.notify(f"log in to {server} in your browser", title="login", markup=False)
+        self.run_worker(self.transcript.note(f"log in to {server}: {url}"), group="notes")
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)

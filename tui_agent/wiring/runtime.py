@@ -27,6 +27,7 @@ from tui_agent.core.session import Conversation, SessionWriter, load
 from tui_agent.wiring import build
 
 if TYPE_CHECKING:
+    from tui_agent.tools.auth.logins import Logins
     from tui_agent.tools.connection import ServerStatus
     from tui_agent.tools.hub import Changes, Hub
 
@@ -65,6 +66,9 @@ class Runtime:
         self.hub: Hub | None = None
         self.ready = asyncio.Event()
         self.listeners: list[Callable[[ServerStatus], None]] = []
+        self.login_pages: list[Callable[[str, str], None]] = []
+        """Told ``(server, url)`` when a login a person asked for wants its page shown."""
+        self.logins: Logins | None = None
         self.agent = build.agent(self.settings, self._model(self.settings.config.model.name),
                                  gate, self.policy)
         self.resumed: Conversation | None = None
@@ -113,7 +117,9 @@ class Runtime:
         try:
             if self.settings.config.servers:
                 await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
-                self.hub = build.open_hub(self.settings, with_disabled=True)
+                self.logins = await asyncio.to_thread(build.open_logins, self._show_login)
+                self.hub = build.open_hub(self.settings, with_disabled=True,
+                                          logins=self.logins)
             if self.hub is not None:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
@@ -150,7 +156,8 @@ class Runtime:
             if not new.config.servers:
                 return Changes()
             await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
-            self.hub = build.open_hub(new, with_disabled=True)
+            self.logins = self.logins or build.open_logins(self._show_login)
+            self.hub = build.open_hub(new, with_disabled=True, logins=self.logins)
             assert self.hub is not None
             for listener in self.listeners:
                 self.hub.subscribe(listener)
@@ -170,6 +177,38 @@ class Runtime:
 
     def tools_of(self, server: str) -> list[Any]:
         return self.hub.tools_of(server) if self.hub is not None else []
+
+    def login(self, name: str) -> str | None:
+        """Log in to server ``name`` now: its login page is shown (``login_pages``) and it
+        reconnects when the login completes. Returns why it cannot, or None."""
+        if self.hub is None or self.logins is None or name not in self.hub.connections:
+            return f"no server named {name}"
+        conn = self.hub.connections[name]
+        if not self.logins.applies(conn.config):
+            return (f"{name} does not log in (only sse and http servers without their own "
+                    "Authorization header do)")
+        self.logins.allow(name)
+        conn.config = self.logins.patient(name, conn.config)  # room for a person to log in
+        conn.reconnect()
+        return None
+
+    def login_status(self, name: str) -> str | None:
+        """"logged in as ... until ..." or "not logged in" for a server that logs in; None
+        for one that does not."""
+        if self.hub is None or self.logins is None or name not in self.hub.connections:
+            return None
+        config = self.hub.connections[name].config
+        if not self.logins.applies(config):
+            return None
+        found = self.logins.status(config)
+        return found.describe() if found is not None else "not logged in"
+
+    def _show_login(self, name: str, url: str) -> None:
+        from tui_agent.tools.auth.browser import open_in_browser
+
+        for show in self.login_pages:
+            show(name, url)
+        open_in_browser(url)
 
     def reconnect(self, name: str) -> None:
         if self.hub is not None:

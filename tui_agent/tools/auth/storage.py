@@ -115,6 +115,18 @@ class Login:
     def expired(self, now: float | None = None) -> bool:
         return self.expires_at is not None and (now or time.time()) >= self.expires_at
 
+    def describe(self) -> str:
+        """"logged in as CLIENT until TIME, scope S" (never a token)."""
+        who = f" as {self.client_id}" if self.client_id else ""
+        if self.expires_at is None:
+            until = ""
+        elif self.expired():
+            until = " (expired; renewed at the next call)" if self.refreshable else \
+                " (expired: log in again)"
+        else:
+            until = " until " + time.strftime("%Y-%m-%d %H:%M", time.localtime(self.expires_at))
+        return f"logged in{who}{until}" + (f", scope {self.scope}" if self.scope else "")
+
 
 class TokenStore:
     """OAuth records of every server, in one vault."""

@@ -1,6 +1,7 @@
 """The servers screen (``/servers``, ctrl+s): every MCP server, its state, tools, last
-error and stderr tail, with reconnect, enable and disable; and each tool's approval
-(auto / ask / not allowed), which can be switched and is written to the config file.
+error and stderr tail, its login, with reconnect, log in, enable and disable; and each
+tool's approval (auto / ask / not allowed), which can be switched and is written to the
+config file.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ class ServerControls:
     disable: Callable[[str], Awaitable[None]]
     stats: Callable[[], dict[str, Any]] = lambda: {"servers": {}}
     """The hub's call metrics (``Hub.stats``)."""
+    login: Callable[[str], str | None] = lambda name: f"{name} does not log in"
+    """Start a login (the server's page opens); why it cannot, or None."""
+    login_status: Callable[[str], str | None] = lambda name: None
+    """Who is logged in to a server that logs in (None: one that does not)."""
 
 
 class ServersScreen(Screen[None]):
@@ -58,6 +63,7 @@ class ServersScreen(Screen[None]):
         Binding("d", "disable", "Disable"),
         Binding("a", "toggle_auto", "Auto/ask"),
         Binding("x", "toggle_allowed", "Allow/deny"),
+        Binding("l", "login", "Log in", show=False),
     ]
 
     def __init__(self, controls: ServerControls) -> None:
@@ -128,6 +134,9 @@ class ServersScreen(Screen[None]):
             lines += [f"  {line}" for line in st.stderr]
         if st.log_file:
             lines.append(f"log: {st.log_file}")
+        login = self.controls.login_status(st.name)
+        if login is not None:
+            lines.append(f"login: {login} (l logs in)")
         stats = self.controls.stats().get("servers", {}).get(st.name)
         if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
             lines.append(f"calls: {summary(stats)}")
@@ -155,6 +164,13 @@ class ServersScreen(Screen[None]):
         if name is not None:
             self.controls.reconnect(name)
             self._say(f"reconnecting {name}")
+
+    def action_login(self) -> None:
+        name = self.selected()
+        if name is not None:
+            problem = self.controls.login(name)
+            self._say(problem or f"logging in to {name}: its login page opens in your "
+                                 "browser (the link is in the conversation)")
 
     async def action_enable(self) -> None:
         name = self.selected()
