@@ -184,3 +184,51 @@ async def test_a_port_in_use_is_named() -> None:
         with pytest.raises(LoginError, match=f"127.0.0.1:{first.port}.*callback_port"):
             async with LoopbackCallback(first.port):
                 pass
+
+
+def test_oauth_config_in_toml_and_in_peers_json(tmp_path: Path, monkeypatch: Any) -> None:
+    """``[servers.NAME.oauth]`` with ``${VAR}``: expanded, the secret masked by
+    ``config --show``; Claude Code's and gemini-cli's JSON spellings taken, the keys we do
+    not need named in a warning."""
+    from tui_agent.config import load
+    from tui_agent.config.show import render
+
+    monkeypatch.setenv("SVC_SECRET", "s3cret-from-env")
+    toml = tmp_path / "config.toml"
+    toml.write_text('[servers.svc]\nurl = "https://mcp.example.test/mcp"\n'
+                    '[servers.svc.oauth]\ngrant = "client_credentials"\nclient_id = "bot"\n'
+                    'client_secret = "${SVC_SECRET}"\nscopes = ["read", "write"]\n',
+                    encoding="utf-8")
+    peers = tmp_path / "mcp.json"
+    peers.write_text(json.dumps({"mcpServers": {
+        "linear": {"type": "http", "url": "https://mcp.linear.test/mcp",
+                   "oauth": {"clientId": "abc", "callbackPort": 8765,
+                             "authorizationUrl": "https://x.test/authorize"}}}}),
+                     encoding="utf-8")
+    settings = load(toml, [peers], project=False)
+    svc = settings.config.servers["svc"].oauth
+    assert svc is not None and svc.client_secret == "s3cret-from-env"
+    assert svc.scopes == ["read", "write"]
+    linear = settings.config.servers["linear"].oauth
+    assert linear is not None and (linear.client_id, linear.callback_port) == ("abc", 8765)
+    assert any("'authorizationUrl' is not used by tui-agent" in w for w in settings.warnings)
+    shown = render(settings)
+    assert "s3cret-from-env" not in shown and 'client_id = "bot"' in shown
+    assert "s3cret-from-env" in settings.secrets
+
+
+def test_a_key_file_is_read_at_load_and_its_problems_named(tmp_path: Path) -> None:
+    from tui_agent.config import ConfigError, load
+
+    toml = tmp_path / "config.toml"
+    toml.write_text('[servers.svc]\nurl = "https://mcp.example.test/mcp"\n'
+                    '[servers.svc.oauth]\ngrant = "client_credentials"\nclient_id = "bot"\n'
+                    f'private_key_file = "{tmp_path / "missing.pem"}"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"line 6: servers\.svc\.oauth\.private_key_file: "
+                                          r"cannot read .*missing\.pem"):
+        load(toml, [], project=False)
+    (tmp_path / "missing.pem").write_text("-----BEGIN PRIVATE KEY-----\nx\n", encoding="utf-8")
+    settings = load(toml, [], project=False)
+    oauth = settings.config.servers["svc"].oauth
+    assert oauth is not None and oauth.private_key_pem is not None
+    assert oauth.private_key_pem in settings.secrets
