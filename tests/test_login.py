@@ -169,7 +169,9 @@ async def test_a_server_waiting_for_a_login_connects_after_one_made_elsewhere(
     with guarded() as url:
         conf = config(tmp_path, url)
         logins = open_logins(None)
-        server = ServerConfig(url=url, transport="http", max_attempts=10, backoff=0.2)
+        # One failure opens the circuit: nothing retries by itself, the reconnect is what
+        # brings the server back.
+        server = ServerConfig(url=url, transport="http", max_attempts=1, circuit_cooldown=300)
         async with Hub({"guarded": server}, log_dir=tmp_path / "logs",
                        client_side=logins.client_side) as hub:
             await hub.wait_all()

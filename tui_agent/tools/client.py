@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 Progress = Callable[[str, float, float | None, str | None], Awaitable[None]]
 """``(tool, progress, total, message)`` of a call in flight, as the server reports it."""
 MAX_PAGES = 100
+PERSON_POLL = 1.0
+"""Seconds between looks at whether a person is still logging in."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,12 @@ class ClientSide:
     progress: Progress | None = None
     """Told of every progress notification of a call to this server (the call's own
     timer is reset either way)."""
+    waiting_on_person: Callable[[], bool] | None = None
+    """True while a person is logging in to the server: its start waits for them, past
+    ``startup_timeout`` (the login has a time limit of its own)."""
+
+    def person_busy(self) -> bool:
+        return self.waiting_on_person is not None and self.waiting_on_person()
 
 
 NOTHING = ClientSide()

@@ -43,3 +43,8 @@ def innermost(exc: BaseException) -> BaseException:
         real = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
         exc = (real or list(exc.exceptions))[0]
     return exc
+
+
+def first_clause(error: str | None) -> str:
+    """An error without an earlier "; next try in ..." suffix."""
+    return (error or "failing").split("; next try in")[0]

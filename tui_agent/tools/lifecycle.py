@@ -24,13 +24,14 @@ from tui_agent.tools.backoff import backoff_delay
 from tui_agent.tools.breaker import Breaker
 from tui_agent.tools.client import (
     NOTHING,
+    PERSON_POLL,
     ClientSide,
     list_tools,
     open_client,
     ping,
     server_label,
 )
-from tui_agent.tools.errors import describe_error
+from tui_agent.tools.errors import describe_error, first_clause
 from tui_agent.tools.server_log import STARTING, log_path, open_log, stderr_tail
 
 State = Literal["connecting", "connected", "degraded", "failed", "disabled", "idle"]
@@ -92,13 +93,17 @@ class ServerLifecycle:
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")
 
     async def wait_started(self, timeout: float | None = None) -> bool:
-        """Wait until the first start has finished (connected or failed); False on timeout."""
-        try:
-            async with asyncio.timeout(timeout):
-                await self._settled.wait()
-        except TimeoutError:
-            return False
-        return True
+        """Wait until the first start has finished (connected or failed); False on timeout.
+        A person logging in to the server meanwhile is waited for."""
+        while True:
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._settled.wait()
+                return True
+            except TimeoutError:
+                if not self.side.person_busy():
+                    return False
+                timeout = PERSON_POLL
 
     @property
     def settled(self) -> bool:
@@ -183,7 +188,7 @@ class ServerLifecycle:
                 self._set("connecting")
             if not self.breaker.allow():
                 wait = self.breaker.remaining()
-                self._set("failed", f"{_first_clause(self.last_error)}; next try in {wait:.0f} s")
+                self._set("failed", f"{first_clause(self.last_error)}; next try in {wait:.0f} s")
                 await self._sleep(wait)
                 continue
             if attempt:  # the state stays failed or degraded while it retries
@@ -210,16 +215,21 @@ class ServerLifecycle:
         self._ended = None
         with anyio.CancelScope() as life:
             self._connect_scope = life
+            loop = asyncio.get_running_loop()
+            watchdog: list[asyncio.TimerHandle] = []
 
             def expire() -> None:
                 nonlocal expired
+                if self.side.person_busy():  # a login has its own time limit
+                    watchdog[0] = loop.call_later(PERSON_POLL, expire)
+                    return
                 expired = True
                 self._failed(f"did not start within {self.config.startup_timeout:g} s "
                              "(startup_timeout)")
                 self._settled.set()
                 life.cancel()
 
-            watchdog = asyncio.get_running_loop().call_later(self.config.startup_timeout, expire)
+            watchdog.append(loop.call_later(self.config.startup_timeout, expire))
             try:
                 async with AsyncExitStack() as stack:
                     if self.log_path is not None:
@@ -229,7 +239,7 @@ class ServerLifecycle:
                         self._log.flush()
                     client = await self._connect(stack)
                     await self._fetch_tools(client)
-                    watchdog.cancel()
+                    watchdog[0].cancel()
                     self._connect_scope = None
                     await self._serve(client)
                     return True
@@ -240,7 +250,7 @@ class ServerLifecycle:
                     self._failed(self._ended or describe_error(exc))
                 return False
             finally:
-                watchdog.cancel()
+                watchdog[0].cancel()
                 self._client, self._log, self._connect_scope = None, None, None
                 self._container = None
                 self._connected.clear()
@@ -387,9 +397,3 @@ class ServerLifecycle:
         self._answered()
         if self._on_change is not None:
             self._on_change(self)
-
-
-def _first_clause(error: str | None) -> str:
-    """An error without an earlier "; next try in ..." suffix."""
-    return (error or "failing").split("; next try in")[0]
-

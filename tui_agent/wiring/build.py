@@ -68,7 +68,6 @@ def open_hub(settings: Settings, *, with_disabled: bool = False,
     from tui_agent.tools.hub import Hub
 
     logins = logins or open_logins(None)
-    servers = {name: logins.patient(name, config) for name, config in servers.items()}
     return Hub(servers, log_dir=paths.state_dir() / "logs",
                default_timeout=settings.config.agent.tool_timeout,
                client_side=logins.client_side)

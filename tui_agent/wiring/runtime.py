@@ -188,7 +188,6 @@ class Runtime:
             return (f"{name} does not log in (only sse and http servers without their own "
                     "Authorization header do)")
         self.logins.allow(name)
-        conn.config = self.logins.patient(name, conn.config)  # room for a person to log in
         conn.reconnect()
         return None
 

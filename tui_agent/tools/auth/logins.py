@@ -17,7 +17,7 @@ import httpx2
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.oauth import OAuthSettings
 from tui_agent.tools.auth.callback import LoginError
-from tui_agent.tools.auth.providers import LOGIN_TIMEOUT, provider
+from tui_agent.tools.auth.providers import provider
 from tui_agent.tools.auth.storage import Login, TokenStore
 from tui_agent.tools.client import NOTHING, ClientSide
 
@@ -66,16 +66,7 @@ class Logins:
                                          self.store, open_url=self._opener(name, config))
         except LoginError as exc:  # e.g. a key that does not parse: the server fails with it
             auth = _Refused(exc)
-        return ClientSide(auth=auth)
-
-    def patient(self, name: str, config: ServerConfig) -> ServerConfig:
-        """``config`` with room in its start-up time for a person to log in, where one may
-        happen now."""
-        if self.open_url is None or not self.applies(config) or \
-                not (self.interactive or name in self.allowed):
-            return config
-        return config.model_copy(update={"startup_timeout":
-                                         config.startup_timeout + LOGIN_TIMEOUT})
+        return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None))
 
     def allow(self, name: str) -> None:
         """Let ``name`` start a browser login (a person asked for it)."""

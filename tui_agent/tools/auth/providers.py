@@ -119,6 +119,10 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
     login = _Login(listener, open_url)
 
     class Provider(OAuthClientProvider):
+        def waiting_on_person(self) -> bool:
+            """A person is logging in to the server now."""
+            return login.waiting()
+
         async def _initialize(self) -> None:
             # The SDK reckons a token's expiry only when it receives one; tokens kept from an
             # earlier run would pass for valid until the server refused them, and a refusal
@@ -147,6 +151,12 @@ class _Login:
     def __init__(self, listener: LoopbackCallback, open_url: OpenUrl) -> None:
         self.listener, self.open_url = listener, open_url
         self.state = ""
+        self.active = False
+
+    def waiting(self) -> bool:
+        """A person is logging in now (from the page shown until the redirect or the
+        login's time limit)."""
+        return self.active
 
     async def start(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
@@ -156,6 +166,7 @@ class _Login:
         except BaseException:
             await self.listener.__aexit__(None, None, None)
             raise
+        self.active = True
 
     async def finish(self) -> AuthorizationCodeResult:
         from mcp.shared.auth import AuthorizationCodeResult
@@ -163,6 +174,7 @@ class _Login:
         try:
             redirect = await self.listener.wait(self.state)
         finally:
+            self.active = False
             await self.listener.__aexit__(None, None, None)
         return AuthorizationCodeResult(code=redirect.code or "", state=redirect.state,
                                        iss=redirect.iss)
