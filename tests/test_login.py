@@ -222,3 +222,35 @@ async def test_the_servers_screen_logs_in_with_l(tmp_path: Path, monkeypatch: An
                        for n in notes), notes
             await pilot.press("escape")
             await app.shut_down(0)
+
+
+def test_a_run_on_a_terminal_logs_in_by_itself_and_the_turn_waits(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """``tui-agent run`` with its stderr on a terminal: the server's login starts by itself
+    (the link printed there, the page opened), and the turn waits for it, then uses the
+    server's tool."""
+    import pty
+
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("guarded__whoami", {}, id="w1")]),
+                  Reply(text="all done"))
+    log = tmp_path / "browser.log"
+    with guarded() as url:
+        conf = config(tmp_path, url, 'auto = ["whoami"]\n')
+        master, slave = pty.openpty()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "FAKE_BROWSER_LOG": str(log),
+               "BROWSER": f"{sys.executable} -m tests.fakes.browser %s"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui_agent", "run", "--config", str(conf), "--model",
+             "openai/fake-model", "--api-base", fake_llm.base_url, "--output", "jsonl",
+             "who am I?"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave,
+            env=env, cwd=ROOT, text=True)
+        os.close(slave)
+        try:
+            out, _ = proc.communicate(timeout=90)
+        finally:
+            os.close(master)
+    assert proc.returncode == 0, out
+    assert len(log.read_text().splitlines()) == 1
+    events = [json.loads(line) for line in out.splitlines()]
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert results and results[0]["text"].endswith(" mcp") and not results[0]["is_error"]
