@@ -180,7 +180,7 @@ async def test_a_server_waiting_for_a_login_connects_after_one_made_elsewhere(
             done = await asyncio.to_thread(tui_agent, "login", "guarded", "--config", str(conf))
             assert done.returncode == 0, done.stderr
             hub.connections["guarded"].reconnect()
-            for _ in range(100):
+            for _ in range(300):
                 if hub.statuses()[0].state == "connected":
                     break
                 await asyncio.sleep(0.1)
