@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import keyring.backend
+import keyring.errors
 import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
@@ -30,13 +30,14 @@ SERVER = "https://mcp.example.test/mcp"
 SECRET = "at-5ecret-value"
 
 
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring backend of the ``keyring`` package's own kind, kept in memory."""
+class MemoryKeyring:
+    """A keyring backend in memory, with the ``keyring`` package's backend methods and
+    errors. Not a subclass of ``keyring.backend.KeyringBackend``: those register
+    themselves, and keyring would then pick this one for every later test."""
 
     priority = 1
 
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
         self.kept: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -47,8 +48,6 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
 
     def delete_password(self, service: str, username: str) -> None:
         if self.kept.pop((service, username), None) is None:
-            import keyring.errors
-
             raise keyring.errors.PasswordDeleteError("not found")
 
 
