@@ -63,7 +63,7 @@ class Logins:
         assert config.url is not None
         try:
             auth: httpx2.Auth = provider(config.url, config.oauth or OAuthSettings(),
-                                         self.store, open_url=self._opener(name, config))
+                                         self.store, open_url=self._opener(name))
         except LoginError as exc:  # e.g. a key that does not parse: the server fails with it
             auth = _Refused(exc)
         return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None))
@@ -72,11 +72,9 @@ class Logins:
         """Let ``name`` start a browser login (a person asked for it)."""
         self.allowed.add(name)
 
-    def _opener(self, name: str, config: ServerConfig) -> Callable[[str], None]:
+    def _opener(self, name: str) -> Callable[[str], None]:
         def open_url(url: str) -> None:
             if self.open_url is None or not (self.interactive or name in self.allowed):
-                # The kept tokens (if any) did not do: expired past renewal, or revoked.
-                self.store.drop_tokens(*_key(config))
                 raise NeedsLogin(f"needs login: run 'tui-agent login {name}'")
             self.allowed.discard(name)  # one login per request
             self.open_url(name, url)

@@ -123,20 +123,28 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             """A person is logging in to the server now."""
             return login.waiting()
 
+        loaded: str | None = None
+        """The access token read from the store, if any."""
+
         async def _initialize(self) -> None:
             # The SDK reckons a token's expiry only when it receives one; tokens kept from an
             # earlier run would pass for valid until the server refused them, and a refusal
             # starts a new login, where a refresh would have done.
             await super()._initialize()
-            if self.context.current_tokens is not None:
-                self.context.update_token_expiry(self.context.current_tokens)
+            tokens = self.context.current_tokens
+            self.loaded = tokens.access_token if tokens is not None else None
+            if tokens is not None:
+                self.context.update_token_expiry(tokens)
 
         async def _perform_authorization_code_grant(self) -> tuple[str, str]:
             try:
                 return await super()._perform_authorization_code_grant()
             except LoginError:
-                # No login now (nobody to show it, or it failed): the next try reads the
-                # store again, where a login made meanwhile (tui-agent login) has put tokens.
+                # No login now (nobody to show it, or it failed): the kept tokens did not do
+                # (expired past renewal, or revoked), and the next try reads the store again,
+                # where a login made meanwhile (tui-agent login) has put new ones.
+                if self.loaded is not None:
+                    slot.drop_tokens(self.loaded)
                 self._initialized = False
                 raise
 

@@ -168,13 +168,6 @@ class TokenStore:
         self.vault.delete(key)
         return had
 
-    def drop_tokens(self, server_url: str, client_id: str | None = None) -> None:
-        """Forget the tokens but keep the client registration (a login is due again)."""
-        key = self.key(server_url, client_id)
-        record = self.record(key)
-        if record.pop("tokens", None) is not None:
-            self.vault.write(key, json.dumps(record, sort_keys=True))
-
     def status(self, server_url: str, client_id: str | None = None) -> Login | None:
         """Who is logged in to ``server_url``, or None when nobody is."""
         record = self.record(self.key(server_url, client_id))
@@ -224,3 +217,12 @@ class TokenSlot:
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.store.update(self.key, client=client_info.model_dump(mode="json",
                                                                   exclude_none=True))
+
+    def drop_tokens(self, access_token: str) -> None:
+        """Forget the tokens (keeping the client registration) if they are still the ones
+        that did not do: a login made meanwhile elsewhere is kept."""
+        record = self.store.record(self.key)
+        tokens = record.get("tokens")
+        if isinstance(tokens, dict) and tokens.get("access_token") == access_token:
+            del record["tokens"]
+            self.store.vault.write(self.key, json.dumps(record, sort_keys=True))
