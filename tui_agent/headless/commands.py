@@ -23,7 +23,7 @@ def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], 
     from tui_agent.headless.report import report
 
     logins = terminal_logins(err)
-    hub = build.open_hub(settings, logins=logins)
+    hub = build.open_hub(settings, logins=lambda: logins)
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(report(settings, build.policy_from(settings, chosen), hub, out,
@@ -35,7 +35,7 @@ def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
     """``stubs``: the stub tree code mode would show the model (as if it were on)."""
     from tui_agent.headless.report import stubs as print_stubs
 
-    hub = build.open_hub(settings, logins=terminal_logins(err))
+    hub = build.open_hub(settings, logins=lambda: terminal_logins(err))
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(print_stubs(build.code_mode(settings, on=True),
@@ -52,7 +52,7 @@ def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
     logins = build.open_logins(show_login(err))
     logins.allow(name)
     only = settings.config.model_copy(update={"servers": {name: config}})
-    hub = build.open_hub(Settings(config=only), logins=logins)
+    hub = build.open_hub(Settings(config=only), logins=lambda: logins)
     assert hub is not None
 
     async def connect() -> int:

@@ -82,7 +82,7 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     SIGHUP cancel like Ctrl-C does, so the closing still happens; a second one exits at
     once. A remote server that needs a login gets one on a terminal (the browser opens);
     without one it is reported and the turn goes on without it."""
-    hub = build.open_hub(run.settings, logins=terminal_logins(err))
+    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err))
     check: asyncio.Task[None] | None = None
     if hub is not None:
         hub.start()

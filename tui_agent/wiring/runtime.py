@@ -118,8 +118,9 @@ class Runtime:
             if self.settings.config.servers:
                 await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
                 self.logins = await asyncio.to_thread(build.open_logins, self._show_login)
+                logins = self.logins
                 self.hub = build.open_hub(self.settings, with_disabled=True,
-                                          logins=self.logins)
+                                          logins=lambda: logins)
             if self.hub is not None:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
@@ -156,8 +157,8 @@ class Runtime:
             if not new.config.servers:
                 return Changes()
             await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
-            self.logins = self.logins or build.open_logins(self._show_login)
-            self.hub = build.open_hub(new, with_disabled=True, logins=self.logins)
+            logins = self.logins = self.logins or build.open_logins(self._show_login)
+            self.hub = build.open_hub(new, with_disabled=True, logins=lambda: logins)
             assert self.hub is not None
             for listener in self.listeners:
                 self.hub.subscribe(listener)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -131,15 +132,28 @@ class Login:
 class TokenStore:
     """OAuth records of every server, in one vault."""
 
-    def __init__(self, vault: Vault) -> None:
-        self.vault = vault
+    def __init__(self, vault: Vault | None = None, *,
+                 choose: Callable[[], Vault] | None = None) -> None:
+        """``vault``, or ``choose`` to pick one at first use."""
+        self._vault, self._choose = vault, choose
+
+    @property
+    def vault(self) -> Vault:
+        if self._vault is None:
+            assert self._choose is not None
+            self._vault = self._choose()
+        return self._vault
 
     @classmethod
     def default(cls, state_dir: Path) -> TokenStore:
-        """The keyring when it works here, else ``state_dir/oauth-tokens.json``."""
-        backend = usable_keyring()
-        return cls(KeyringVault(backend) if backend is not None
-                   else FileVault(state_dir / FILE_NAME))
+        """The keyring when it works here, else ``state_dir/oauth-tokens.json``; chosen at
+        first use (looking for a keyring costs about 0.1 s, and most runs need none)."""
+        def choose() -> Vault:
+            backend = usable_keyring()
+            return KeyringVault(backend) if backend is not None \
+                else FileVault(state_dir / FILE_NAME)
+
+        return cls(choose=choose)
 
     @staticmethod
     def key(server_url: str, client_id: str | None = None) -> str:
