@@ -87,7 +87,9 @@ def restored(seen: bytes) -> bool:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_during_a_streaming_turn(signum: int, fake_llm: FakeLLM, tmp_path: Path,
                                           no_leftover_servers: str) -> None:
-    term = in_a_turn(tmp_path, fake_llm, STREAM, b"hello", b"streaming")
+    # "streaming word" on screen: the session holds it too (each fragment is recorded
+    # before it is shown); "streaming" alone raced the next fragment on a loaded machine.
+    term = in_a_turn(tmp_path, fake_llm, STREAM, b"hello", b"streaming word")
     started = time.monotonic()
     os.kill(term.pid, signum)
     code = term.end()
