@@ -244,6 +244,17 @@ class Container:
         self._execs += 1
         return str(made["Id"])
 
+    def _stopped_before_start(self) -> str | None:
+        """Why an exec could not start, when it is that the container stopped first."""
+        try:
+            status = self._client.containers.get(self.id).status
+        except Exception:
+            return f"container '{self.name}' is gone"
+        if status == "running":
+            return None
+        self._execs -= 1  # that exec never ran
+        return self._not_running()
+
     def _not_running(self) -> str:
         try:
             container = self._client.containers.get(self.id)
@@ -273,7 +284,14 @@ class Container:
                           on_event: OnEvent) -> AsyncIterator[tuple[Any, Any]]:
         """One interactive exec of the server's command, as the SDK's (read, write) streams."""
         exec_id = await asyncio.to_thread(self._exec_create, self.command)
-        reader, writer = await start_exec(self.host, self._client.api._version, exec_id)
+        try:
+            reader, writer = await start_exec(self.host, self._client.api._version, exec_id)
+        except DockerFailure:
+            # The container can stop between the exec's creation and its start: say how.
+            stopped = await asyncio.to_thread(self._stopped_before_start)
+            if stopped is not None:
+                raise DockerFailure(stopped) from None
+            raise
         async with exec_streams(reader, writer, errlog,
                             lambda noise, answered: asyncio.to_thread(
                                 self.why_ended, exec_id, noise, answered),
