@@ -80,7 +80,7 @@ def logout(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
 
 def _remote(settings: Settings, name: str, err: IO[str]) -> ServerConfig | None:
     """The server ``name``, if it is one that logs in; else why not, on ``err``."""
-    from tui_agent.tools.auth.logins import Logins
+    from tui_agent.tools.auth.logins import Logins, own_authorization
 
     config = settings.config.servers.get(name)
     if config is None:
@@ -88,9 +88,10 @@ def _remote(settings: Settings, name: str, err: IO[str]) -> ServerConfig | None:
         err.write(f"tui-agent: no server named '{name}' (the servers: {known})\n")
         return None
     if not Logins.applies(config):
-        why = "it sends its own Authorization header" if config.headers else \
-            "its oauth is switched off" if config.oauth else \
-            f"it is a {config.transport} server (only sse and http servers log in)"
+        why = f"it is a {config.transport} server (only sse and http servers log in)" \
+            if config.transport not in ("sse", "http") else \
+            "it sends its own Authorization header" if own_authorization(config) else \
+            "its oauth is switched off (oauth.enabled = false)"
         err.write(f"tui-agent: {name} does not log in: {why}\n")
         return None
     return config

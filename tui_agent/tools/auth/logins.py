@@ -51,7 +51,7 @@ class Logins:
         """Whether the server may log in: remote, no static ``Authorization`` header, and
         not switched off."""
         return (config.transport in ("sse", "http") and config.url is not None
-                and not any(k.lower() == "authorization" for k in config.headers)
+                and not own_authorization(config)
                 and (config.oauth is None or config.oauth.enabled))
 
     def client_side(self, name: str, config: ServerConfig) -> ClientSide:
@@ -92,6 +92,11 @@ class Logins:
         return self.store.forget(*_key(config)) if config.url else False
 
 
+def own_authorization(config: ServerConfig) -> bool:
+    """The server sends a static ``Authorization`` header of its own (from the config)."""
+    return any(k.lower() == "authorization" for k in config.headers)
+
+
 def _key(config: ServerConfig) -> tuple[str, str | None]:
     """Where the server's record is kept: its URL and configured client."""
     return config.url or "", config.oauth.client_id if config.oauth else None
@@ -102,10 +107,9 @@ class _NoLogin(httpx2.Auth):
     ``oauth.enabled = false``): a 401 is named for what it is, not "MCP error -32603"."""
 
     def __init__(self, name: str, config: ServerConfig) -> None:
-        own = any(k.lower() == "authorization" for k in config.headers)
         self.why = (f"the server {name} refused the Authorization header in its config "
                     f"(HTTP 401): fix the header, or remove it to log in with OAuth "
-                    f"('tui-agent login {name}')") if own else \
+                    f"('tui-agent login {name}')") if own_authorization(config) else \
             (f"the server {name} wants a login (HTTP 401) but its oauth is switched off "
              "(oauth.enabled = false)")
 
