@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import urllib.error
 import urllib.request
 
 
@@ -18,8 +19,11 @@ def main() -> None:
     if log:
         with open(log, "a", encoding="utf-8") as out:
             out.write(url + "\n")
-    with urllib.request.urlopen(url, timeout=30) as answer:  # noqa: S310 (loopback only)
-        answer.read()
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:  # noqa: S310 (loopback only)
+            answer.read()
+    except urllib.error.HTTPError as exc:  # a page that says the login failed, as a browser shows
+        print(f"browser: HTTP {exc.code} from {exc.url}", file=sys.stderr)
 
 
 if __name__ == "__main__":

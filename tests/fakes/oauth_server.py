@@ -4,6 +4,13 @@ authorization endpoint that approves at once, PKCE, refresh tokens), and serves 
 ``whoami`` tool that says which client and scopes the call's token carries.
 
     python -m tests.fakes.oauth_server --port N [--token-ttl S]
+        [--client ID:SECRET --callback-port C] [--lose-codes] [--authority-port P]
+
+``--client`` pre-registers a client (scope ``mcp``, redirect to the loopback port ``C``)
+for a user's ``client_id`` / ``client_secret``; ``--lose-codes`` makes the token endpoint
+forget every authorization code (``invalid_grant``); ``--authority-port`` names, in the
+protected-resource metadata, an authorization server on another port (nothing listens
+there unless a test starts one).
 
 Tokens live in memory: restarting the server revokes every token it issued (a refresh
 then fails, as it does when a user revokes an app).
@@ -27,14 +34,14 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
-from pydantic import AnyHttpUrl
+from pydantic import AnyHttpUrl, AnyUrl
 
 
 class MemoryAuthority:
     """An authorization server that approves every request and remembers in memory."""
 
-    def __init__(self, token_ttl: int) -> None:
-        self.ttl = token_ttl
+    def __init__(self, token_ttl: int, lose_codes: bool = False) -> None:
+        self.ttl, self.lose_codes = token_ttl, lose_codes
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -61,7 +68,7 @@ class MemoryAuthority:
 
     async def load_authorization_code(self, client: OAuthClientInformationFull,
                                       authorization_code: str) -> AuthorizationCode | None:
-        return self.codes.get(authorization_code)
+        return None if self.lose_codes else self.codes.get(authorization_code)
 
     async def exchange_authorization_code(self, client: OAuthClientInformationFull,
                                           authorization_code: AuthorizationCode) -> OAuthToken:
@@ -105,11 +112,21 @@ class MemoryAuthority:
                           refresh_token=refresh)
 
 
-def build(port: int, token_ttl: int) -> MCPServer:
+def build(port: int, token_ttl: int, client: str | None = None, callback_port: int = 0,
+          lose_codes: bool = False, authority_port: int | None = None) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
+    authority = MemoryAuthority(token_ttl, lose_codes)
+    if client:
+        client_id, _, secret = client.partition(":")
+        authority.clients[client_id] = OAuthClientInformationFull(
+            client_id=client_id, client_secret=secret or None, scope="mcp",
+            redirect_uris=[AnyUrl(f"http://127.0.0.1:{callback_port}/callback")],
+            token_endpoint_auth_method="client_secret_basic"
+            if secret else "none", grant_types=["authorization_code", "refresh_token"])
+    issuer = f"http://127.0.0.1:{authority_port}" if authority_port else base
     server = MCPServer(
-        "guarded", auth_server_provider=MemoryAuthority(token_ttl),
-        auth=AuthSettings(issuer_url=AnyHttpUrl(base),
+        "guarded", auth_server_provider=authority,
+        auth=AuthSettings(issuer_url=AnyHttpUrl(issuer),
                           resource_server_url=AnyHttpUrl(f"{base}/mcp"),
                           validate_token_resource=False,
                           client_registration_options=ClientRegistrationOptions(
@@ -128,8 +145,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--token-ttl", type=int, default=3600)
+    parser.add_argument("--client")
+    parser.add_argument("--callback-port", type=int, default=0)
+    parser.add_argument("--lose-codes", action="store_true")
+    parser.add_argument("--authority-port", type=int)
     args = parser.parse_args()
-    build(args.port, args.token_ttl).run("streamable-http", host="127.0.0.1", port=args.port)
+    build(args.port, args.token_ttl, args.client, args.callback_port, args.lose_codes,
+          args.authority_port).run("streamable-http", host="127.0.0.1", port=args.port)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
+LOGIN_STEP = "tui_agent.login_step"
+"""The extension of an ``httpx`` request that names the login step it was sent for."""
 
 
 class ServerError(Exception):
@@ -34,6 +36,11 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(code, int):
         return f"{message} (MCP error {code})"
     name = type(leaf).__name__
+    request = getattr(leaf, "_request", None)  # an httpx request error: say what it asked
+    if request is not None and hasattr(request, "extensions"):
+        step = request.extensions.get(LOGIN_STEP)
+        what = f"{step} at {request.url}" if isinstance(step, str) else str(request.url)
+        return f"could not reach {what} ({name}: {message})"
     return message if name in message else f"{name}: {message}"
 
 

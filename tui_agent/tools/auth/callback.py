@@ -29,6 +29,9 @@ class LoginError(Exception):
     plain = True
     """Already a sentence for the user (the server's status shows it as it is)."""
 
+    refusal: tuple[str, str | None] | None = None
+    """The authorization server's ``(error, error_description)``, when it refused."""
+
 
 class Redirect:
     """What came back to the redirect URI: the code (and the RFC 9207 issuer), or the
@@ -74,6 +77,20 @@ class LoopbackCallback:
                 await self._server.wait_closed()
             self._server = None
 
+    def cancel(self) -> bool:
+        """Give up waiting (the person said so): :meth:`wait` raises :class:`LoginError`.
+        False when nothing was waiting."""
+        arrived = self._arrived
+        if arrived is None or arrived.done() or self._server is None:
+            return False
+
+        def give_up() -> None:
+            if not arrived.done():
+                arrived.set_exception(LoginError("the login was cancelled"))
+
+        arrived.get_loop().call_soon_threadsafe(give_up)
+        return True
+
     async def wait(self, state: str) -> Redirect:
         """The redirect that carries ``state`` and a code. Raises :class:`LoginError` for a
         state that does not match, the server's own error, or no redirect in time."""
@@ -86,8 +103,11 @@ class LoopbackCallback:
                              f"{self.timeout:g} s; open the login link again") from None
         if redirect.error:
             said = f": {redirect.error_description}" if redirect.error_description else ""
-            raise LoginError(f"the authorization server refused the login "
-                             f"({redirect.error}{said})")
+            refused = LoginError(f"the authorization server refused the login "
+                                 f"({redirect.error}{said})")
+            refused.refusal = (redirect.error[:80], (redirect.error_description or "")[:300]
+                               or None)
+            raise refused
         if redirect.state != state:
             raise LoginError("the browser came back with a different state than the login "
                              "sent (an old tab, or a forged request); log in again")

@@ -63,10 +63,11 @@ class Logins:
         assert config.url is not None
         try:
             auth: httpx2.Auth = provider(config.url, config.oauth or OAuthSettings(),
-                                         self.store, open_url=self._opener(name))
+                                         self.store, open_url=self._opener(name), name=name)
         except LoginError as exc:  # e.g. a key that does not parse: the server fails with it
             auth = _Refused(exc)
-        return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None))
+        return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None),
+                          cancel_login=getattr(auth, "cancel_login", None))
 
     def allow(self, name: str) -> None:
         """Let ``name`` start a browser login (a person asked for it)."""

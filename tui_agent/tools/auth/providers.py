@@ -31,18 +31,26 @@ LOGIN_TIMEOUT = 300.0
 
 
 def provider(server_url: str, plan: OAuthSettings, store: TokenStore, *,
-             open_url: OpenUrl, login_timeout: float = LOGIN_TIMEOUT) -> httpx2.Auth:
-    """The ``httpx`` auth flow that logs in to ``server_url`` as ``plan`` says and keeps
-    the tokens in ``store``. Raises :class:`LoginError` for a plan that cannot work (a
-    ``client_credentials`` grant without a client, a key that does not parse)."""
+             open_url: OpenUrl, login_timeout: float = LOGIN_TIMEOUT,
+             name: str = "the server") -> httpx2.Auth:
+    """The ``httpx`` auth flow that logs in to ``server_url`` (the server ``name``) as
+    ``plan`` says and keeps the tokens in ``store``; its failures are told in words
+    (:class:`~tui_agent.tools.auth.failures.Worded`). Raises :class:`LoginError` for a
+    plan that cannot work (a ``client_credentials`` grant without a client, a key that
+    does not parse)."""
+    from tui_agent.tools.auth.failures import Worded
+
     slot = store.slot(server_url, plan.client_id)
+    inner: httpx2.Auth
     if plan.grant == "client_credentials":
-        return _client_credentials(server_url, plan, slot)
-    if plan.grant == "id_jag":
+        inner = _client_credentials(server_url, plan, slot)
+    elif plan.grant == "id_jag":
         from tui_agent.tools.auth.id_jag import id_jag_provider
 
-        return id_jag_provider(server_url, plan, slot)
-    return _browser_login(server_url, plan, slot, open_url, login_timeout)
+        inner = id_jag_provider(server_url, plan, slot)
+    else:
+        inner = _browser_login(server_url, plan, slot, open_url, login_timeout)
+    return Worded(inner, name, plan)
 
 
 def _client_credentials(server_url: str, plan: OAuthSettings, slot: TokenSlot) -> httpx2.Auth:
@@ -123,6 +131,10 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             """A person is logging in to the server now."""
             return login.waiting()
 
+        def cancel_login(self) -> bool:
+            """Give up the login under way (False: there was none)."""
+            return login.cancel()
+
         loaded: str | None = None
         """The access token read from the store, if any."""
 
@@ -136,7 +148,18 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             if tokens is not None:
                 self.context.update_token_expiry(tokens)
 
+        asked: str | None = None
+        """The scope this provider last asked for."""
+
         async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+            if plan.scopes:
+                # Configured scopes are what the user wants, over what discovery picked
+                # (the challenge's scope, or everything the server lists); a step-up widens
+                # what was asked, and keeps its widening.
+                chosen = self.context.client_metadata.scope or ""
+                if self.asked is None or not set(chosen.split()) > set(self.asked.split()):
+                    chosen = " ".join(plan.scopes)
+                self.context.client_metadata.scope = self.asked = chosen
             try:
                 return await super()._perform_authorization_code_grant()
             except LoginError:
@@ -166,15 +189,20 @@ class _Login:
         login's time limit)."""
         return self.active
 
+    def cancel(self) -> bool:
+        """Stop waiting for the person; False when no login was under way."""
+        return self.active and self.listener.cancel()
+
     async def start(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
         await self.listener.__aenter__()
+        self.active = True  # already, for what the front end shows of the server meanwhile
         try:
             self.open_url(authorization_url)
         except BaseException:
+            self.active = False
             await self.listener.__aexit__(None, None, None)
             raise
-        self.active = True
 
     async def finish(self) -> AuthorizationCodeResult:
         from mcp.shared.auth import AuthorizationCodeResult
