@@ -36,11 +36,18 @@ SCENARIOS = [
 
 NOT_YET = {
     "elicitation-sep1034-client-defaults":
-        "no elicitation handler yet (issue 21): the server is told elicitation is not supported",
+        ("no elicitation handler yet (issue 21): the server is told elicitation is not supported",
+         "elicitation not supported"),
     "auth/2025-03-26-oauth-metadata-backcompat":
-        "the SDK enforces RFC 8414 section 3.3 (SEP-2468): the metadata's issuer must be the "
-        "server's origin, and this scenario's is .../oauth (issue 20 decides)",
+        ("kept failing on purpose. The scenario's mock in 0.1.16 serves metadata at the root "
+         "well-known path whose issuer is <origin>/oauth; RFC 8414 section 3.3 (SEP-2468) says "
+         "the issuer must then be the origin, and the SDK refuses the mismatch, as it must "
+         "(a mix-up defence). The suite fixed its mock upstream (conformance commit af64895, "
+         "PR #359, released in 0.2.0-alpha.6); we keep the check rather than the old mock",
+         "issuer mismatch"),
 }
+"""Scenario -> (why it fails, words its failure must show): a scenario here must fail, and
+for that reason, not another."""
 
 
 def conformance() -> Path:
@@ -85,8 +92,11 @@ def test_client_scenario(scenario: str, tmp_path: Path) -> None:
     bad = [f"{c['status']} {c['id']}: {c.get('errorMessage') or c.get('description')}"
            for c in checks if c["status"] not in ("SUCCESS", "INFO")]
     passed = out.returncode == 0 and checks and not bad
+    stderr = "\n".join(p.read_text() for p in tmp_path.rglob("stderr.txt"))
     if scenario in NOT_YET:
         assert not passed, f"{scenario} passes now: take it off NOT_YET"
+        sign = NOT_YET[scenario][1]
+        said = "\n".join([*bad, stderr, out.stdout, out.stderr]).lower()
+        assert sign in said, f"{scenario} fails, but not on {sign!r}: {said[-1500:]}"
         return
-    stderr = "\n".join(p.read_text() for p in tmp_path.rglob("stderr.txt"))
     assert passed, "\n".join([*bad, out.stdout[-2000:], stderr[-2000:]])

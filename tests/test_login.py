@@ -41,14 +41,25 @@ def config(tmp_path: Path, url: str, extra: str = "") -> Path:
 
 
 def tui_agent(*args: str, browser_log: Path | None = None, stdin: str = "",
-              timeout: float = 90) -> subprocess.CompletedProcess[str]:
+              timeout: float = 90, env: dict[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
     """The real command, its output captured (so: no terminal), with the stand-in browser."""
     env = {**os.environ, "PYTHONPATH": str(ROOT),
-           "BROWSER": f"{sys.executable} -m tests.fakes.browser %s"}
+           "BROWSER": f"{sys.executable} -m tests.fakes.browser %s", **(env or {})}
     if browser_log is not None:
         env["FAKE_BROWSER_LOG"] = str(browser_log)
     return subprocess.run([sys.executable, "-m", "tui_agent", *args], input=stdin,
                           capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def use_browser(monkeypatch: Any, command: str) -> None:
+    """``$BROWSER`` for the app in this process: ``webbrowser`` reads it once per process,
+    so its registry is made anew (with the variable as set now)."""
+    import webbrowser
+
+    monkeypatch.setenv("BROWSER", command)
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
 
 
 def token_file() -> Path:
@@ -101,10 +112,45 @@ def test_a_revoked_login_is_reported_without_a_terminal_and_logout_forgets(
         assert "error: needs login: run 'tui-agent login guarded'" in report.stdout
         assert "  login: not logged in" in report.stdout
         assert "log in to guarded in your browser" not in report.stderr  # nobody to show
+        log = tmp_path / "browser.log"  # logging in again: one login, not a loop of them
+        again = tui_agent("login", "guarded", "--config", str(conf), browser_log=log)
+        assert again.returncode == 0 and len(log.read_text().splitlines()) == 1, again.stderr
     out = tui_agent("logout", "guarded", "--config", str(conf))
     assert (out.returncode, out.stdout) == (0, "logged out of guarded\n")
     assert tui_agent("logout", "guarded", "--config", str(conf)).stdout == \
         "not logged in to guarded\n"
+
+
+def test_with_a_keyring_the_tokens_live_there(tmp_path: Path) -> None:
+    """A keyring backend chosen the keyring library's way (``PYTHON_KEYRING_BACKEND``; here
+    keyrings.alt's file backend, as no desktop Secret Service runs on these machines): the
+    login is kept in it under ``tui-agent``, no token file is written, the next run finds
+    the login there, and logout takes it out."""
+    from keyrings.alt.file import PlaintextKeyring
+
+    from tui_agent.tools.auth.storage import KeyringVault, TokenStore
+
+    keyring_home = tmp_path / "data"
+    backend = PlaintextKeyring()
+    backend.file_path = str(keyring_home / "python_keyring" / "keyring_pass.cfg")
+    kept = TokenStore(KeyringVault(backend))
+    env = {"PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring",
+           "XDG_DATA_HOME": str(keyring_home)}
+    log = tmp_path / "browser.log"
+    with guarded() as url:
+        conf = config(tmp_path, url)
+        done = tui_agent("login", "guarded", "--config", str(conf), browser_log=log, env=env)
+        assert done.returncode == 0, done.stderr
+        login = kept.status(url, None)
+        assert login is not None and login.scope == "mcp"
+        assert not token_file().exists()
+        report = tui_agent("servers", "--config", str(conf), browser_log=log, env=env)
+        assert "guarded  connected" in report.stdout, report.stdout + report.stderr
+        assert "  login: logged in as " in report.stdout
+        assert len(log.read_text().splitlines()) == 1
+    out = tui_agent("logout", "guarded", "--config", str(conf), env=env)
+    assert out.stdout == "logged out of guarded\n"
+    assert kept.status(url, None) is None
 
 
 def test_no_token_leaves_the_token_store(tmp_path: Path, fake_llm: FakeLLM) -> None:
@@ -199,7 +245,7 @@ async def test_the_servers_screen_logs_in_with_l(tmp_path: Path, monkeypatch: An
     from tui_agent.ui.screens.servers import ServersScreen
     from tui_agent.ui.widgets.messages import Note
 
-    monkeypatch.setenv("BROWSER", f"{sys.executable} -m tests.fakes.browser %s")
+    use_browser(monkeypatch, f"{sys.executable} -m tests.fakes.browser %s")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     with guarded() as url:
         app = make_app(config(tmp_path, url))
@@ -220,6 +266,41 @@ async def test_the_servers_screen_logs_in_with_l(tmp_path: Path, monkeypatch: An
             notes = [str(n.render()) for n in app.query(Note)]
             assert any(n.startswith(f"log in to guarded: {url.rsplit('/mcp', 1)[0]}/authorize?")
                        for n in notes), notes
+            await pilot.press("escape")
+            await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_a_login_nobody_finishes_is_cancelled_with_l(tmp_path: Path,
+                                                            monkeypatch: Any) -> None:
+    """A browser that never comes back (the person closed the tab): the servers screen says
+    the login waits, ``l`` again gives it up, and the server says so; the app went on."""
+    from tests.ui.kit import SIZE, make_app, ready, until
+    from tui_agent.ui.screens.servers import ServersScreen
+
+    use_browser(monkeypatch, "true %s")  # opens nothing, and never approves
+    with guarded() as url:
+        app = make_app(config(tmp_path, url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, ServersScreen))
+            screen = app.screen
+            assert isinstance(screen, ServersScreen)
+
+            def detail() -> str:
+                return str(screen.query_one("#detail").render())
+
+            await pilot.press("l")
+            await until(pilot, lambda: "login: logging in, waiting for the browser (l cancels)"
+                        in detail(), what="the waiting login")
+            await pilot.press("l")
+            assert "the login to guarded is cancelled" in str(
+                screen.query_one("#message").render())
+            await until(pilot, lambda: "the login was cancelled" in
+                        (app.backend.statuses()[0].last_error or ""), what="the cancel")
+            assert app.backend.statuses()[0].state == "failed"
+            await until(pilot, lambda: "login: not logged in (l logs in)" in detail())
             await pilot.press("escape")
             await app.shut_down(0)
 

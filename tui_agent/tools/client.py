@@ -66,6 +66,9 @@ class ClientSide:
     """True while a person is logging in to the server: its start waits for them, past
     ``startup_timeout`` (the login has a time limit of its own)."""
 
+    cancel_login: Callable[[], bool] | None = None
+    """Give up the login under way (False: there was none)."""
+
     def person_busy(self) -> bool:
         return self.waiting_on_person is not None and self.waiting_on_person()
 

@@ -229,6 +229,7 @@ class ChatApp(App[int]):
         link goes into the conversation too (to copy, over SSH)."""
         self.notify(f"log in to {server} in your browser", title="login", markup=False)
         self.run_worker(self.transcript.note(f"log in to {server}: {url}"), group="notes")
+        self._server_changed(None)  # the servers screen says the login waits
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)

@@ -179,27 +179,35 @@ class Runtime:
     def tools_of(self, server: str) -> list[Any]:
         return self.hub.tools_of(server) if self.hub is not None else []
 
-    def login(self, name: str) -> str | None:
+    def login(self, name: str) -> str:
         """Log in to server ``name`` now: its login page is shown (``login_pages``) and it
-        reconnects when the login completes. Returns why it cannot, or None."""
+        reconnects when the login completes; or, while that login waits for the person,
+        give it up. Returns what happened, in a sentence."""
         if self.hub is None or self.logins is None or name not in self.hub.connections:
             return f"no server named {name}"
         conn = self.hub.connections[name]
         if not self.logins.applies(conn.config):
             return (f"{name} does not log in (only sse and http servers without their own "
                     "Authorization header do)")
+        if conn.side.person_busy() and conn.side.cancel_login is not None \
+                and conn.side.cancel_login():
+            return f"the login to {name} is cancelled"
         self.logins.allow(name)
         conn.reconnect()
-        return None
+        return (f"logging in to {name}: its login page opens in your browser (the link is in "
+                "the conversation)")
 
     def login_status(self, name: str) -> str | None:
         """"logged in as ... until ..." or "not logged in" for a server that logs in; None
         for one that does not."""
         if self.hub is None or self.logins is None or name not in self.hub.connections:
             return None
-        config = self.hub.connections[name].config
+        conn = self.hub.connections[name]
+        config = conn.config
         if not self.logins.applies(config):
             return None
+        if conn.side.person_busy():
+            return "logging in, waiting for the browser"
         found = self.logins.status(config)
         return found.describe() if found is not None else "not logged in"
 

@@ -39,8 +39,9 @@ class ServerControls:
     disable: Callable[[str], Awaitable[None]]
     stats: Callable[[], dict[str, Any]] = lambda: {"servers": {}}
     """The hub's call metrics (``Hub.stats``)."""
-    login: Callable[[str], str | None] = lambda name: f"{name} does not log in"
-    """Start a login (the server's page opens); why it cannot, or None."""
+    login: Callable[[str], str] = lambda name: f"{name} does not log in"
+    """Start a login (the server's page opens), or cancel the one under way; what
+    happened, in a sentence."""
     login_status: Callable[[str], str | None] = lambda name: None
     """Who is logged in to a server that logs in (None: one that does not)."""
 
@@ -136,7 +137,8 @@ class ServersScreen(Screen[None]):
             lines.append(f"log: {st.log_file}")
         login = self.controls.login_status(st.name)
         if login is not None:
-            lines.append(f"login: {login} (l logs in)")
+            hint = "l cancels" if login.startswith("logging in") else "l logs in"
+            lines.append(f"login: {login} ({hint})")
         stats = self.controls.stats().get("servers", {}).get(st.name)
         if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
             lines.append(f"calls: {summary(stats)}")
@@ -168,9 +170,7 @@ class ServersScreen(Screen[None]):
     def action_login(self) -> None:
         name = self.selected()
         if name is not None:
-            problem = self.controls.login(name)
-            self._say(problem or f"logging in to {name}: its login page opens in your "
-                                 "browser (the link is in the conversation)")
+            self._say(self.controls.login(name))
 
     async def action_enable(self) -> None:
         name = self.selected()
