@@ -59,6 +59,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                                                                 "OPENAI_API_BASE"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # No keyring but the ones tests name: a developer's own (a desktop Secret Service, say)
+    # must not receive test logins. keyring reads this once per process, at first use.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     return home
 
 

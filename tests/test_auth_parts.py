@@ -120,6 +120,21 @@ def test_without_a_working_keyring_the_default_store_is_the_file(tmp_path: Path,
     assert isinstance(TokenStore.default(tmp_path).vault, KeyringVault)
 
 
+def test_a_keyring_not_recommended_is_used_only_when_chosen(monkeypatch: Any) -> None:
+    """keyrings.alt's file backends (priority below 1) are no safer than our own file:
+    taken only when the user named one."""
+    import keyring
+
+    class Weak(MemoryKeyring):
+        priority = 0.5
+
+    monkeypatch.setattr(keyring, "get_keyring", Weak)
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND")
+    assert usable_keyring() is None
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
+    assert isinstance(usable_keyring(), Weak)
+
+
 def test_an_unreadable_file_is_as_if_logged_out(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text("{not json")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,16 +91,22 @@ class KeyringVault:
 
 def usable_keyring() -> Any | None:
     """The OS keyring's backend, or None when it has none that works here (a headless
-    Linux without a Secret Service, for one). Imports ``keyring`` (about 0.1 s)."""
+    Linux without a Secret Service, for one). A backend the ``keyring`` library does not
+    recommend (keyrings.alt's files, say: no safer than our own private file) is used only
+    when the user chose it (``PYTHON_KEYRING_BACKEND``, or keyring's ``keyringrc.cfg``).
+    Imports ``keyring`` (about 0.1 s)."""
     try:
         import keyring
         from keyring.backends import fail
+        from keyring.util import platform_
     except ImportError:
         return None
     backend = keyring.get_keyring()
-    if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 0) <= 0:
+    if isinstance(backend, fail.Keyring):
         return None
-    return backend
+    chosen = bool(os.environ.get("PYTHON_KEYRING_BACKEND")) or \
+        (platform_.config_root() / "keyringrc.cfg").exists()
+    return backend if getattr(backend, "priority", 0) >= 1 or chosen else None
 
 
 @dataclass(frozen=True)
