@@ -35,7 +35,7 @@ class MemoryKeyring:
     errors. Not a subclass of ``keyring.backend.KeyringBackend``: those register
     themselves, and keyring would then pick this one for every later test."""
 
-    priority = 1
+    priority: float = 1
 
     def __init__(self) -> None:
         self.kept: dict[tuple[str, str], str] = {}

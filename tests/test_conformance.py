@@ -35,9 +35,6 @@ SCENARIOS = [
 """What ``conformance list`` prints under "Client scenarios" (checked below)."""
 
 NOT_YET = {
-    "elicitation-sep1034-client-defaults":
-        ("no elicitation handler yet (issue 21): the server is told elicitation is not supported",
-         "elicitation not supported"),
     "auth/2025-03-26-oauth-metadata-backcompat":
         ("kept failing on purpose. The scenario's mock in 0.1.16 serves metadata at the root "
          "well-known path whose issuer is <origin>/oauth; RFC 8414 section 3.3 (SEP-2468) says "

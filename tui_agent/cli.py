@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--approve", choices=("ask", "auto", "deny"), default=None,
                      help="tools that are not auto-approved: ask on the terminal, approve all "
                           "allowed ones, or deny them (default: ask on a terminal, else deny)")
+    run.add_argument("--elicit", choices=("ask", "defaults", "decline"), default="ask",
+                     help="a server that asks you for input mid-call: ask on the terminal "
+                          "(declined without one), accept the form's defaults, or decline "
+                          "(default: ask)")
     run.add_argument("--output", choices=("text", "jsonl"), default="text",
                      help="text: the reply on stdout; jsonl: one JSON event per line")
     run.add_argument("--session", type=Path, metavar="FILE",
@@ -292,7 +296,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     return run.execute(run.Run(
         settings, prompt, approve, getattr(args, "output", "text"),
         session_file=getattr(args, "session", None), resume=args.resume,
-        tool_filter=chosen), out, err)
+        tool_filter=chosen, elicit=getattr(args, "elicit", "ask")), out, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

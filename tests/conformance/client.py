@@ -5,7 +5,8 @@ server of one scenario.
 The suite runs ``python -m tests.conformance.client URL`` with
 ``MCP_CONFORMANCE_SCENARIO`` set, and ``MCP_CONFORMANCE_CONTEXT`` (JSON) for the
 scenarios that hand out credentials. The client connects, lists the tools and calls each
-one, as a model would, with arguments made from its schema. A browser login is finished
+one, as a model would, with arguments made from its schema; a server that asks for input
+gets the form's defaults (``tui-agent run --elicit defaults``). A browser login is finished
 by a stand-in browser that follows the authorization server's redirect back to our
 loopback listener. Exit 0 once the server answered; 1 (with why, on stderr) if it did not.
 """
@@ -24,9 +25,11 @@ from typing import Any
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.oauth import OAuthSettings
+from tui_agent.headless.elicit import TerminalAsker
 from tui_agent.tools.auth.providers import provider
 from tui_agent.tools.auth.storage import FileVault, TokenStore
 from tui_agent.tools.client import ClientSide
+from tui_agent.tools.frontdesk import FrontDesk
 from tui_agent.tools.hub import Hub
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -74,8 +77,10 @@ async def run(url: str, scenario: str, context: dict[str, Any], state: Path) -> 
     auth = provider(url, plan_of({"name": scenario, **context}), store, open_url=browse,
                     login_timeout=20)
     config = ServerConfig(url=url, transport="http", startup_timeout=25, max_attempts=1)
+    desk = FrontDesk(ask=TerminalAsker("defaults", sys.stderr))  # run --elicit defaults
     async with Hub({"conformance": config}, log_dir=state / "logs", default_timeout=20,
-                   client_side=lambda name, cfg: ClientSide(auth=auth)) as hub:
+                   client_side=lambda name, cfg: desk.side(name, cfg, ClientSide(auth=auth))
+                   ) as hub:
         await hub.wait_all()
         status = hub.statuses()[0]
         if status.state != "connected":

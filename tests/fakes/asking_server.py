@@ -1,5 +1,6 @@
 """An MCP server (the SDK's) whose tools report what the client side gave them: the roots
-the client answers ``roots/list`` with, and the ``Authorization`` header a call came with.
+the client answers ``roots/list`` with, the answers to a form and a link it asks the person
+for (elicitation), and the ``Authorization`` header a call came with.
 The tests of the client seam run it over stdio, or streamable HTTP on a loopback port.
 
     python -m tests.fakes.asking_server [--transport stdio|http] [--port N]
@@ -8,8 +9,25 @@ The tests of the client seam run it over stdio, or streamable HTTP on a loopback
 from __future__ import annotations
 
 import argparse
+from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp_types import ElicitRequestURLParams
+from pydantic import BaseModel, Field
+
+
+class Booking(BaseModel):
+    """The form of ``book``: every field has a default, so ``--elicit defaults`` answers."""
+
+    guests: int = Field(default=2, ge=1, le=12, description="How many people")
+    time: Literal["19:00", "20:00", "21:00"] = Field(default="20:00")
+    terrace: bool = Field(default=False, title="Outside, on the terrace")
+    name: str = Field(default="Ada", min_length=2, max_length=40)
+
+
+def booking() -> Elicit[Booking]:
+    return Elicit("Book a table: how many, and when?", Booking)
 
 
 def build() -> MCPServer:
@@ -19,6 +37,30 @@ def build() -> MCPServer:
     async def roots(ctx: Context) -> str:
         listed = await ctx.session.list_roots()
         return ", ".join(str(root.uri) for root in listed.roots) or "(none)"
+
+    @server.tool(description="Asks the person for a table booking (a form with defaults) "
+                             "and says what came back.")
+    async def book(got: Annotated[ElicitationResult[Booking], Resolve(booking)]) -> str:
+        # Asked through a resolver, so it works in either protocol: mid-call in 2025-11-25,
+        # as an input_required result in 2026-07-28.
+        return f"{got.action}: {got.data.model_dump_json() if got.action == 'accept' else ''}"
+
+    @server.tool(description="Asks the person to open a payment page and says what came back.")
+    async def pay(ctx: Context) -> str:
+        got = await ctx.elicit_url("Pay the deposit on the restaurant's page",
+                                   "https://pay.example.com/deposit?id=7", "deposit-7")
+        return got.action
+
+    opened: list[str] = []
+
+    @server.tool(description="Needs a link opened first (it answers -32042 until then).")
+    def subscribe() -> str:
+        if not opened:
+            opened.append("deposit")  # the next try goes through, as after a real visit
+            raise UrlElicitationRequiredError([ElicitRequestURLParams(
+                message="Confirm the subscription on our site",
+                url="https://shop.example.com/confirm?id=9", elicitation_id="sub-9")])
+        return "subscribed"
 
     @server.tool(description="The Authorization header this call came with (HTTP only).")
     def authorization(ctx: Context) -> str:

@@ -42,6 +42,8 @@ class Run:
     session_file: Path | None = None
     resume: str | None = None
     tool_filter: ToolFilter = field(default_factory=ToolFilter)
+    elicit: str = "ask"
+    """``--elicit``: ask, defaults or decline."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -82,7 +84,11 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     SIGHUP cancel like Ctrl-C does, so the closing still happens; a second one exits at
     once. A remote server that needs a login gets one on a terminal (the browser opens);
     without one it is reported and the turn goes on without it."""
-    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err))
+    from tui_agent.headless.elicit import TerminalAsker
+    from tui_agent.tools.frontdesk import FrontDesk
+
+    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err),
+                         desk=FrontDesk(ask=TerminalAsker(run.elicit, err)))
     check: asyncio.Task[None] | None = None
     if hub is not None:
         hub.start()

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.tools.client import client_over
-from tui_agent.tools.errors import CONNECTION_CLOSED, Dropped, ServerError, innermost
+from tui_agent.tools.errors import (
+    CONNECTION_CLOSED,
+    URL_ELICITATION_REQUIRED,
+    Dropped,
+    LinksFirst,
+    ServerError,
+    innermost,
+)
 from tui_agent.tools.lifecycle import ServerLifecycle, State
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
@@ -76,6 +83,13 @@ class ServerConnection(ServerLifecycle):
                     if not retry_safe or attempt == 2:
                         raise ServerError(f"server '{self.name}' {dropped}; it is restarting. "
                                           "The call may or may not have taken effect.") from None
+                except LinksFirst as first:
+                    # -32042: the server wants links opened first (a login of its own, a
+                    # payment); the person is asked, and the call is tried once more.
+                    if attempt == 2 or not await self._open_links(first.error):
+                        raise ServerError(f"server '{self.name}' needs you to open a link "
+                                          f"before {tool} can run, and it was not opened"
+                                          ) from None
             raise AssertionError("unreachable")
         finally:
             self._in_flight -= 1
@@ -108,6 +122,8 @@ class ServerConnection(ServerLifecycle):
                     raise Dropped("lost the connection during the call") from None
                 self._answered()
                 self.breaker.success()
+                if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
+                    raise LinksFirst(exc.error) from None
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
         if scope.cancelled_caught:
@@ -119,6 +135,21 @@ class ServerConnection(ServerLifecycle):
         self._answered()
         self.breaker.success()
         return result
+
+    async def _open_links(self, error: Any) -> bool:
+        """Ask the person to open each link of a -32042 error; True if every one was."""
+        from mcp.shared.exceptions import UrlElicitationRequiredError
+
+        assert self.side.elicitation is not None
+        try:
+            links = UrlElicitationRequiredError.from_error(error).elicitations
+        except ValueError:
+            return False
+        for link in links:
+            answer = await self.side.elicitation(None, link)  # type: ignore[arg-type]
+            if getattr(answer, "action", None) != "accept":
+                return False
+        return bool(links)
 
     async def _call_in_own_exec(self, tool: str, arguments: dict[str, Any],
                                 progressed: Any) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
+URL_ELICITATION_REQUIRED = -32042
 LOGIN_STEP = "tui_agent.login_step"
 """The extension of an ``httpx`` request that names the login step it was sent for."""
 
@@ -22,6 +23,15 @@ class ServerError(Exception):
 
 class Dropped(Exception):
     """The connection went away during a call (a retry-safe call may be tried again)."""
+
+
+class LinksFirst(Exception):
+    """The server answered a call with -32042: links to open before it can run (``error``
+    is the SDK's ErrorData, carrying them)."""
+
+    def __init__(self, error: object) -> None:
+        super().__init__("URL elicitation required")
+        self.error = error
 
 
 def describe_error(exc: BaseException) -> str:

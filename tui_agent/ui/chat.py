@@ -77,12 +77,13 @@ class ChatApp(App[int]):
             self._configure(start)
 
     def _configure(self, options: Options) -> None:
-        from tui_agent.ui.gate import ModalGate
+        from tui_agent.ui.gate import ModalAsker, ModalGate
         from tui_agent.wiring.runtime import Runtime
 
         self.options = options
         self.backend = Runtime(options, ModalGate(self, remember_in=self._remember_in,
-                                                  on_waiting=self._waiting))
+                                                  on_waiting=self._waiting),
+                               ask=ModalAsker(self))
         self.backend.listeners.append(self._server_changed)
         self.backend.login_pages.append(self._login_page)
         self.loaded.set()

@@ -1,4 +1,5 @@
-"""The TUI's answer to the core's :class:`~tui_agent.core.approval.Gate`: the modal.
+"""The TUI's answer to the core's :class:`~tui_agent.core.approval.Gate`: the modal; and
+to a server that asks the person for something (:class:`ModalAsker`).
 
 Calls are asked one at a time, in the order they arrive (a lock queues the
 rest), so several calls from one reply, or from a script, never stack modals.
@@ -14,6 +15,7 @@ from typing import Any
 from textual.app import App
 
 from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.tools.elicit import Answer, Form, UrlAsk
 
 
 class ModalGate:
@@ -42,4 +44,33 @@ class ModalGate:
             except asyncio.CancelledError:
                 if screen.is_active or screen in self.app.screen_stack:
                     screen.dismiss(Decision.deny("cancelled"))
+                raise
+
+
+class ModalAsker:
+    """The TUI's answer to a server that asks the person (MCP elicitation): a modal, one
+    at a time; a request cancelled meanwhile (its call was) takes its modal down."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self._lock = asyncio.Lock()
+
+    async def __call__(self, request: Form | UrlAsk) -> Answer:
+        from tui_agent.ui.screens.elicit import ElicitScreen, UrlConsent
+
+        async with self._lock:
+            answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+
+            def deliver(given: Answer | None) -> None:
+                if not answer.done():
+                    answer.set_result(given or Answer("cancel"))
+
+            screen = UrlConsent(request) if isinstance(request, UrlAsk) else \
+                ElicitScreen(request)
+            await self.app.push_screen(screen, callback=deliver)
+            try:
+                return await answer
+            except asyncio.CancelledError:
+                if screen.is_active or screen in self.app.screen_stack:
+                    screen.dismiss(Answer("cancel"))
                 raise

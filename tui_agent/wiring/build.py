@@ -29,6 +29,7 @@ from tui_agent.tools.spec import ToolSource
 if TYPE_CHECKING:
     from tui_agent.config.models import ModelSettings
     from tui_agent.tools.auth.logins import Logins
+    from tui_agent.tools.frontdesk import FrontDesk
     from tui_agent.tools.hub import Hub
 
 LATEST = "\0latest"
@@ -55,22 +56,27 @@ def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Po
 
 
 def open_hub(settings: Settings, *, with_disabled: bool = False,
-             logins: Callable[[], Logins] | None = None) -> Hub | None:
+             logins: Callable[[], Logins] | None = None,
+             desk: FrontDesk | None = None) -> Hub | None:
     """A hub for the enabled servers of ``settings`` (and the disabled ones, in their
     ``disabled`` state, for a front end that can switch them on); None when there are none.
     ``logins`` makes how its remote servers log in, if it has servers (default: none may
-    open a browser). Imports the MCP SDK: a front end that must stay responsive calls it
-    after importing :mod:`tui_agent.tools.hub` in a thread."""
+    open a browser); ``desk`` is what the front end offers servers beyond their tools
+    (default: nothing). Imports the MCP SDK: a front end that must stay responsive calls
+    it after importing :mod:`tui_agent.tools.hub` in a thread."""
     servers = {n: s for n, s in settings.config.servers.items()
                if with_disabled or not s.disabled}
     if not servers:
         return None
+    from tui_agent.tools.frontdesk import FrontDesk
     from tui_agent.tools.hub import Hub
 
     made = logins() if logins is not None else open_logins(None)
+    offered = desk if desk is not None else FrontDesk()
     return Hub(servers, log_dir=paths.state_dir() / "logs",
                default_timeout=settings.config.agent.tool_timeout,
-               client_side=made.client_side)
+               client_side=lambda name, config: offered.side(name, config,
+                                                             made.client_side(name, config)))
 
 
 def open_logins(open_url: Callable[[str, str], None] | None, *, interactive: bool = False

@@ -29,6 +29,8 @@ from tui_agent.wiring import build
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
     from tui_agent.tools.connection import ServerStatus
+    from tui_agent.tools.elicit import Ask
+    from tui_agent.tools.frontdesk import FrontDesk
     from tui_agent.tools.hub import Changes, Hub
 
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
@@ -59,8 +61,10 @@ def keys_in_env(env: dict[str, str] | None = None) -> list[str]:
 class Runtime:
     """The parts of one running app, made from :class:`Options` and the front end's gate."""
 
-    def __init__(self, options: Options, gate: Gate) -> None:
+    def __init__(self, options: Options, gate: Gate, ask: Ask | None = None) -> None:
         self.options = options
+        self.ask = ask
+        """How a server's question reaches the person (elicitation)."""
         self.settings = options.settings
         self.policy: Policy = build.policy_from(self.settings, options.tool_filter)
         self.hub: Hub | None = None
@@ -120,7 +124,7 @@ class Runtime:
                 self.logins = await asyncio.to_thread(build.open_logins, self._show_login)
                 logins = self.logins
                 self.hub = build.open_hub(self.settings, with_disabled=True,
-                                          logins=lambda: logins)
+                                          logins=lambda: logins, desk=self._desk())
             if self.hub is not None:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
@@ -158,7 +162,8 @@ class Runtime:
                 return Changes()
             await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
             logins = self.logins = self.logins or build.open_logins(self._show_login)
-            self.hub = build.open_hub(new, with_disabled=True, logins=lambda: logins)
+            self.hub = build.open_hub(new, with_disabled=True, logins=lambda: logins,
+                                      desk=self._desk())
             assert self.hub is not None
             for listener in self.listeners:
                 self.hub.subscribe(listener)
@@ -210,6 +215,11 @@ class Runtime:
             return "logging in, waiting for the browser"
         found = self.logins.status(config)
         return found.describe() if found is not None else "not logged in"
+
+    def _desk(self) -> FrontDesk:
+        from tui_agent.tools.frontdesk import FrontDesk
+
+        return FrontDesk(ask=self.ask)
 
     def _show_login(self, name: str, url: str) -> None:
         from tui_agent.tools.auth.browser import open_in_browser

@@ -1,0 +1,71 @@
+"""SVG snapshots of what servers ask the person (the client side of MCP): the elicitation
+form with every kind of field, and the consent to open a link. Built like
+tests/ui/test_snapshots.py: the real app, a fixed model name, no servers; the screens are
+pushed with what a server would have sent (hostile text included, shown inert)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+from tests.fakes.mcp_server import ESCAPES, MARKUP
+from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, settle
+from tui_agent.tools.elicit import UrlAsk, parse_form
+from tui_agent.ui.screens.elicit import ElicitScreen, UrlConsent
+
+BOOKING = {"type": "object", "required": ["name", "guests"], "properties": {
+    "name": {"type": "string", "title": "Name", "minLength": 2,
+             "description": f"who the table is for {MARKUP}{ESCAPES}"},
+    "email": {"type": "string", "format": "email", "title": "Email"},
+    "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 12,
+               "default": 2},
+    "time": {"type": "string", "title": "Time", "oneOf": [
+        {"const": "19", "title": "7 pm"}, {"const": "20", "title": "8 pm"}], "default": "20"},
+    "terrace": {"type": "boolean", "title": "Outside, on the terrace", "default": True},
+    "diet": {"type": "array", "title": "Dietary needs", "items": {
+        "type": "string", "enum": ["vegetarian", "vegan", "gluten-free"]},
+        "default": ["vegan"]},
+}}
+
+
+def pushing(screen: Screen[Any]) -> Before:
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.app.push_screen(screen)
+        await pilot.pause(0.2)
+    return before
+
+
+def test_elicitation_form(snap_compare: Snap, tmp_path: Path) -> None:
+    """Every kind of field with its default, required ones starred, bounds as hints; the
+    server's hostile description shows as plain text."""
+    form = parse_form("bistro", "Book a table: how many, and when?", BOOKING)
+    assert snap_compare(app_for(tmp_path), terminal_size=(100, 44),
+                        run_before=pushing(ElicitScreen(form)))
+
+
+def test_elicitation_form_with_problems(snap_compare: Snap, tmp_path: Path) -> None:
+    """ctrl+s with a missing name and too many guests: each problem under its field."""
+    form = parse_form("bistro", "Book a table: how many, and when?", BOOKING)
+    screen = ElicitScreen(form)
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await pushing(screen)(pilot)
+        from textual.widgets import Input
+
+        screen.query_one("#field-2", Input).value = "40"
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(100, 44), run_before=before)
+
+
+def test_url_consent(snap_compare: Snap, tmp_path: Path) -> None:
+    """The server, why it asks and the whole URL; nothing opens until ``o``."""
+    ask = UrlAsk("payments", "Pay the deposit on the restaurant's page",
+                 "https://pay.example.com/deposit?id=7&amount=20")
+    assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
+                        run_before=pushing(UrlConsent(ask)))
