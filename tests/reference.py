@@ -1,8 +1,8 @@
 """Reference MCP servers nobody here wrote: where they are, and how to start them.
 
 ``mcp-server-time`` and ``mcp-server-git`` come from PyPI with the test extra.
-``@modelcontextprotocol/server-everything`` comes from npm, installed into
-``tests/npm`` from its lock file the first time a test needs it.
+``@modelcontextprotocol/server-everything`` and ``server-filesystem`` come from npm,
+installed into ``tests/npm`` from its lock file the first time a test needs it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from tests.conftest import TAG_VAR, need
 
 NPM_DIR = Path(__file__).parent / "npm"
 EVERYTHING = NPM_DIR / "node_modules" / ".bin" / "mcp-server-everything"
+FILESYSTEM = NPM_DIR / "node_modules" / ".bin" / "mcp-server-filesystem"
 
 
 def python_server(name: str) -> str:
@@ -31,16 +32,25 @@ def python_server(name: str) -> str:
 
 
 def everything() -> str:
-    """server-everything's executable, installing it with npm on first use."""
-    if not EVERYTHING.exists():
+    """server-everything's executable, installing the npm servers on first use."""
+    return _npm_server(EVERYTHING)
+
+
+def filesystem() -> str:
+    """server-filesystem's executable, installing the npm servers on first use."""
+    return _npm_server(FILESYSTEM)
+
+
+def _npm_server(exe: Path) -> str:
+    if not exe.exists():
         npm = shutil.which("npm")
         need(npm is not None and shutil.which("node") is not None, "node and npm")
         assert npm is not None
         done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NPM_DIR,
                               capture_output=True, text=True, timeout=300)
-        need(done.returncode == 0 and EVERYTHING.exists(),
+        need(done.returncode == 0 and exe.exists(),
              f"npm ci in {NPM_DIR} (it said: {done.stderr.strip()[-500:]})")
-    return str(EVERYTHING)
+    return str(exe)
 
 
 def free_port() -> int:

@@ -36,6 +36,19 @@ def test_structured_content_is_yaml_and_its_json_twin_is_dropped() -> None:
         'nested:\n  a: "1"\n  empty: []')
 
 
+def test_a_text_that_holds_the_structure_is_the_one_copy() -> None:
+    """server-filesystem's file read: ``{"content": X}`` and the text X. The model gets X
+    once, as written (not indented under a YAML key as well)."""
+    body = "def f():\n    return 1\n"
+    out = render(CallToolResult(content=[text(body)], structured_content={"content": body}))
+    assert (out.text, out.value) == (body, {"content": body})
+    # With more in the structure than the text says, the YAML stays and the text that it
+    # repeats goes.
+    out = render(CallToolResult(content=[text(body)],
+                                structured_content={"content": body, "lines": 2}))
+    assert out.text == "content: |-\n  def f():\n      return 1\n  \nlines: 2"
+
+
 def test_a_wrapped_primitive_is_unwrapped() -> None:
     out = render(CallToolResult(content=[text("42")], structured_content={"result": 42}))
     assert out.text == "42"

@@ -73,6 +73,9 @@ class AgentSettings(_Strict):
     max_tool_output: int = Field(default=25_000, ge=100)
     """Tokens (about four characters each) of one tool result the model reads; the rest is
     cut with a note, and the whole result is kept beside the session file."""
+    roots: list[str] = Field(default_factory=list)
+    """Directories every server may work in (MCP roots), beside the project directory
+    (where tui-agent runs); ``~`` and ``${VAR}`` are expanded."""
 
 
 class CodeModeSettings(_Strict):
@@ -148,6 +151,13 @@ class ServerConfig(_Strict):
     protocol: Literal["auto", "legacy", "2026-07-28"] = "auto"
     """MCP protocol era: ``auto`` tries 2026-07-28 and falls back to the 2025
     ``initialize`` handshake; ``legacy`` skips the probe (faster start for older servers)."""
+    roots: list[str] | None = None
+    """The directories this server may work in, instead of the project directory and
+    ``[agent] roots`` (to narrow them); ``[]`` offers none."""
+    log_level: Literal["debug", "info", "notice", "warning", "error", "critical", "alert",
+                       "emergency"] | None = None
+    """The least severe log message the server is asked to send (``logging/setLevel``);
+    unset: the server's own default."""
     disabled: bool = False
     code_mode: bool | None = None
     description: str | None = None

@@ -88,7 +88,8 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     from tui_agent.tools.frontdesk import FrontDesk
 
     hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err),
-                         desk=FrontDesk(ask=TerminalAsker(run.elicit, err)))
+                         desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
+                                        shared_roots=list(run.settings.config.agent.roots)))
     check: asyncio.Task[None] | None = None
     if hub is not None:
         hub.start()

@@ -194,6 +194,17 @@ class ServerConnection(ServerLifecycle):
         self._answered()
         return result
 
+    async def roots_changed(self) -> None:
+        """``notifications/roots/list_changed``, if connected in a 2025 protocol and offered
+        roots (in 2026-07-28 a server asks for them with each request that needs them)."""
+        import warnings
+
+        if self.state == "connected" and self._client is not None and \
+                self.side.list_roots is not None and (self.protocol or "").startswith("2025"):
+            with warnings.catch_warnings():  # deprecated in 2026-07-28 only (SEP-2577)
+                warnings.simplefilter("ignore")
+                await self._client.session.send_roots_list_changed()
+
     # -- reporting ---------------------------------------------------------------
 
     def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:

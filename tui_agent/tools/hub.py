@@ -143,6 +143,11 @@ class Hub:
         self._rebuild()
         return changes
 
+    async def roots_changed(self) -> None:
+        """Tell every connected server its roots changed (it asks again)."""
+        await asyncio.gather(*(c.roots_changed() for c in self.connections.values()),
+                             return_exceptions=True)
+
     def _replace(self, name: str, config: ServerConfig) -> None:
         fresh = self._connection(name, config)
         self.connections[name] = fresh

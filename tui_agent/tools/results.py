@@ -1,7 +1,9 @@
 """An MCP tool result as text: for the model, and for display.
 
 Text blocks are kept; images, audio, links and binary resources are summarised;
-``structuredContent`` is rendered as YAML (compact, and easy for a model to read);
+``structuredContent`` is rendered as YAML (compact, and easy for a model to read), once:
+the text blocks that repeat it are left out, or, where the text already holds every value
+of the structure (a file read's one field), the text alone is kept;
 a failed call's structured error is turned into one line with its code and
 whether it is worth retrying. Everything passes :func:`clean`, so no escape
 sequence or control character from a server reaches a terminal or the model.
@@ -46,20 +48,47 @@ def render(result: Any) -> Rendered:
         return Rendered(clean("\n".join(parts)), True)
     parts = []
     value = None
-    if structured is not None:
+    if structured is not None and texts and _told_by(texts, structured):
+        # The text already says all the structure holds (its one text field, say: a file
+        # read): one copy, the text, as the server wrote it.
+        value = _unwrap(_cleaned(structured))
+        parts.extend(texts)
+    elif structured is not None:
         value = _unwrap(_cleaned(structured))
         shown = value if isinstance(value, str) else to_yaml(value)
         parts.append(shown)
         # Servers repeat the structured value as text for older clients: keep only
         # text that says something more.
-        parts.extend(t for t in texts if not _is_json(t) and clean(t).strip() not in
-                     (shown.strip(), str(value).strip()))
+        repeated = {shown.strip(), str(value).strip(),
+                    *(clean(leaf).strip() for leaf in _leaves(structured)
+                      if isinstance(leaf, str))}
+        parts.extend(t for t in texts if not _is_json(t) and clean(t).strip() not in repeated)
     else:
         parts.extend(texts)
     parts.extend(others)
     if not parts:
         return Rendered(clean(raw_json(result)), False, value)
     return Rendered(clean("\n".join(parts)), False, value)
+
+
+def _told_by(texts: list[str], structured: Any) -> bool:
+    """Every leaf of ``structured`` is a string found in the text blocks (so showing the
+    structure too would repeat them)."""
+    leaves = list(_leaves(structured))
+    said = "\n".join(texts)
+    return bool(leaves) and all(isinstance(leaf, str) and leaf.strip() in said
+                                for leaf in leaves)
+
+
+def _leaves(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
 
 
 def _unwrap(structured: Any) -> Any:

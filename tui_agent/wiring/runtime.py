@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
     from tui_agent.tools.connection import ServerStatus
     from tui_agent.tools.elicit import Ask
-    from tui_agent.tools.frontdesk import FrontDesk
     from tui_agent.tools.hub import Changes, Hub
 
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
@@ -62,10 +61,13 @@ class Runtime:
     """The parts of one running app, made from :class:`Options` and the front end's gate."""
 
     def __init__(self, options: Options, gate: Gate, ask: Ask | None = None) -> None:
+        from tui_agent.tools.frontdesk import FrontDesk
+
         self.options = options
-        self.ask = ask
-        """How a server's question reaches the person (elicitation)."""
         self.settings = options.settings
+        self.desk = FrontDesk(ask=ask, project=Path.cwd(),
+                              shared_roots=list(self.settings.config.agent.roots))
+        """What the app offers servers beyond their tools: the person, the roots."""
         self.policy: Policy = build.policy_from(self.settings, options.tool_filter)
         self.hub: Hub | None = None
         self.ready = asyncio.Event()
@@ -124,7 +126,7 @@ class Runtime:
                 self.logins = await asyncio.to_thread(build.open_logins, self._show_login)
                 logins = self.logins
                 self.hub = build.open_hub(self.settings, with_disabled=True,
-                                          logins=lambda: logins, desk=self._desk())
+                                          logins=lambda: logins, desk=self.desk)
             if self.hub is not None:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
@@ -153,6 +155,8 @@ class Runtime:
         if agent.session is not None:
             agent.session.mask_also(new.secrets)
         agent.settings = new.config.agent
+        roots_moved = self.desk.shared_roots != new.config.agent.roots
+        self.desk.shared_roots = list(new.config.agent.roots)
         agent.system_prompt = new.config.model.system_prompt
         agent.code_mode = build.code_mode(new)
         if old.config.model != new.config.model:
@@ -163,7 +167,7 @@ class Runtime:
             await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
             logins = self.logins = self.logins or build.open_logins(self._show_login)
             self.hub = build.open_hub(new, with_disabled=True, logins=lambda: logins,
-                                      desk=self._desk())
+                                      desk=self.desk)
             assert self.hub is not None
             for listener in self.listeners:
                 self.hub.subscribe(listener)
@@ -176,7 +180,10 @@ class Runtime:
             if name in running and name in old.config.servers
             and same_server(old.config.servers[name], config) else config
             for name, config in new.config.servers.items()}
-        return await self.hub.apply(target)
+        changes = await self.hub.apply(target)
+        if roots_moved:
+            await self.hub.roots_changed()
+        return changes
 
     def statuses(self) -> list[ServerStatus]:
         return self.hub.statuses() if self.hub is not None else []
@@ -215,11 +222,6 @@ class Runtime:
             return "logging in, waiting for the browser"
         found = self.logins.status(config)
         return found.describe() if found is not None else "not logged in"
-
-    def _desk(self) -> FrontDesk:
-        from tui_agent.tools.frontdesk import FrontDesk
-
-        return FrontDesk(ask=self.ask)
 
     def _show_login(self, name: str, url: str) -> None:
         from tui_agent.tools.auth.browser import open_in_browser
