@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a server that asks you for input mid-call: ask on the terminal "
                           "(declined without one), accept the form's defaults, or decline "
                           "(default: ask)")
+    run.add_argument("--verbose", action="store_true",
+                     help="show what MCP servers log (jsonl: server_log events)")
     run.add_argument("--output", choices=("text", "jsonl"), default="text",
                      help="text: the reply on stdout; jsonl: one JSON event per line")
     run.add_argument("--session", type=Path, metavar="FILE",
@@ -296,7 +298,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     return run.execute(run.Run(
         settings, prompt, approve, getattr(args, "output", "text"),
         session_file=getattr(args, "session", None), resume=args.resume,
-        tool_filter=chosen, elicit=getattr(args, "elicit", "ask")), out, err)
+        tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
+        verbose=getattr(args, "verbose", False)), out, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

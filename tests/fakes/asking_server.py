@@ -51,6 +51,15 @@ def build() -> MCPServer:
                                    "https://pay.example.com/deposit?id=7", "deposit-7")
         return got.action
 
+    @server.tool(description="Works in three steps, reporting progress and logging a "
+                             "line of each level (debug, info, warning) on the way.")
+    async def chatty(ctx: Context) -> str:
+        levels: tuple[Literal["debug", "info", "warning"], ...] = ("debug", "info", "warning")
+        for step, level in enumerate(levels, 1):
+            await ctx.log(level, f"step {step} said {level}", logger_name="chatty")
+            await ctx.report_progress(step, 3, f"step {step} of 3")
+        return "talked"
+
     opened: list[str] = []
 
     @server.tool(description="Needs a link opened first (it answers -32042 until then).")

@@ -1,5 +1,5 @@
-"""SVG snapshots of what servers ask the person (the client side of MCP): the elicitation
-form with every kind of field, and the consent to open a link. Built like
+"""SVG snapshots of the client side of MCP: the elicitation form with every kind of field,
+the consent to open a link, and tool cards with a server's progress and warnings. Built like
 tests/ui/test_snapshots.py: the real app, a fixed model name, no servers; the screens are
 pushed with what a server would have sent (hostile text included, shown inert)."""
 
@@ -12,7 +12,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
-from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, settle
+from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, feeding, settle
+from tui_agent.core.events import (
+    ApprovalDecided,
+    ServerLog,
+    ToolCallStarted,
+    ToolProgress,
+    ToolResult,
+)
 from tui_agent.tools.elicit import UrlAsk, parse_form
 from tui_agent.ui.screens.elicit import ElicitScreen, UrlConsent
 
@@ -69,3 +76,23 @@ def test_url_consent(snap_compare: Snap, tmp_path: Path) -> None:
                  "https://pay.example.com/deposit?id=7&amount=20")
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
                         run_before=pushing(UrlConsent(ask)))
+
+
+def test_tool_cards_with_progress(snap_compare: Snap, tmp_path: Path) -> None:
+    """A call whose server knows the total (a bar and its message), one that does not (the
+    count so far), a warning the server logged during a call, and a finished call whose
+    bar is gone."""
+    events = [
+        ToolCallStarted("i", "search__index", "search", "index", {"path": "src"}),
+        ApprovalDecided("i", "auto"),
+        ToolProgress("i", 2, 5, "indexing src/tui_agent"),
+        ServerLog("search", "warning", "skipped 3 files larger than 1 MB", id="i"),
+        ToolCallStarted("c", "crawl__fetch", "crawl", "fetch", {"url": "https://example.com"}),
+        ApprovalDecided("c", "auto"),
+        ToolProgress("c", 17, None, None),
+        ToolCallStarted("d", "search__count", "search", "count", {}),
+        ApprovalDecided("d", "auto"),
+        ToolProgress("d", 1, 2, "counting"),
+        ToolResult("d", False, "1,204 files", 0.8),
+    ]
+    assert snap_compare(app_for(tmp_path), terminal_size=(100, 40), run_before=feeding(events))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -26,8 +26,10 @@ from tui_agent.core.events import (
     Event,
     Notice,
     Retrying,
+    ServerLog,
     StopReason,
     TextDelta,
+    ToolProgress,
     ToolResult,
     TurnDone,
     Usage,
@@ -35,6 +37,7 @@ from tui_agent.core.events import (
 from tui_agent.core.llm import ChatModel, LLMError, Reply, StreamCut, ToolCallRequest
 from tui_agent.core.scripts import CodeMode, Emit, ScriptBridge
 from tui_agent.core.session import SessionWriter
+from tui_agent.tools.news import CALL_NEWS, LogLine, Progress
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
@@ -271,7 +274,11 @@ class Agent:
             else:
                 outcome = self.code_mode.answer(spec.tool, call.arguments)
         else:
-            outcome = await self.run_tool(spec, call.arguments)
+            token = CALL_NEWS.set(_news_to(call.request.id, emit))
+            try:
+                outcome = await self.run_tool(spec, call.arguments)
+            finally:
+                CALL_NEWS.reset(token)
         call.outcome = self._capped(call.request.id, outcome)
         return time.monotonic() - started
 
@@ -339,3 +346,14 @@ def _copy(src: Reply, dst: Reply) -> None:
     dst.usage, dst.incomplete = src.usage, src.incomplete
 
 
+
+
+def _news_to(call_id: str, emit: Emit) -> Callable[[Progress | LogLine], None]:
+    """What a server tells during call ``call_id``, as the turn's events."""
+    def told(news: Progress | LogLine) -> None:
+        if isinstance(news, Progress):
+            emit(ToolProgress(call_id, news.progress, news.total, news.message))
+        else:
+            emit(ServerLog(news.server, news.level, news.text, news.logger, call_id))
+
+    return told

@@ -89,6 +89,31 @@ class ToolResult(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolProgress(Event):
+    """A server's report on a call in flight: ``progress`` of ``total`` (None: unknown),
+    and what it is doing (``message``)."""
+
+    type: ClassVar[str] = "progress"
+    id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLog(Event):
+    """A line a server logged (``notifications/message``). ``id``: the call in flight it
+    is shown with (a warning or worse, during that call), else None."""
+
+    type: ClassVar[str] = "server_log"
+    server: str
+    level: str
+    text: str
+    logger: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Retrying(Event):
     """An LLM request failed in a way worth retrying; the next try starts after ``delay`` s."""
 

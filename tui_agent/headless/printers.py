@@ -17,8 +17,10 @@ from tui_agent.core.events import (
     Event,
     Notice,
     Retrying,
+    ServerLog,
     TextDelta,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TurnDone,
 )
@@ -36,11 +38,15 @@ class TextPrinter:
     out: IO[str]
     err: IO[str]
     secrets: frozenset[str] = frozenset()
+    verbose: bool = False
+    """Show what servers log (``--verbose``)."""
     _mid_line: bool = field(default=False, init=False)
     _masker: StreamMasker = field(init=False)
     _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
     _inner: set[str] = field(init=False, default_factory=set)
     """Ids of calls made by scripts: their lines are indented under the script."""
+    _progress: dict[str, str] = field(init=False, default_factory=dict)
+    """The last progress line shown of each call (the same line is not repeated)."""
 
     def __post_init__(self) -> None:
         self._masker = StreamMasker(self.secrets)
@@ -79,6 +85,13 @@ class TextPrinter:
                            f"{'…' if len(shown) > 300 else ''}")
             case ApprovalDecided(decision="denied", reason=reason):
                 self._note(f"  denied{f': {clean(reason)}' if reason else ''}")
+            case ToolProgress(id=call_id, progress=done, total=total, message=message):
+                line = f"  … {progress_text(done, total)}{f' {clean(message)}' if message else ''}"
+                if self._progress.get(call_id) != line:
+                    self._progress[call_id] = line
+                    self._note(line)
+            case ServerLog(server=server, level=level, text=text, id=None) if self.verbose:
+                self._note(f"[{clean(server)}] {level}: {clean(text)}")
             case ToolResult(id=call_id, is_error=is_error, text=text):
                 first = clean(text).strip().splitlines()[0][:200] if text.strip() else "(empty)"
                 indent = "      " if call_id in self._inner else "  "
@@ -103,12 +116,16 @@ class JsonPrinter:
 
     out: IO[str]
     secrets: frozenset[str] = frozenset()
+    verbose: bool = False
+    """Print ``server_log`` events (``--verbose``)."""
     _masker: StreamMasker = field(init=False)
 
     def __post_init__(self) -> None:
         self._masker = StreamMasker(self.secrets)
 
     def show(self, event: Event) -> None:
+        if isinstance(event, ServerLog) and (not self.verbose or event.id is not None):
+            return  # every line comes once, from the hub, with --verbose
         if isinstance(event, TextDelta):
             text = self._masker.feed(event.delta)
             if text:
@@ -122,3 +139,10 @@ class JsonPrinter:
     def _line(self, payload: dict[str, Any]) -> None:
         self.out.write(mask_json(json.dumps(payload), self.secrets) + "\n")
         self.out.flush()
+
+
+def progress_text(done: float, total: float | None) -> str:
+    """``3/10 (30%)``, or ``3`` when the total is unknown."""
+    if total:
+        return f"{done:g}/{total:g} ({min(done / total, 1):.0%})"
+    return f"{done:g}"

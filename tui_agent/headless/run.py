@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from tui_agent.config import Settings
 from tui_agent.core.agent import Agent
-from tui_agent.core.events import Notice, SessionStarted
+from tui_agent.core.events import Notice, ServerLog, SessionStarted
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLMError
 from tui_agent.core.session import SessionError
@@ -44,6 +44,8 @@ class Run:
     tool_filter: ToolFilter = field(default_factory=ToolFilter)
     elicit: str = "ask"
     """``--elicit``: ask, defaults or decline."""
+    verbose: bool = False
+    """``--verbose``: what servers log is shown too."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -60,8 +62,9 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     except SessionError as exc:
         err.write(f"tui-agent: {exc}\n")
         return EXIT_USAGE
-    printer: Printer = (JsonPrinter(out, run.settings.secrets) if run.output == "jsonl"
-                        else TextPrinter(out, err, run.settings.secrets))
+    printer: Printer = (JsonPrinter(out, run.settings.secrets, run.verbose)
+                        if run.output == "jsonl"
+                        else TextPrinter(out, err, run.settings.secrets, run.verbose))
     agent = build.agent(run.settings, llm, make_gate(run.approve),
                         build.policy_from(run.settings, run.tool_filter), session=writer,
                         history=conv.messages if conv else ())
@@ -91,6 +94,9 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
                          desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
                                         shared_roots=list(run.settings.config.agent.roots)))
     check: asyncio.Task[None] | None = None
+    if hub is not None and run.verbose:
+        hub.log_listeners.append(lambda line: printer.show(
+            ServerLog(line.server, line.level, line.text, line.logger)))
     if hub is not None:
         hub.start()
         agent.tools = hub

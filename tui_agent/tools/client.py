@@ -112,7 +112,21 @@ async def open_client(name: str, config: ServerConfig, side: ClientSide,
         transport = await open_transport(config, stack, errlog, on_event, auth=side.auth)
     client = client_over(transport, config, side, on_message)
     await stack.enter_async_context(client)
+    await _ask_log_level(client, side.log_level)
     return client, container
+
+
+async def _ask_log_level(client: Client, level: LoggingLevel | None) -> None:
+    """``logging/setLevel`` on a 2025 session of a server that logs (2026-07-28 asks for
+    the level with each request: the SDK does that itself)."""
+    import warnings
+
+    if level is None or not client.protocol_version.startswith("2025") or \
+            client.server_capabilities.logging is None:
+        return
+    with warnings.catch_warnings():  # deprecated in 2026-07-28 only
+        warnings.simplefilter("ignore")
+        await client.set_logging_level(level)
 
 
 def server_label(client: Client) -> str | None:

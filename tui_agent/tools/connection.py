@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,12 @@ from tui_agent.tools.errors import (
     innermost,
 )
 from tui_agent.tools.lifecycle import ServerLifecycle, State
+from tui_agent.tools.news import CALL_NEWS, SEVERE, LogLine, News, log_line, progress_of
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
+
+LOG_LINES = 200
+"""Log lines of a server kept for the servers screen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +50,34 @@ class ServerStatus:
     restarts: int
     circuit: str
     log_file: Path | None
+    logs: tuple[str, ...] = ()
+    """The last lines the server logged (``level: text``), oldest first."""
 
 
 class ServerConnection(ServerLifecycle):
-    """One configured server, from start to close, and the calls made to it."""
+    """One configured server, from start to close, and the calls made to it; the last
+    lines it logged (``logs``), each also told to ``on_log`` and, when a warning or worse,
+    to the calls in flight."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.logs: deque[LogLine] = deque(maxlen=LOG_LINES)
+        self.on_log: Callable[[LogLine], None] | None = None
+        self._listening: set[News] = set()
+        outer = self.side.logging
+
+        async def logged(params: Any) -> None:
+            line = log_line(self.name, params)
+            self.logs.append(line)
+            if self.on_log is not None:
+                self.on_log(line)
+            if line.level in SEVERE:
+                for news in list(self._listening):
+                    news(line)
+            if outer is not None:
+                await outer(params)
+
+        self.side = replace(self.side, logging=logged)
 
     async def _usable(self) -> Any:
         if self.state == "disabled":
@@ -102,10 +131,15 @@ class ServerConnection(ServerLifecycle):
         client = await self._usable()
         now = anyio.current_time()
         cap = now + self.config.max_call_time
+        news = CALL_NEWS.get()
+        if news is not None:
+            self._listening.add(news)
         with anyio.CancelScope(deadline=min(now + self.call_timeout, cap)) as scope:
             async def progressed(progress: float, total: float | None, message: str | None) -> None:
                 self._answered()
                 scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
+                if news is not None:
+                    news(progress_of(progress, total, message))
                 if self.side.progress is not None:
                     await self.side.progress(tool, progress, total, message)
 
@@ -126,6 +160,9 @@ class ServerConnection(ServerLifecycle):
                     raise LinksFirst(exc.error) from None
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
+            finally:
+                if news is not None:
+                    self._listening.discard(news)
         if scope.cancelled_caught:
             self.breaker.failure()
             limit = self.config.max_call_time if anyio.current_time() >= cap \
@@ -214,6 +251,8 @@ class ServerConnection(ServerLifecycle):
     def status(self) -> ServerStatus:
         return ServerStatus(self.name, self.state, self.config.transport or "?", len(self.tools),
                             self.last_error, tuple(self.stderr_tail()), self.protocol,
-                            self.server_info, self.restarts, self.breaker.state, self.log_path)
+                            self.server_info, self.restarts, self.breaker.state, self.log_path,
+                            tuple(f"{line.level}: {line.text}" for line in
+                                  list(self.logs)[-STDERR_TAIL_LINES:]))
 
 

@@ -23,6 +23,7 @@ from tui_agent.tools.connection import ServerConnection, ServerStatus
 from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
+from tui_agent.tools.news import LogLine
 from tui_agent.tools.results import describe_block, render
 from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint
 from tui_agent.tools.text import clean
@@ -62,6 +63,8 @@ class Hub:
         route_sdk_logs(log_dir / "mcp-client.log")
         self._log_dir, self._default_timeout = log_dir, default_timeout
         self._client_side = client_side
+        self.log_listeners: list[Callable[[LogLine], None]] = []
+        """Told each line any server logs (``notifications/message``)."""
         self.connections = {name: self._connection(name, cfg) for name, cfg in servers.items()}
         self._catalog: dict[str, Entry] = {}
         self._listeners: list[Callable[[ServerStatus], None]] = []
@@ -95,9 +98,15 @@ class Hub:
 
     def _connection(self, name: str, config: ServerConfig) -> ServerConnection:
         side = self._client_side(name, config) if self._client_side is not None else NOTHING
-        return ServerConnection(name, config, log_dir=self._log_dir,
+        conn = ServerConnection(name, config, log_dir=self._log_dir,
                                 default_timeout=self._default_timeout, on_change=self._changed,
                                 client_side=side)
+        conn.on_log = self._logged
+        return conn
+
+    def _logged(self, line: LogLine) -> None:
+        for listener in list(self.log_listeners):
+            listener(line)
 
     async def disable(self, name: str) -> None:
         """Stop server ``name`` and take its tools out of the catalog, for this run."""

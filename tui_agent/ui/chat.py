@@ -69,6 +69,7 @@ class ChatApp(App[int]):
         self.attachments: list[str] = []
         self.prompt_list: list[tuple[str, str]] = []
         self.theme_problems: list[str] = []
+        self._log_refresh_due = False
         self.turns_ended = 0
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
         self._shutting_down = False
@@ -85,6 +86,7 @@ class ChatApp(App[int]):
                                                   on_waiting=self._waiting),
                                ask=ModalAsker(self))
         self.backend.listeners.append(self._server_changed)
+        self.backend.log_listeners.append(self._server_logged)
         self.backend.login_pages.append(self._login_page)
         self.loaded.set()
 
@@ -220,6 +222,21 @@ class ChatApp(App[int]):
         refresh = getattr(top, "refresh_data", None)
         if refresh is not None:
             refresh()
+
+    def _server_logged(self, _line: object) -> None:
+        """A server's log line: the servers screen, if shown, catches up (at most five
+        times a second, however fast a server logs)."""
+        if self._log_refresh_due or getattr(self.screen, "refresh_data", None) is None:
+            return
+        self._log_refresh_due = True
+
+        def refresh() -> None:
+            self._log_refresh_due = False
+            data = getattr(self.screen, "refresh_data", None)
+            if data is not None:
+                data()
+
+        self.set_timer(0.2, refresh)
 
     def _refresh_servers(self) -> None:
         self.status.servers = ServerCount.of([(s.state, s.tools)

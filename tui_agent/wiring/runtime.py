@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tui_agent.tools.connection import ServerStatus
     from tui_agent.tools.elicit import Ask
     from tui_agent.tools.hub import Changes, Hub
+    from tui_agent.tools.news import LogLine
 
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
                  "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
@@ -72,6 +73,8 @@ class Runtime:
         self.hub: Hub | None = None
         self.ready = asyncio.Event()
         self.listeners: list[Callable[[ServerStatus], None]] = []
+        self.log_listeners: list[Callable[[LogLine], None]] = []
+        """Told each line a server logs."""
         self.login_pages: list[Callable[[str, str], None]] = []
         """Told ``(server, url)`` when a login a person asked for wants its page shown."""
         self.logins: Logins | None = None
@@ -130,6 +133,7 @@ class Runtime:
             if self.hub is not None:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
+                self.hub.log_listeners.extend(self.log_listeners)
                 self.hub.start()
                 self.agent.tools = self.hub
             if isinstance(self.agent.llm, LLM) and self.agent.llm.model:
@@ -171,6 +175,7 @@ class Runtime:
             assert self.hub is not None
             for listener in self.listeners:
                 self.hub.subscribe(listener)
+            self.hub.log_listeners.extend(self.log_listeners)
             self.hub.start()
             agent.tools = self.hub
             return Changes(added=list(new.config.servers))

@@ -133,6 +133,9 @@ class ServersScreen(Screen[None]):
         if st.stderr:
             lines.append("stderr (last lines):")
             lines += [f"  {line}" for line in st.stderr]
+        if st.logs:
+            lines.append("server log (last lines):")
+            lines += [f"  {line}" for line in st.logs]
         if st.log_file:
             lines.append(f"log: {st.log_file}")
         login = self.controls.login_status(st.name)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Collapsible, Static
 
@@ -59,6 +60,9 @@ class ToolCard(Vertical):
     ToolCard.-failed .status, ToolCard.-denied .status { color: $error; }
     ToolCard.-cancelled .status { color: $warning; }
     ToolCard Collapsible { border: none; padding: 0; margin: 0; background: $surface; }
+    ToolCard .progress { color: $text-muted; }
+    ToolCard .log { color: $warning; }
+    ToolCard .log.-error { color: $error; }
     """
 
     def __init__(self, call_id: str, server: str, tool: str,
@@ -76,6 +80,7 @@ class ToolCard(Vertical):
         """Made by a script: arguments on one line when they fit."""
         self.status: Status = "pending"
         self.reason: str | None = None
+        self._progress: Static | None = None
         self.saved_result: tuple[str, bool] | None = None
         """A resumed conversation's result (text, failed), shown once the card mounts."""
 
@@ -133,6 +138,9 @@ class ToolCard(Vertical):
         if self.status == "denied":
             return  # the refusal is the result; the card already says so
         self.set_status("failed" if is_error else "done", duration=duration)
+        if self._progress is not None:
+            self._progress.remove()
+            self._progress = None
         lines = text.splitlines() or ["(empty)"]
         body = Static(plain("\n".join(lines)), classes="result")
         if is_error or len(lines) <= SHORT_RESULT:
@@ -141,6 +149,37 @@ class ToolCard(Vertical):
             title = f"result · {len(lines)} lines, {len(text):,} characters"
             self.mount(Collapsible(body, title=title, collapsed=True))
 
+    def show_progress(self, done: float, total: float | None, message: str | None) -> None:
+        """The server's report on the call: a bar when it knows the total, and what it
+        says it is doing; gone when the result comes."""
+        if self.status in ("done", "failed", "denied", "cancelled"):
+            return
+        if self._progress is None:
+            self._progress = Static("", classes="progress")
+            self.mount(self._progress, before=self.query_one(".kids"))
+        self._progress.update(progress_line(done, total, message))
+
+    def show_log(self, level: str, text: str) -> None:
+        """A warning (or worse) the server logged during the call."""
+        line = Static(plain(f"⚠ {level}: {text}"), classes="log")
+        line.set_class(level != "warning", "-error")
+        self.mount(line, before=self.query_one(".kids"))
+
     async def nest(self, card: ToolCard) -> None:
         """A call made inside this one (a code-mode script's)."""
         await self.query_one(".kids", Vertical).mount(card)
+
+
+BAR = 24
+
+
+def progress_line(done: float, total: float | None, message: str | None) -> Content:
+    """``━━━━━━━━━╺───────────── 40% indexing src``: a bar when the total is known (the
+    count so far when not), then the server's message."""
+    said = f"  {message}" if message else ""
+    if not total:
+        return Content.assemble((f"{done:g} so far", "bold"), said)
+    ratio = max(0.0, min(done / total, 1.0))
+    filled = round(ratio * BAR)
+    return Content.assemble(("━" * filled, "$accent"), ("─" * (BAR - filled), "$panel-lighten-2"),
+                            (f" {ratio:4.0%}", "bold"), said)

@@ -11,7 +11,6 @@ opening a 2,000-message session costs about what opening an empty one does.
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,24 +26,29 @@ from tui_agent.core.events import (
     Event,
     Notice,
     Retrying,
+    ServerLog,
     TextDelta,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TurnDone,
 )
 from tui_agent.ui.gcpause import FullCollections
 from tui_agent.ui.widgets.fold import Folded, Folder
+from tui_agent.ui.widgets.history import (
+    PAGE,
+    arguments,
+    first_shown,
+    looks_failed,
+    page_start,
+    text_of,
+)
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
     from textual.widgets import Markdown
 
     from tui_agent.ui.widgets.messages import AssistantMessage
     from tui_agent.ui.widgets.tool_card import ToolCard
-
-PAGE = 12
-"""The most messages of a resumed conversation mounted at once (a Markdown reply costs
-~20 ms to mount). The first page is only what fills the screen; scrolling to the top,
-or the "show earlier" button, brings the next."""
 
 FOLD_EVERY = 0.2
 """Seconds between looks at whether more has scrolled far enough up to fold."""
@@ -164,6 +168,12 @@ class Transcript(VerticalScroll):
             case ToolResult(id=call_id, is_error=is_error, text=text, duration=took):
                 if call_id in self.cards:
                     self.cards[call_id].show_result(text, is_error=is_error, duration=took)
+            case ToolProgress(id=call_id, progress=done, total=total, message=message):
+                if call_id in self.cards:
+                    self.cards[call_id].show_progress(done, total, message)
+            case ServerLog(id=str(call_id), level=level, text=text):
+                if call_id in self.cards:
+                    self.cards[call_id].show_log(level, text)
             case Retrying(attempt=n, max_attempts=total, delay=delay, reason=reason):
                 await self.note(f"retry {n}/{total} in {delay:.1f} s: {reason}", "warning")
             case ErrorOccurred(message=message):
@@ -217,7 +227,7 @@ class Transcript(VerticalScroll):
         # The estimate of each message's height errs high (two rows of margin where
         # there is one); if it still falls short, the "show earlier" button is in view.
         rows = max(self.size.height or self.app.size.height, 10)
-        start = _page_start(messages, _first_shown(messages, rows, max(self.size.width, 40)))
+        start = page_start(messages, first_shown(messages, rows, max(self.size.width, 40)))
         self._earlier = list(messages[:start])
         widgets = self._widgets(messages[start:])
         if self._earlier:
@@ -259,7 +269,7 @@ class Transcript(VerticalScroll):
             await button.remove()
         if not self._earlier:
             return
-        start = _page_start(self._earlier, len(self._earlier) - PAGE)
+        start = page_start(self._earlier, len(self._earlier) - PAGE)
         page, self._earlier = self._earlier[start:], self._earlier[:start]
         widgets = self._widgets(page)
         if self._earlier:
@@ -292,16 +302,16 @@ class Transcript(VerticalScroll):
         for message in messages:
             role, content = message.get("role"), message.get("content")
             if role == "user":
-                out.append(UserMessage(_text(content)))
+                out.append(UserMessage(text_of(content)))
             elif role == "assistant":
-                if _text(content).strip():
-                    out.append(AssistantMessage(_text(content)))
+                if text_of(content).strip():
+                    out.append(AssistantMessage(text_of(content)))
                 for call in message.get("tool_calls") or []:
                     out.append(self._saved_card(call))
             elif role == "tool" and message.get("tool_call_id") in self.cards:
-                text = _text(content)
+                text = text_of(content)
                 card = self.cards[message["tool_call_id"]]
-                card.saved_result = (text, _looks_failed(text))
+                card.saved_result = (text, looks_failed(text))
         return out
 
     def _saved_card(self, call: dict[str, Any]) -> ToolCard:
@@ -312,7 +322,7 @@ class Transcript(VerticalScroll):
         if not tool and server in META:
             server, tool = META_SERVER, server
         card = ToolCard(str(call.get("id", "")), server if tool else "", tool or server,
-                        _arguments(function.get("arguments")))
+                        arguments(function.get("arguments")))
         self.cards[card.call_id] = card
         return card
 
@@ -321,78 +331,3 @@ def _is_markdown(widget: Widget) -> bool:
     from textual.widgets import Markdown
 
     return isinstance(widget, Markdown)
-
-
-def _first_shown(messages: Sequence[dict[str, Any]], rows: int, width: int) -> int:
-    """The index from which the last messages fill about ``rows`` rows of ``width``
-    columns (at most :data:`PAGE` of them), estimated from their Markdown."""
-    used, start = 0, len(messages)
-    while start > 0 and used < rows and len(messages) - start < PAGE:
-        start -= 1
-        message = messages[start]
-        used += _rows(_text(message.get("content")), width) + 1
-        used += 3 * len(message.get("tool_calls") or [])
-    return start
-
-
-_OWN_LINE = re.compile(r"^\s*([-*+]\s|\d+[.)]\s|#|>|\|)")
-
-
-def _rows(text: str, width: int) -> int:
-    """Rows ``text`` takes as Markdown: a code fence's lines one each (its fences are its
-    frame), a list item, quote or table row one each, a heading two, the lines of a
-    paragraph joined (a single newline is a space) and wrapped at ``width``, and a row
-    between blocks."""
-    rows, paragraph, fenced, block = 0, 0, False, False
-
-    def flush() -> int:
-        nonlocal paragraph
-        taken, paragraph = (paragraph + width - 1) // width, 0
-        return taken
-
-    for line in text.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced, block = not fenced, True
-            rows += flush() + 1
-        elif fenced:
-            rows += 1
-        elif not line.strip():
-            rows += flush() + (1 if block else 0)
-            block = False
-        elif _OWN_LINE.match(line):
-            rows += flush() + (2 if line.lstrip().startswith("#") else 1) + len(line) // width
-            block = True
-        else:
-            paragraph += len(line) + 1
-            block = True
-    return rows + flush()
-
-
-def _page_start(messages: Sequence[dict[str, Any]], start: int) -> int:
-    """Never start a page on a tool result: it belongs with the call before it."""
-    start = max(start, 0)
-    while 0 < start < len(messages) and messages[start].get("role") == "tool":
-        start -= 1
-    return start
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    import json
-
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return {"(unparsed)": raw}
-    return value if isinstance(value, dict) else {}
-
-
-def _looks_failed(text: str) -> bool:
-    return text.startswith(("error:", "The user denied", "not run:"))

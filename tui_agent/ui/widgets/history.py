@@ -1,0 +1,89 @@
+"""What the transcript needs to lay out a saved conversation: how many of its last
+messages fill the screen (estimated from their Markdown), where a page may start, and a
+saved message's text, call arguments and whether a result reads as a failure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+PAGE = 12
+"""The most messages of a resumed conversation mounted at once (a Markdown reply costs
+~20 ms to mount). The first page is only what fills the screen; scrolling to the top,
+or the "show earlier" button, brings the next."""
+
+
+def first_shown(messages: Sequence[dict[str, Any]], rows: int, width: int) -> int:
+    """The index from which the last messages fill about ``rows`` rows of ``width``
+    columns (at most :data:`PAGE` of them), estimated from their Markdown."""
+    used, start = 0, len(messages)
+    while start > 0 and used < rows and len(messages) - start < PAGE:
+        start -= 1
+        message = messages[start]
+        used += _rows(text_of(message.get("content")), width) + 1
+        used += 3 * len(message.get("tool_calls") or [])
+    return start
+
+
+_OWN_LINE = re.compile(r"^\s*([-*+]\s|\d+[.)]\s|#|>|\|)")
+
+
+def _rows(text: str, width: int) -> int:
+    """Rows ``text`` takes as Markdown: a code fence's lines one each (its fences are its
+    frame), a list item, quote or table row one each, a heading two, the lines of a
+    paragraph joined (a single newline is a space) and wrapped at ``width``, and a row
+    between blocks."""
+    rows, paragraph, fenced, block = 0, 0, False, False
+
+    def flush() -> int:
+        nonlocal paragraph
+        taken, paragraph = (paragraph + width - 1) // width, 0
+        return taken
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced, block = not fenced, True
+            rows += flush() + 1
+        elif fenced:
+            rows += 1
+        elif not line.strip():
+            rows += flush() + (1 if block else 0)
+            block = False
+        elif _OWN_LINE.match(line):
+            rows += flush() + (2 if line.lstrip().startswith("#") else 1) + len(line) // width
+            block = True
+        else:
+            paragraph += len(line) + 1
+            block = True
+    return rows + flush()
+
+
+def page_start(messages: Sequence[dict[str, Any]], start: int) -> int:
+    """Never start a page on a tool result: it belongs with the call before it."""
+    start = max(start, 0)
+    while 0 < start < len(messages) and messages[start].get("role") == "tool":
+        start -= 1
+    return start
+
+
+def text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def arguments(raw: Any) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {"(unparsed)": raw}
+    return value if isinstance(value, dict) else {}
+
+
+def looks_failed(text: str) -> bool:
+    return text.startswith(("error:", "The user denied", "not run:"))
