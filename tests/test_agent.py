@@ -201,6 +201,18 @@ async def test_unknown_tool_is_reported_and_the_turn_goes_on(fake_llm: FakeLLM) 
     assert "no tool named 'local__multiply'" in told and "local__add" in told
     assert of(events, ToolResult)[0].is_error
     assert finished(events).reason == "end"
+    started = of(events, ToolCallStarted)[0]
+    assert started.server is None and started.to_json()["server"] is None
+
+
+def test_a_made_up_name_gets_the_closest_real_ones() -> None:
+    from tui_agent.core.calls import closest_names
+
+    names = ["fs__read_file", "fs__write_file", "git__status", "git__log", "web__fetch"]
+    assert closest_names("read_file", names)[0] == "fs__read_file"
+    assert closest_names("files__read_file", names)[0] == "fs__read_file"
+    assert closest_names("git__stat", names)[0] == "git__status"
+    assert "fs__read_file" not in closest_names("weather__forecast", names)
 
 
 @pytest.mark.parametrize("arguments", ['{"a": 2, "b": ', '[1, 2]'], ids=["truncated", "list"])

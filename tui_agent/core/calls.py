@@ -4,6 +4,7 @@ to fix), the event that announces it, and answering calls a saved history left o
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Any
 from tui_agent.core.events import ToolCallStarted
 from tui_agent.core.llm import ToolCallRequest
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
+from tui_agent.tools.text import clean
 
 MAX_LISTED_TOOLS = 40
 
@@ -31,11 +33,13 @@ def prepare(request: ToolCallRequest, offered: dict[str, ToolSpec]) -> Call:
     call = Call(request, offered.get(request.name))
     if call.spec is None:
         names = sorted(offered)
+        closest = closest_names(request.name, names)
+        near = f" The closest: {', '.join(closest)}." if closest else ""
         listed = ", ".join(names[:MAX_LISTED_TOOLS]) or "none"
         more = f" and {len(names) - MAX_LISTED_TOOLS} more" if len(names) > MAX_LISTED_TOOLS \
             else ""
-        call.outcome = ToolOutcome(f"error: there is no tool named '{request.name}'. "
-                                   f"Available tools: {listed}{more}.", is_error=True)
+        call.outcome = ToolOutcome(f"error: there is no tool named '{clean(request.name)}'."
+                                   f"{near} Available tools: {listed}{more}.", is_error=True)
         return call
     raw = request.arguments.strip() or "{}"
     try:
@@ -55,9 +59,22 @@ def prepare(request: ToolCallRequest, offered: dict[str, ToolSpec]) -> Call:
     return call
 
 
+def closest_names(name: str, names: Sequence[str], most: int = 5) -> list[str]:
+    """The real tool names nearest a made-up one: the same tool on another server (the
+    part after ``__``) first, then the ones spelled most alike."""
+    bare = name.rsplit("__", 1)[-1]
+    same_tool = [n for n in names if n.rsplit("__", 1)[-1] == bare]
+    alike = difflib.get_close_matches(name, names, n=most, cutoff=0.5)
+    alike += difflib.get_close_matches(bare, [n.rsplit("__", 1)[-1] for n in names],
+                                       n=most, cutoff=0.6)
+    spelled = [n for a in alike for n in names if n == a or n.rsplit("__", 1)[-1] == a]
+    return list(dict.fromkeys(same_tool + spelled))[:most]
+
+
 def started(call: Call) -> ToolCallStarted:
+    """The event of a call; ``server`` is None for a tool that does not exist."""
     spec, req = call.spec, call.request
-    return ToolCallStarted(req.id, req.name, spec.server if spec else "",
+    return ToolCallStarted(req.id, req.name, spec.server if spec else None,
                            spec.tool if spec else req.name, call.arguments or {})
 
 

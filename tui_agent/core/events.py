@@ -60,12 +60,13 @@ class TextDelta(Event):
 class ToolCallStarted(Event):
     """The model asked for a tool.
 
+    ``server`` is None for a tool that does not exist (the model made up its name);
     ``parent`` is the script's call id for calls made inside code mode."""
 
     type: ClassVar[str] = "tool_call"
     id: str
     name: str
-    server: str
+    server: str | None
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
     parent: str | None = None

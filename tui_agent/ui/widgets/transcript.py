@@ -186,7 +186,7 @@ class Transcript(VerticalScroll):
     async def _card(self, event: ToolCallStarted) -> ToolCard:
         from tui_agent.ui.widgets.tool_card import ToolCard
 
-        card = ToolCard(event.id, event.server, event.tool, event.arguments,
+        card = ToolCard(event.id, event.server or "", event.tool, event.arguments,
                         servers=self.script_servers(), nested=event.parent is not None)
         self.cards[event.id] = card
         parent = self.cards.get(event.parent or "")
