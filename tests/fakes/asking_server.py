@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.shared.exceptions import UrlElicitationRequiredError
-from mcp_types import ElicitRequestURLParams
+from mcp_types import ElicitRequestURLParams, ToolAnnotations
 from pydantic import BaseModel, Field
 
 
@@ -33,7 +33,8 @@ def booking() -> Elicit[Booking]:
 def build() -> MCPServer:
     server = MCPServer("asking")
 
-    @server.tool(description="The roots the client gives when asked (roots/list).")
+    @server.tool(description="The roots the client gives when asked (roots/list).",
+                 annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
     async def roots(ctx: Context) -> str:
         listed = await ctx.session.list_roots()
         return ", ".join(str(root.uri) for root in listed.roots) or "(none)"
@@ -62,7 +63,8 @@ def build() -> MCPServer:
 
     opened: list[str] = []
 
-    @server.tool(description="Needs a link opened first (it answers -32042 until then).")
+    @server.tool(description="Needs a link opened first (it answers -32042 until then).",
+                 annotations=ToolAnnotations(destructiveHint=True, openWorldHint=True))
     def subscribe() -> str:
         if not opened:
             opened.append("deposit")  # the next try goes through, as after a real visit

@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
 from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, feeding, settle
+from tui_agent.core.approval import PendingCall
 from tui_agent.core.events import (
     ApprovalDecided,
     ServerLog,
@@ -21,6 +22,7 @@ from tui_agent.core.events import (
     ToolResult,
 )
 from tui_agent.tools.elicit import UrlAsk, parse_form
+from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.elicit import ElicitScreen, UrlConsent
 
 BOOKING = {"type": "object", "required": ["name", "guests"], "properties": {
@@ -96,3 +98,12 @@ def test_tool_cards_with_progress(snap_compare: Snap, tmp_path: Path) -> None:
         ToolResult("d", False, "1,204 files", 0.8),
     ]
     assert snap_compare(app_for(tmp_path), terminal_size=(100, 40), run_before=feeding(events))
+
+
+def test_approval_modal_with_the_servers_hints(snap_compare: Snap, tmp_path: Path) -> None:
+    """The server's hints as badges under the title, destructive in the error colour."""
+    call = PendingCall("c1", "shop__cancel_order", "shop", "cancel_order", {"order": 1182},
+                       "Cancel an order and refund it.", fingerprint="f" * 32,
+                       hints=("destructive", "idempotent", "open-world"))
+    assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
+                        run_before=pushing(ApprovalScreen(call, remember_in="config.toml")))

@@ -193,7 +193,8 @@ class Agent:
         events: list[Event] = []
         decision = await self.ask(spec, PendingCall(
             req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
-            why=judged.why, fingerprint=spec.fingerprint), judged, events.append)
+            why=judged.why, fingerprint=spec.fingerprint, hints=spec.hints), judged,
+            events.append)
         for event in events:
             yield event
         if not decision.approved:

@@ -41,6 +41,9 @@ class PendingCall:
     fingerprint: str = ""
     script: str = ""
     """For a call made by a code-mode script: the script's source, to show beside it."""
+    hints: tuple[str, ...] = ()
+    """What the server says of the tool (``read-only``, ``destructive``, ...): shown,
+    never trusted."""
 
 
 @dataclass(frozen=True, slots=True)

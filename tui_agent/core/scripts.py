@@ -194,7 +194,7 @@ class ScriptBridge:
             decision = await self.agent.ask(spec, PendingCall(
                 call_id, spec.name, spec.server, spec.tool, args, spec.description,
                 why=judged.why, parent=self.parent, fingerprint=spec.fingerprint,
-                script=self.code), judged, self.emit)
+                script=self.code, hints=spec.hints), judged, self.emit)
         finally:
             self.paused += time.monotonic() - started
         if decision.approved and decision.script:

@@ -56,6 +56,8 @@ class TerminalGate:
                   f"({clean(call.why)})\n")
         if call.description:
             tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
+        if call.hints:
+            tty.write(f"  the server says it is: {', '.join(call.hints)}\n")
         tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
         if call.parent:
             tty.write(f"  called by the script {clean(call.parent)} (shown above)\n")

@@ -57,6 +57,8 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> Non
         verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
         first = spec.description.strip().splitlines()[0][:80] if spec.description.strip() else ""
         out.write(f"  {spec.name:<{width}}  {verdict:<4}  {first}\n")
+    for why in status.held_back:
+        out.write(f"  not offered: {why}\n")
     if status.state not in ("connected", "idle"):
         out.write(f"  error: {clean(status.last_error or 'unknown')}\n")
         for line in status.stderr[-5:]:

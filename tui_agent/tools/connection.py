@@ -31,6 +31,14 @@ from tui_agent.tools.news import CALL_NEWS, SEVERE, LogLine, News, log_line, pro
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
 
+
+def needs_task(tool: Any) -> bool:
+    """A tool that runs only as a task (``execution.taskSupport = "required"``): the SDK
+    has no client side for tasks yet, so such a tool is not offered (every call would
+    fail). Where tasks are optional, a plain call works."""
+    return getattr(getattr(tool, "execution", None), "task_support", None) == "required"
+
+
 LOG_LINES = 200
 """Log lines of a server kept for the servers screen."""
 
@@ -52,6 +60,8 @@ class ServerStatus:
     log_file: Path | None
     logs: tuple[str, ...] = ()
     """The last lines the server logged (``level: text``), oldest first."""
+    held_back: tuple[str, ...] = ()
+    """Tools of the server not offered to the model, each with why."""
 
 
 class ServerConnection(ServerLifecycle):
@@ -253,6 +263,8 @@ class ServerConnection(ServerLifecycle):
                             self.last_error, tuple(self.stderr_tail()), self.protocol,
                             self.server_info, self.restarts, self.breaker.state, self.log_path,
                             tuple(f"{line.level}: {line.text}" for line in
-                                  list(self.logs)[-STDERR_TAIL_LINES:]))
+                                  list(self.logs)[-STDERR_TAIL_LINES:]),
+                            tuple(f"{clean(t.name)}: it runs only as a task, which tui-agent "
+                                  "cannot run yet" for t in self.tools if needs_task(t)))
 
 

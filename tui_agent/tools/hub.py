@@ -19,13 +19,13 @@ from typing import Any
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import NOTHING, ClientSide
-from tui_agent.tools.connection import ServerConnection, ServerStatus
+from tui_agent.tools.connection import ServerConnection, ServerStatus, needs_task
 from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.news import LogLine
 from tui_agent.tools.results import describe_block, render
-from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint
+from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint, hints_of
 from tui_agent.tools.text import clean
 
 ClientSides = Callable[[str, ServerConfig], ClientSide]
@@ -176,10 +176,11 @@ class Hub:
         # An idle server's tools stay offered: a call starts it again.
         live = [c for c in self.connections.values()
                 if c.state in ("connected", "degraded", "idle")]
-        names = catalog_names((c.name, t.name) for c in live for t in c.tools)
+        offered = {c.name: [t for t in c.tools if not needs_task(t)] for c in live}
+        names = catalog_names((c.name, t.name) for c in live for t in offered[c.name])
         catalog: dict[str, Entry] = {}
         for conn in live:
-            for tool in conn.tools:
+            for tool in offered[conn.name]:
                 name = names[(conn.name, tool.name)]
                 catalog[name] = Entry(self._spec(name, conn, tool), _retry_safe(tool))
         self._catalog = catalog
@@ -196,7 +197,8 @@ class Hub:
                         parameters=schema,
                         timeout=conn.config.max_call_time + SPEC_MARGIN,
                         fingerprint=fingerprint(tool.name, tool.description, tool.input_schema),
-                        output_schema=output if isinstance(output, dict) else None)
+                        output_schema=output if isinstance(output, dict) else None,
+                        hints=hints_of(getattr(tool, "annotations", None)))
 
     # -- ToolSource --------------------------------------------------------------
 

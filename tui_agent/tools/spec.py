@@ -31,6 +31,10 @@ class ToolSpec:
     for tools that cannot change under the user, such as local functions."""
     output_schema: dict[str, Any] | None = None
     """The JSON Schema of the tool's structured result, when it declares one."""
+    hints: tuple[str, ...] = ()
+    """What the server says of the tool (its annotations): ``read-only``, ``destructive``,
+    ``idempotent``, ``open-world``. Hints from an untrusted server: shown to a person,
+    never a reason to run anything without asking."""
 
     def to_openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {
@@ -65,6 +69,24 @@ class Preparing(Protocol):
     yields notes for the user while it gets ready."""
 
     def prepare(self) -> AsyncIterator[str]: ...
+
+
+def hints_of(annotations: Any) -> tuple[str, ...]:
+    """The hints of MCP ``ToolAnnotations`` (duck-typed), in a fixed order. A destructive
+    hint counts only on a tool that is not read-only, as the spec says."""
+    if annotations is None:
+        return ()
+    read_only = getattr(annotations, "read_only_hint", None) is True
+    found = []
+    if read_only:
+        found.append("read-only")
+    elif getattr(annotations, "destructive_hint", None) is True:
+        found.append("destructive")
+    if getattr(annotations, "idempotent_hint", None) is True and not read_only:
+        found.append("idempotent")
+    if getattr(annotations, "open_world_hint", None) is True:
+        found.append("open-world")
+    return tuple(found)
 
 
 def fingerprint(name: str, description: str | None, input_schema: Any) -> str:

@@ -1,4 +1,7 @@
 """The approval modal: one tool call, everything needed to judge it, and five answers.
+The server's hints about the tool (read-only, destructive, open-world, idempotent) are
+badges under the title, destructive in the error colour: hints from an untrusted server,
+shown, never acted on.
 
 ``y`` approve once · ``a`` always allow (written to the config file the server came
 from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny. For
@@ -38,6 +41,7 @@ class ApprovalScreen(Question[Decision]):
     ApprovalScreen #reason { display: none; }
     ApprovalScreen.-reason #reason { display: block; }
     ApprovalScreen .keys { dock: bottom; }
+    ApprovalScreen .badges { margin: 0 0 1 0; }
     """
 
     BINDINGS = [
@@ -62,6 +66,8 @@ class ApprovalScreen(Question[Decision]):
             changed = CHANGED in call.why
             why = ("⚠ " if changed else "") + f"Asking because: {clean(call.why)}"
             yield Static(plain(why), classes="why -changed" if changed else "why")
+            if call.hints:
+                yield Static(badges(call.hints), classes="badges")
             with VerticalScroll(id="body"):
                 yield Static("description", classes="label")
                 yield Static(plain(call.description or "(the server gave none)"),
@@ -109,3 +115,19 @@ class ApprovalScreen(Question[Decision]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(Decision.deny(event.value.strip() or None))
+
+
+BADGE_STYLE = {"destructive": "bold $text-error on $error-muted",
+               "read-only": "$text-success on $success-muted",
+               "open-world": "$text-accent on $accent-muted",
+               "idempotent": "$text-muted on $boost"}
+
+
+def badges(hints: tuple[str, ...]) -> Content:
+    """The server's hints as badges, destructive in the error colour. Hints from an
+    untrusted server: they inform, and approve nothing."""
+    parts: list[Content | tuple[str, str] | str] = []
+    for hint in hints:
+        parts += [(f" {hint} ", BADGE_STYLE.get(hint, "")), " "]
+    parts.append(("(the server's own hints)", "$text-muted italic"))
+    return Content.assemble(*parts)
