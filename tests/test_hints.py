@@ -21,12 +21,12 @@ from tui_agent.tools.spec import hints_of
 
 def test_the_hints_of_annotations() -> None:
     assert hints_of(None) == ()
-    assert hints_of(ToolAnnotations(readOnlyHint=True, destructiveHint=True,
-                                    idempotentHint=True, openWorldHint=True)) == \
+    assert hints_of(ToolAnnotations(read_only_hint=True, destructive_hint=True,
+                                    idempotent_hint=True, open_world_hint=True)) == \
         ("read-only", "open-world")  # destructive and idempotent mean nothing when read-only
-    assert hints_of(ToolAnnotations(destructiveHint=True, idempotentHint=True)) == \
+    assert hints_of(ToolAnnotations(destructive_hint=True, idempotent_hint=True)) == \
         ("destructive", "idempotent")
-    assert hints_of(ToolAnnotations(openWorldHint=False)) == ()
+    assert hints_of(ToolAnnotations(open_world_hint=False)) == ()
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ def build() -> MCPServer:
     server = MCPServer("asking")
 
     @server.tool(description="The roots the client gives when asked (roots/list).",
-                 annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+                 annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     async def roots(ctx: Context) -> str:
         listed = await ctx.session.list_roots()
         return ", ".join(str(root.uri) for root in listed.roots) or "(none)"
@@ -64,7 +64,7 @@ def build() -> MCPServer:
     opened: list[str] = []
 
     @server.tool(description="Needs a link opened first (it answers -32042 until then).",
-                 annotations=ToolAnnotations(destructiveHint=True, openWorldHint=True))
+                 annotations=ToolAnnotations(destructive_hint=True, open_world_hint=True))
     def subscribe() -> str:
         if not opened:
             opened.append("deposit")  # the next try goes through, as after a real visit
