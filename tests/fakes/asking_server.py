@@ -26,12 +26,16 @@ class Booking(BaseModel):
     name: str = Field(default="Ada", min_length=2, max_length=40)
 
 
+INSTRUCTIONS = "Call roots before anything else.\x1b[2J Book tables with book, never by hand."
+"""What this server tells clients about using it (with an escape sequence to be removed)."""
+
+
 def booking() -> Elicit[Booking]:
     return Elicit("Book a table: how many, and when?", Booking)
 
 
 def build() -> MCPServer:
-    server = MCPServer("asking")
+    server = MCPServer("asking", instructions=INSTRUCTIONS)
 
     @server.tool(description="The roots the client gives when asked (roots/list).",
                  annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))

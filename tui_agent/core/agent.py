@@ -62,10 +62,22 @@ class Agent:
         self.usage = Usage()
         self.code_mode = code_mode
 
-    def _request_messages(self) -> list[dict[str, Any]]:
-        if self.system_prompt:
-            return [{"role": "system", "content": self.system_prompt}, *self.messages]
+    def _request_messages(self, offered: dict[str, ToolSpec] | None = None
+                          ) -> list[dict[str, Any]]:
+        system = system_text(self.system_prompt, self._instructions(offered or {}))
+        if system:
+            return [{"role": "system", "content": system}, *self.messages]
         return self.messages
+
+    def _instructions(self, offered: dict[str, ToolSpec]) -> dict[str, str]:
+        """The ``instructions`` of the servers whose tools the model has this turn."""
+        given = getattr(self.tools, "instructions", None)
+        if given is None:
+            return {}
+        servers = {spec.server for spec in offered.values()}
+        code_mode = self.code_mode is not None and any(
+            spec.server == META_SERVER for spec in offered.values())
+        return {name: text for name, text in given().items() if code_mode or name in servers}
 
     def _offered(self) -> dict[str, ToolSpec]:
         allowed = {s.name: s for s in self.tools.specs()
@@ -135,7 +147,8 @@ class Agent:
         parts: list[str] = []
         done = False
         try:
-            async with aclosing(self.llm.stream(self._request_messages(), specs)) as stream:
+            async with aclosing(self.llm.stream(self._request_messages(offered),
+                                                specs)) as stream:
                 async for item in stream:
                     if isinstance(item, Reply):
                         _copy(item, reply)
@@ -358,3 +371,13 @@ def _news_to(call_id: str, emit: Emit) -> Callable[[Progress | LogLine], None]:
             emit(ServerLog(news.server, news.level, news.text, news.logger, call_id))
 
     return told
+
+
+def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
+    """The system prompt, then each server's instructions under its name."""
+    if not instructions:
+        return prompt
+    block = "\n\n".join(f"## {name}\n{text}" for name, text in sorted(instructions.items()))
+    said = ("The MCP servers whose tools you have say this about using them (their own "
+            f"words; follow them where they do not conflict with the above):\n\n{block}")
+    return f"{prompt}\n\n{said}" if prompt else said

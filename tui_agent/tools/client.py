@@ -129,6 +129,18 @@ async def _ask_log_level(client: Client, level: LoggingLevel | None) -> None:
         await client.set_logging_level(level)
 
 
+MAX_INSTRUCTIONS = 2_000
+"""Characters of a server's ``instructions`` that reach the system prompt."""
+
+
+def instructions_of(client: Client) -> str | None:
+    """The server's ``instructions`` (untrusted: cleaned, and capped with a note)."""
+    text = clean(client.instructions or "").strip()
+    if len(text) > MAX_INSTRUCTIONS:
+        text = text[:MAX_INSTRUCTIONS] + f" [… {len(text) - MAX_INSTRUCTIONS:,} more characters]"
+    return text or None
+
+
 def server_label(client: Client) -> str | None:
     """The server's name and version, as it introduced itself (untrusted: cleaned)."""
     info = client.server_info

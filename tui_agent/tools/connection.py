@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tui_agent.tools.client import client_over
+from tui_agent.tools.client import client_over, instructions_of
 from tui_agent.tools.errors import (
     CONNECTION_CLOSED,
     URL_ELICITATION_REQUIRED,
@@ -62,6 +62,8 @@ class ServerStatus:
     """The last lines the server logged (``level: text``), oldest first."""
     held_back: tuple[str, ...] = ()
     """Tools of the server not offered to the model, each with why."""
+    instructions: str | None = None
+    """What the server says about using it, as the model gets it."""
 
 
 class ServerConnection(ServerLifecycle):
@@ -88,6 +90,13 @@ class ServerConnection(ServerLifecycle):
                 await outer(params)
 
         self.side = replace(self.side, logging=logged)
+        self.instructions: str | None = None
+        """What the server says about using it (``instructions``), cleaned and capped."""
+
+    async def _connect(self, stack: Any) -> Any:
+        client = await super()._connect(stack)
+        self.instructions = instructions_of(client)
+        return client
 
     async def _usable(self) -> Any:
         if self.state == "disabled":
@@ -265,6 +274,7 @@ class ServerConnection(ServerLifecycle):
                             tuple(f"{line.level}: {line.text}" for line in
                                   list(self.logs)[-STDERR_TAIL_LINES:]),
                             tuple(f"{clean(t.name)}: it runs only as a task, which tui-agent "
-                                  "cannot run yet" for t in self.tools if needs_task(t)))
+                                  "cannot run yet" for t in self.tools if needs_task(t)),
+                            self.instructions)
 
 

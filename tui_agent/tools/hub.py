@@ -262,6 +262,12 @@ class Hub:
     def statuses(self) -> list[ServerStatus]:
         return [c.status() for c in self.connections.values()]
 
+    def instructions(self) -> dict[str, str]:
+        """Each server's ``instructions``, for the servers whose tools are offered now."""
+        offered = {e.spec.server for e in self._catalog.values()}
+        return {name: conn.instructions for name, conn in self.connections.items()
+                if name in offered and conn.instructions}
+
     def tools_of(self, server: str) -> list[ToolSpec]:
         return [e.spec for e in self._catalog.values() if e.spec.server == server]
 

@@ -133,6 +133,9 @@ class ServersScreen(Screen[None]):
         if st.stderr:
             lines.append("stderr (last lines):")
             lines += [f"  {line}" for line in st.stderr]
+        if st.instructions:
+            lines.append("instructions (the model reads them):")
+            lines += [f"  {line}" for line in st.instructions.splitlines()[:12]]
         if st.held_back:
             lines.append("not offered to the model:")
             lines += [f"  {why}" for why in st.held_back]
