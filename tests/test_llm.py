@@ -13,8 +13,9 @@ from tests.conftest import model_for
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.events import Retrying, TextDelta
-from tui_agent.core.llm import LLM, LLMError, StreamCut, load_litellm
+from tui_agent.core.llm import LLM, StreamCut, load_litellm
 from tui_agent.core.llm import Reply as LLMReply
+from tui_agent.core.llm_errors import LLMError
 
 pytestmark = pytest.mark.anyio
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -34,7 +34,8 @@ from tui_agent.core.events import (
     TurnDone,
     Usage,
 )
-from tui_agent.core.llm import ChatModel, LLMError, Reply, StreamCut, ToolCallRequest
+from tui_agent.core.llm import ChatModel, Reply, StreamCut, ToolCallRequest
+from tui_agent.core.llm_errors import LLMError
 from tui_agent.core.scripts import CodeMode, Emit, ScriptBridge
 from tui_agent.core.session import SessionWriter
 from tui_agent.tools.news import CALL_NEWS, LogLine, Progress

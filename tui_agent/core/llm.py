@@ -18,7 +18,6 @@ import asyncio
 import logging
 import os
 import random
-import re
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, suppress
@@ -28,6 +27,7 @@ from typing import Any, Protocol
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.events import Retrying, TextDelta, Usage
+from tui_agent.core.llm_errors import LLMError, classify
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
@@ -92,25 +92,6 @@ class Reply:
                  "function": {"name": c.name, "arguments": c.arguments}}
                 for c in self.tool_calls]
         return msg
-
-
-class LLMError(Exception):
-    """An LLM request failed. ``kind`` is one of: ``no_model``, ``unknown_model``,
-    ``no_api_key``, ``auth``, ``unreachable``, ``rate_limit``, ``server``,
-    ``timeout``, ``context_window``, ``bad_request``, ``stream_cut``."""
-
-    CONFIG_KINDS = frozenset({"no_model", "unknown_model", "no_api_key"})
-
-    def __init__(self, kind: str, message: str, *, retriable: bool = False,
-                 retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.retriable = retriable
-        self.retry_after = retry_after
-
-    @property
-    def is_config(self) -> bool:
-        return self.kind in self.CONFIG_KINDS
 
 
 class StreamCut(LLMError):
@@ -334,57 +315,3 @@ async def _close(response: Any) -> None:
     if aclose is not None:
         with suppress(Exception):  # closing a broken stream may fail again; nothing to keep
             await aclose()
-
-
-def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -> LLMError:
-    """Turn a litellm/openai exception into an :class:`LLMError` that says what to do."""
-    if isinstance(exc, LLMError):
-        return exc
-    ex = litellm.exceptions
-    # "litellm.RateLimitError: RateLimitError: OpenAIException - the message" -> the message
-    text = re.sub(r"^(?:[\w.]+(?:Error|Exception)\s*[:-]\s*)+", "",
-                  str(exc).split("\n")[0].strip()) or type(exc).__name__
-    where = settings.api_base or "the provider"
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, ex.ContextWindowExceededError):
-        return LLMError("context_window", f"the conversation is too long for {settings.name}: "
-                        f"{text}. Start a new conversation or use a model with a larger context.")
-    if isinstance(exc, ex.AuthenticationError | ex.PermissionDeniedError):
-        return LLMError("auth", f"{where} refused the API key for {settings.name}: {text}")
-    if isinstance(exc, ex.NotFoundError):
-        return LLMError("unknown_model", f"{where} does not know the model "
-                        f"'{settings.name}': {text}")
-    if isinstance(exc, ex.RateLimitError):
-        return LLMError("rate_limit", f"rate limited by {where} (429)", retriable=True,
-                        retry_after=_retry_after(exc))
-    if isinstance(exc, ex.Timeout):
-        return LLMError("timeout", f"{where} did not answer within {settings.timeout:g} s",
-                        retriable=True)
-    if _is_connection_error(ex, exc):
-        return LLMError("unreachable", f"cannot reach {where}: {text}", retriable=True)
-    if isinstance(exc, ex.BadRequestError):
-        return LLMError("bad_request", f"{where} rejected the request: {text}")
-    if isinstance(status, int) and status >= 500 or isinstance(
-            exc, ex.InternalServerError | ex.ServiceUnavailableError | ex.BadGatewayError):
-        return LLMError("server", f"{where} failed ({status or 'server error'}): {text}",
-                        retriable=True, retry_after=_retry_after(exc))
-    return LLMError("server", f"the request to {where} failed: {type(exc).__name__}: {text}")
-
-
-def _is_connection_error(ex: Any, exc: BaseException) -> bool:
-    if isinstance(exc, ex.APIConnectionError):
-        return True
-    # openai's "Connection error." arrives as a 500 InternalServerError through litellm.
-    return isinstance(exc, ex.InternalServerError) and "connection error" in str(exc).lower()
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    headers = getattr(exc, "litellm_response_headers", None) or getattr(
-        getattr(exc, "response", None), "headers", None)
-    if not headers:
-        return None
-    value = headers.get("retry-after")
-    try:
-        return max(0.0, float(str(value))) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: fall back to our own backoff

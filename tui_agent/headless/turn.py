@@ -8,7 +8,7 @@ from typing import IO
 
 from tui_agent.core.agent import Agent
 from tui_agent.core.events import ErrorOccurred, TurnDone
-from tui_agent.core.llm import LLMError
+from tui_agent.core.llm_errors import LLMError
 from tui_agent.headless.printers import Printer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
