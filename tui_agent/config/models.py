@@ -55,6 +55,9 @@ class ModelSettings(_Strict):
     system_prompt: str | None = None
     choices: list[str] = Field(default_factory=list)
     """Models the TUI's ``/model`` picker offers (any other litellm string can be typed)."""
+    vision: bool | None = None
+    """Whether the model reads images (tools' images then reach it as image parts); unset:
+    what litellm knows of the model."""
     timeout: float = Field(default=600.0, gt=0)
     """Seconds one LLM request (including its whole stream) may take."""
     max_retries: int = Field(default=3, ge=0, le=10)

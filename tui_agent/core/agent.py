@@ -14,6 +14,7 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
@@ -36,6 +37,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.llm import ChatModel, Reply, StreamCut, ToolCallRequest
 from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.messages import media_message, system_text
 from tui_agent.core.scripts import CodeMode, Emit, ScriptBridge
 from tui_agent.core.session import SessionWriter
 from tui_agent.tools.news import CALL_NEWS, LogLine, Progress
@@ -276,6 +278,9 @@ class Agent:
             text = call.outcome.text if call.outcome is not None else unfinished
             self._record({"role": "tool", "tool_call_id": call.request.id, "content": text},
                          sync=False)
+        shown = media_message(calls) if self._takes_images() else None
+        if shown is not None:
+            self._record(shown, sync=False)
         if self.session is not None:
             self.session.sync()
 
@@ -330,6 +335,10 @@ class Agent:
                                is_error=True)
         return ToolOutcome(clean(outcome.text()), is_error=not outcome.ok)
 
+    def _takes_images(self) -> bool:
+        takes = getattr(self.llm, "takes_images", None)
+        return bool(takes()) if takes is not None else False
+
     def _capped(self, call_id: str, outcome: ToolOutcome) -> ToolOutcome:
         """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""
         limit = self.settings.max_tool_output
@@ -339,7 +348,7 @@ class Agent:
         if self.session is not None:
             with contextlib.suppress(OSError):
                 saved = self.session.save_result(call_id, outcome.text)
-        return ToolOutcome(cap(outcome.text, limit, saved), outcome.is_error)
+        return replace(outcome, text=cap(outcome.text, limit, saved))
 
     async def _refuse(self, requests: list[ToolCallRequest],
                       offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
@@ -373,12 +382,3 @@ def _news_to(call_id: str, emit: Emit) -> Callable[[Progress | LogLine], None]:
 
     return told
 
-
-def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
-    """The system prompt, then each server's instructions under its name."""
-    if not instructions:
-        return prompt
-    block = "\n\n".join(f"## {name}\n{text}" for name, text in sorted(instructions.items()))
-    said = ("The MCP servers whose tools you have say this about using them (their own "
-            f"words; follow them where they do not conflict with the above):\n\n{block}")
-    return f"{prompt}\n\n{said}" if prompt else said

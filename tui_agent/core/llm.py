@@ -133,6 +133,18 @@ class LLM:
     def model(self) -> str | None:
         return self.settings.name
 
+    def takes_images(self) -> bool:
+        """Whether the model reads image parts: ``[model] vision``, else litellm's word
+        (unknown models: no). Blocking the first time (imports litellm)."""
+        if self.settings.vision is not None:
+            return self.settings.vision
+        if not self.settings.name:
+            return False
+        try:
+            return bool(load_litellm().supports_vision(model=self.settings.name))
+        except Exception:  # a model litellm does not know
+            return False
+
     def check(self) -> None:
         """Fail early, and clearly, on what no request could fix: no model, a model
         litellm cannot route, a provider key that is not set. Blocking (imports litellm)."""

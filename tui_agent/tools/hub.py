@@ -248,7 +248,7 @@ class Hub:
         self.metrics.record(spec.server, spec.tool, time.monotonic() - started,
                             "error" if rendered.is_error else "ok",
                             len(rendered.text.encode("utf-8", "replace")))
-        return ToolOutcome(rendered.text, rendered.is_error, rendered.value)
+        return ToolOutcome(rendered.text, rendered.is_error, rendered.value, rendered.media)
 
     def stats(self) -> dict[str, Any]:
         """Calls, errors, timeouts, p50/p95 latency and bytes per server and tool, with

@@ -18,11 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_agent.tools.spec import Media
 from tui_agent.tools.text import clean
 
 RAW_LIMIT = 2_000
 """Characters of the raw result shown when it has neither text nor structured content."""
 CHARS_PER_TOKEN = 4
+
+
+MAX_MEDIA = 4
+"""Images (or sounds) of one result handed to the model."""
+MAX_MEDIA_BYTES = 5 * 1024 * 1024
+"""The largest image handed to the model (decoded); a larger one is only named."""
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]{256,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +40,8 @@ class Rendered:
     value: Any = None
     """The structured content (unwrapped, cleaned) when the server sent it: what a
     code-mode script gets instead of the text."""
+    media: tuple[Media, ...] = ()
+    """The images and sounds among the blocks (each also named in ``text``)."""
 
 
 def render(result: Any) -> Rendered:
@@ -48,7 +58,14 @@ def render(result: Any) -> Rendered:
         return Rendered(clean("\n".join(parts)), True)
     parts = []
     value = None
-    if structured is not None and texts and _told_by(texts, structured):
+    media = tuple(m for b in blocks if (m := media_of(b)) is not None)[:MAX_MEDIA]
+    if structured is not None:
+        structured = _scrubbed(structured)
+    if structured is not None and _only_names(structured, others):
+        # A structured copy of the blocks, nothing more (server-filesystem's media read).
+        value = _unwrap(_cleaned(structured))
+        parts.extend(texts)
+    elif structured is not None and texts and _told_by(texts, structured):
         # The text already says all the structure holds (its one text field, say: a file
         # read): one copy, the text, as the server wrote it.
         value = _unwrap(_cleaned(structured))
@@ -63,12 +80,52 @@ def render(result: Any) -> Rendered:
                     *(clean(leaf).strip() for leaf in _leaves(structured)
                       if isinstance(leaf, str))}
         parts.extend(t for t in texts if not _is_json(t) and clean(t).strip() not in repeated)
+        others = [o for o in others if o not in shown]  # blocks the structure named already
     else:
         parts.extend(texts)
     parts.extend(others)
     if not parts:
-        return Rendered(clean(raw_json(result)), False, value)
-    return Rendered(clean("\n".join(parts)), False, value)
+        return Rendered(clean(raw_json(result)), False, value, media)
+    return Rendered(clean("\n".join(parts)), False, value, media)
+
+
+def media_of(block: Any) -> Media | None:
+    """An image or sound block (or an embedded image resource) small enough for a model."""
+    kind = getattr(block, "type", None)
+    if kind in ("image", "audio"):
+        data, mime = getattr(block, "data", "") or "", getattr(block, "mime_type", "") or ""
+    elif kind == "resource":
+        res = getattr(block, "resource", None)
+        data, mime = getattr(res, "blob", "") or "", getattr(res, "mime_type", "") or ""
+        kind = "image" if mime.startswith("image/") else None
+    else:
+        return None
+    if kind is None or not data or not isinstance(data, str) or \
+            len(data) * 3 // 4 > MAX_MEDIA_BYTES or "/" not in mime:
+        return None
+    return Media(kind, clean(mime), data)
+
+
+def _scrubbed(value: Any) -> Any:
+    """``value`` with image and sound blocks, and any long run of base64, replaced by a
+    line that names them (structured content may repeat the blocks, data and all)."""
+    if isinstance(value, Mapping):
+        if value.get("type") in ("image", "audio") and isinstance(value.get("data"), str):
+            return describe_block(_Block(value))
+        return {k: _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(v) for v in value]
+    if isinstance(value, str) and len(value) >= 256 and _BASE64.fullmatch(value):
+        return f"[binary data, {_size(len(value) * 3 // 4)}]"
+    return value
+
+
+class _Block:
+    """A content block given as a dict, seen as the SDK's object."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.type, self.data = data.get("type"), data.get("data")
+        self.mime_type = data.get("mimeType") or data.get("mime_type")
 
 
 def _told_by(texts: list[str], structured: Any) -> bool:
@@ -78,6 +135,13 @@ def _told_by(texts: list[str], structured: Any) -> bool:
     said = "\n".join(texts)
     return bool(leaves) and all(isinstance(leaf, str) and leaf.strip() in said
                                 for leaf in leaves)
+
+
+def _only_names(structured: Any, names: list[str]) -> bool:
+    """Every leaf of ``structured`` is one of the block summaries ``names``."""
+    leaves = list(_leaves(structured))
+    return bool(names) and bool(leaves) and all(
+        isinstance(leaf, str) and leaf in names for leaf in leaves)
 
 
 def _leaves(value: Any) -> Any:

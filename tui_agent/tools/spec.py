@@ -42,6 +42,16 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Media:
+    """An image or a sound a tool gave back (base64), for a model that takes it."""
+
+    kind: str
+    """``image`` or ``audio``."""
+    mime: str
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What a tool call gave back: the text the model reads, and whether it failed."""
 
@@ -50,6 +60,9 @@ class ToolOutcome:
     value: Any = None
     """Structured content, when the tool gave some: what a code-mode script receives
     (it gets ``text`` otherwise)."""
+    media: tuple[Media, ...] = ()
+    """Images and sounds, which ``text`` only names: a model that takes images gets
+    them as image parts, never as base64 text."""
 
 
 class ToolSource(Protocol):

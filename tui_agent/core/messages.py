@@ -1,0 +1,37 @@
+"""What the loop adds to the model's messages beyond the conversation itself: the
+servers' instructions after the system prompt, and the images tools gave back, as image
+parts (a tool message holds text only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tui_agent.core.calls import Call
+
+
+def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
+    """The system prompt, then each server's instructions under its name."""
+    if not instructions:
+        return prompt
+    block = "\n\n".join(f"## {name}\n{text}" for name, text in sorted(instructions.items()))
+    said = ("The MCP servers whose tools you have say this about using them (their own "
+            f"words; follow them where they do not conflict with the above):\n\n{block}")
+    return f"{prompt}\n\n{said}" if prompt else said
+
+
+def media_message(calls: Sequence[Call]) -> dict[str, Any] | None:
+    """The images the calls gave back, as one user message of image parts after their
+    results (a tool message holds text only); None when there are none."""
+    parts: list[dict[str, Any]] = []
+    named: list[str] = []
+    for call in calls:
+        images = [m for m in (call.outcome.media if call.outcome else ()) if m.kind == "image"]
+        if images:
+            named.append(f"{call.request.name} ({len(images)})")
+            parts += [{"type": "image_url",
+                       "image_url": {"url": f"data:{m.mime};base64,{m.data}"}} for m in images]
+    if not parts:
+        return None
+    text = f"The images the tool calls above returned: {', '.join(named)}."
+    return {"role": "user", "content": [{"type": "text", "text": text}, *parts]}
