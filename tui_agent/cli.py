@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a server that asks you for input mid-call: ask on the terminal "
                           "(declined without one), accept the form's defaults, or decline "
                           "(default: ask)")
+    run.add_argument("--sampling", choices=("allow", "deny"), default="deny",
+                     help="let MCP servers use the model (sampling/createMessage); "
+                          "default: deny")
     run.add_argument("--verbose", action="store_true",
                      help="show what MCP servers log (jsonl: server_log events)")
     run.add_argument("--output", choices=("text", "jsonl"), default="text",
@@ -299,7 +302,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         settings, prompt, approve, getattr(args, "output", "text"),
         session_file=getattr(args, "session", None), resume=args.resume,
         tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
-        verbose=getattr(args, "verbose", False)), out, err)
+        verbose=getattr(args, "verbose", False),
+        sampling=getattr(args, "sampling", "deny")), out, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

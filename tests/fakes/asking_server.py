@@ -11,9 +11,22 @@ from __future__ import annotations
 import argparse
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver import (
+    Context,
+    Elicit,
+    ElicitationResult,
+    MCPServer,
+    Resolve,
+    Sample,
+)
 from mcp.shared.exceptions import UrlElicitationRequiredError
-from mcp_types import ElicitRequestURLParams, ToolAnnotations
+from mcp_types import (
+    CreateMessageResult,
+    ElicitRequestURLParams,
+    SamplingMessage,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 
@@ -28,6 +41,12 @@ class Booking(BaseModel):
 
 INSTRUCTIONS = "Call roots before anything else.\x1b[2J Book tables with book, never by hand."
 """What this server tells clients about using it (with an escape sequence to be removed)."""
+
+
+def haiku_request() -> Sample:
+    return Sample([SamplingMessage(role="user", content=TextContent(
+        type="text", text="Write a haiku about a table by the window."))],
+        max_tokens=60, system_prompt="You are a poet.\x1b[31m Answer in three lines.")
 
 
 def booking() -> Elicit[Booking]:
@@ -64,6 +83,11 @@ def build() -> MCPServer:
             await ctx.log(level, f"step {step} said {level}", logger_name="chatty")
             await ctx.report_progress(step, 3, f"step {step} of 3")
         return "talked"
+
+    @server.tool(description="Asks the client's model for a haiku (sampling).")
+    async def haiku(got: Annotated[CreateMessageResult, Resolve(haiku_request)]) -> str:
+        text = getattr(got.content, "text", "")
+        return f"{got.model} wrote: {text}"
 
     opened: list[str] = []
 

@@ -1,7 +1,9 @@
 """SVG snapshots of the client side of MCP: the elicitation form with every kind of field,
-the consent to open a link, and tool cards with a server's progress and warnings. Built like
-tests/ui/test_snapshots.py: the real app, a fixed model name, no servers; the screens are
-pushed with what a server would have sent (hostile text included, shown inert)."""
+the consent to open a link, a server's request for the model and the reply, tool cards
+with a server's progress and warnings, and the approval modal with a server's hints.
+Built like tests/ui/test_snapshots.py: the real app, a fixed model name, no servers; the
+screens are pushed with what a server would have sent (hostile text included, shown
+inert)."""
 
 from __future__ import annotations
 
@@ -22,8 +24,10 @@ from tui_agent.core.events import (
     ToolResult,
 )
 from tui_agent.tools.elicit import UrlAsk, parse_form
+from tui_agent.tools.sampling import SampleRequest
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.elicit import ElicitScreen, UrlConsent
+from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
 
 BOOKING = {"type": "object", "required": ["name", "guests"], "properties": {
     "name": {"type": "string", "title": "Name", "minLength": 2,
@@ -107,3 +111,23 @@ def test_approval_modal_with_the_servers_hints(snap_compare: Snap, tmp_path: Pat
                        hints=("destructive", "idempotent", "open-world"))
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
                         run_before=pushing(ApprovalScreen(call, remember_in="config.toml")))
+
+
+SAMPLE = SampleRequest("notes", (("user", "Summarise these notes in one line:\n- buy milk\n"
+                                          "- call Ada about the review"),
+                                 ("assistant", "Which notes?"),
+                                 ("user", f"The ones above. {MARKUP}{ESCAPES}")),
+                       "You summarise notes tersely.", 120)
+
+
+def test_sampling_request(snap_compare: Snap, tmp_path: Path) -> None:
+    """The server, the model it would run on, the system prompt and messages; the last
+    message editable; a hostile message shows as plain text."""
+    assert snap_compare(app_for(tmp_path), terminal_size=(100, 40),
+                        run_before=pushing(SamplingScreen(SAMPLE, "openai/gpt-4o-mini")))
+
+
+def test_sampling_reply(snap_compare: Snap, tmp_path: Path) -> None:
+    """The model's reply, shown before it goes back to the server."""
+    assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
+                        run_before=pushing(SampledReply(SAMPLE, "Buy milk; call Ada.")))

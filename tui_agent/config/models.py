@@ -55,6 +55,8 @@ class ModelSettings(_Strict):
     system_prompt: str | None = None
     choices: list[str] = Field(default_factory=list)
     """Models the TUI's ``/model`` picker offers (any other litellm string can be typed)."""
+    sampling_model: str | None = None
+    """The model that answers MCP servers' sampling requests (default: the chat's)."""
     vision: bool | None = None
     """Whether the model reads images (tools' images then reach it as image parts); unset:
     what litellm knows of the model."""

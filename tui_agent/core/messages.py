@@ -1,6 +1,7 @@
 """What the loop adds to the model's messages beyond the conversation itself: the
 servers' instructions after the system prompt, and the images tools gave back, as image
-parts (a tool message holds text only)."""
+parts (a tool message holds text only); and a reply of the model outside the
+conversation (:func:`complete_text`, for a server's sampling request)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tui_agent.core.calls import Call
+from tui_agent.core.llm import ChatModel, Reply
 
 
 def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
@@ -35,3 +37,12 @@ def media_message(calls: Sequence[Call]) -> dict[str, Any] | None:
         return None
     text = f"The images the tool calls above returned: {', '.join(named)}."
     return {"role": "user", "content": [{"type": "text", "text": text}, *parts]}
+
+
+async def complete_text(model: ChatModel, messages: Sequence[dict[str, Any]]) -> str:
+    """One reply of ``model`` to ``messages``, without tools: its text."""
+    reply: Reply | None = None
+    async for item in model.stream(messages, ()):
+        if isinstance(item, Reply):
+            reply = item
+    return reply.text if reply is not None else ""

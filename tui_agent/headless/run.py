@@ -46,6 +46,8 @@ class Run:
     """``--elicit``: ask, defaults or decline."""
     verbose: bool = False
     """``--verbose``: what servers log is shown too."""
+    sampling: str = "deny"
+    """``--sampling``: allow or deny servers' requests for the model."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -88,11 +90,15 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     once. A remote server that needs a login gets one on a terminal (the browser opens);
     without one it is reported and the turn goes on without it."""
     from tui_agent.headless.elicit import TerminalAsker
+    from tui_agent.headless.sampling import terminal_sampler
     from tui_agent.tools.frontdesk import FrontDesk
 
+    complete = build.sampling_complete(lambda: run.settings.config.model,
+                                       lambda: agent.llm.model)
     hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err),
                          desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
-                                        shared_roots=list(run.settings.config.agent.roots)))
+                                        shared_roots=list(run.settings.config.agent.roots),
+                                        sampler=terminal_sampler(run.sampling, complete, err)))
     check: asyncio.Task[None] | None = None
     if hub is not None and run.verbose:
         hub.log_listeners.append(lambda line: printer.show(

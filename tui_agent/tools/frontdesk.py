@@ -1,5 +1,6 @@
 """What a front end offers the servers beyond calling their tools: the person to ask
-(elicitation) and the directories they may work in (roots). :meth:`FrontDesk.side` adds it
+(elicitation), its model (sampling, through the person) and the directories they may work
+in (roots). :meth:`FrontDesk.side` adds it
 to a server's :class:`ClientSide` (whose auth the logins gave), so the SDK declares exactly
 what is offered, and nothing for a front end that offers nothing.
 """
@@ -13,6 +14,7 @@ from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
 from tui_agent.tools.elicit import Ask, elicitation_handler
 from tui_agent.tools.roots import list_roots_handler, roots_of
+from tui_agent.tools.sampling import Sampler, sampling_handler
 
 
 @dataclass
@@ -25,6 +27,9 @@ class FrontDesk:
     """The project directory, the first root; None offers no roots at all."""
     shared_roots: list[str] = field(default_factory=list)
     """``[agent] roots``; a reload that changes them replaces this list."""
+    sampler: Sampler | None = None
+    """How a server's request for the model is judged and run; None declares no
+    sampling."""
 
     def side(self, name: str, config: ServerConfig, base: ClientSide) -> ClientSide:
         """``base`` (the server's auth), with what this front end offers ``name``."""
@@ -35,6 +40,11 @@ class FrontDesk:
             project = self.project
             side = replace(side, list_roots=list_roots_handler(
                 lambda: roots_of(config, self.shared_roots, project)))
+        if self.sampler is not None:
+            from mcp.types import SamplingCapability
+
+            side = replace(side, sampling=sampling_handler(name, self.sampler),
+                           sampling_capabilities=SamplingCapability())
         if config.log_level is not None:
             side = replace(side, log_level=config.log_level)
         return side

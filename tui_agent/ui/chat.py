@@ -78,13 +78,14 @@ class ChatApp(App[int]):
             self._configure(start)
 
     def _configure(self, options: Options) -> None:
-        from tui_agent.ui.gate import ModalAsker, ModalGate
+        from tui_agent.ui.gate import ModalAsker, ModalGate, ModalSampler
         from tui_agent.wiring.runtime import Runtime
 
         self.options = options
+        sampler = ModalSampler(self, lambda: self.backend.model_name)
         self.backend = Runtime(options, ModalGate(self, remember_in=self._remember_in,
                                                   on_waiting=self._waiting),
-                               ask=ModalAsker(self))
+                               ask=ModalAsker(self), sampling=(sampler.review, sampler.confirm))
         self.backend.listeners.append(self._server_changed)
         self.backend.log_listeners.append(self._server_logged)
         self.backend.login_pages.append(self._login_page)

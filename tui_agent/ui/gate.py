@@ -13,9 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
+from textual.screen import Screen
 
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.tools.elicit import Answer, Form, UrlAsk
+from tui_agent.tools.sampling import SampleRequest
 
 
 class ModalGate:
@@ -73,4 +75,40 @@ class ModalAsker:
             except asyncio.CancelledError:
                 if screen.is_active or screen in self.app.screen_stack:
                     screen.dismiss(Answer("cancel"))
+                raise
+
+
+class ModalSampler:
+    """The TUI's look at a server's request for the model, and at the reply, each a modal
+    (one at a time)."""
+
+    def __init__(self, app: App[Any], model: Callable[[], str | None]) -> None:
+        self.app, self.model = app, model
+        self._lock = asyncio.Lock()
+
+    async def review(self, request: SampleRequest) -> SampleRequest | None:
+        from tui_agent.ui.screens.sampling import SamplingScreen
+
+        chosen = await self._modal(SamplingScreen(request, self.model()), None)
+        return chosen if isinstance(chosen, SampleRequest) else None
+
+    async def confirm(self, request: SampleRequest, reply: str) -> bool:
+        from tui_agent.ui.screens.sampling import SampledReply
+
+        return bool(await self._modal(SampledReply(request, reply), False))
+
+    async def _modal(self, screen: Screen[Any], cancelled: Any) -> Any:
+        async with self._lock:
+            answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+            def deliver(given: Any) -> None:
+                if not answer.done():
+                    answer.set_result(given)
+
+            await self.app.push_screen(screen, callback=deliver)
+            try:
+                return await answer
+            except asyncio.CancelledError:
+                if screen.is_active or screen in self.app.screen_stack:
+                    screen.dismiss(cancelled)
                 raise

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
     from tui_agent.tools.frontdesk import FrontDesk
     from tui_agent.tools.hub import Hub
+    from tui_agent.tools.sampling import Complete, SampleRequest
 
 LATEST = "\0latest"
 """``--resume`` given without an id: the latest conversation."""
@@ -162,3 +163,25 @@ def save_metrics(hub: Hub | None, session: SessionWriter | None) -> None:
     if hub is not None and session is not None:
         with contextlib.suppress(OSError):
             write_report(session.path, hub.stats())
+
+
+def sampling_complete(settings: Callable[[], ModelSettings],
+                      current: Callable[[], str | None]) -> Complete:
+    """How a server's sampling request runs: on ``[model] sampling_model`` of the
+    ``[model]`` settings in force, else the chat's model (``current()``), within the
+    request's ``maxTokens``."""
+    async def complete(request: SampleRequest) -> tuple[str, str]:
+        from tui_agent.core.messages import complete_text
+        from tui_agent.tools.sampling import as_messages
+
+        model = settings()
+        name = model.sampling_model or current()
+        if not name:
+            raise RuntimeError("no model is configured")
+        update: dict[str, Any] = {"name": name, "max_tokens": request.max_tokens}
+        if request.temperature is not None:
+            update["temperature"] = max(0.0, min(request.temperature, 2.0))
+        llm = LLM(model.model_copy(update=update))
+        return await complete_text(llm, as_messages(request)), name
+
+    return complete

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tui_agent.tools.elicit import Ask
     from tui_agent.tools.hub import Changes, Hub
     from tui_agent.tools.news import LogLine
+    from tui_agent.tools.sampling import Confirm, Review
 
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
                  "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
@@ -61,14 +62,16 @@ def keys_in_env(env: dict[str, str] | None = None) -> list[str]:
 class Runtime:
     """The parts of one running app, made from :class:`Options` and the front end's gate."""
 
-    def __init__(self, options: Options, gate: Gate, ask: Ask | None = None) -> None:
+    def __init__(self, options: Options, gate: Gate, ask: Ask | None = None,
+                 sampling: tuple[Review, Confirm] | None = None) -> None:
         from tui_agent.tools.frontdesk import FrontDesk
 
         self.options = options
         self.settings = options.settings
         self.desk = FrontDesk(ask=ask, project=Path.cwd(),
                               shared_roots=list(self.settings.config.agent.roots))
-        """What the app offers servers beyond their tools: the person, the roots."""
+        """What the app offers servers beyond their tools: the person, the model (through
+        the person), the roots."""
         self.policy: Policy = build.policy_from(self.settings, options.tool_filter)
         self.hub: Hub | None = None
         self.ready = asyncio.Event()
@@ -80,6 +83,11 @@ class Runtime:
         self.logins: Logins | None = None
         self.agent = build.agent(self.settings, self._model(self.settings.config.model.name),
                                  gate, self.policy)
+        if sampling is not None:
+            from tui_agent.tools.sampling import Sampler
+
+            self.desk.sampler = Sampler(*sampling, build.sampling_complete(
+                lambda: self.settings.config.model, lambda: self.agent.llm.model))
         self.resumed: Conversation | None = None
         self.chosen_model: str | None = None
         """A model picked with ``/model``: a reloaded config does not override it."""

@@ -1,0 +1,114 @@
+"""Sampling: a server asks the client's model for a reply. Headless it is denied unless
+``--sampling allow``; allowed, it runs on the chat's model (or ``[model]
+sampling_model``), within the server's maxTokens, and the reply goes back. Over both
+protocols (our asking server asks through a resolver), and from the reference
+server-everything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.reference import everything
+from tests.test_elicitation import asking_config, results, run
+from tui_agent.tools.sampling import MAX_TOKENS_CAP, as_messages, sample_request
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_request_becomes_plain_text_and_its_tokens_are_capped() -> None:
+    from mcp.types import CreateMessageRequestParams, SamplingMessage, TextContent
+
+    params = CreateMessageRequestParams(messages=[SamplingMessage(
+        role="user", content=TextContent(type="text", text="hi\x1b[2J there"))],
+        system_prompt="be\x07 kind", max_tokens=10**9)
+    request = sample_request("srv", params)
+    assert request.messages == (("user", "hi there"),) and request.system_prompt == "be kind"
+    assert request.max_tokens == MAX_TOKENS_CAP
+    assert as_messages(request) == [{"role": "system", "content": "be kind"},
+                                    {"role": "user", "content": "hi there"}]
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_allowed_the_model_answers_the_server(tmp_path: Path, fake_llm: FakeLLM,
+                                              protocol: str) -> None:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__haiku", {}, id="h")]),
+                  Reply(text="Light on the oak grain"),  # the server's request, answered
+                  Reply(text="it wrote one"))
+    done = run(asking_config(tmp_path, fake_llm, protocol=protocol), "--sampling", "allow",
+               "a haiku please")
+    assert done.returncode == 0, done.stderr
+    assert results(done.stdout) == ["openai/fake-model wrote: Light on the oak grain"]
+    asked = fake_llm.requests[1]
+    assert asked["messages"] == [
+        {"role": "system", "content": "You are a poet. Answer in three lines."},
+        {"role": "user", "content": "Write a haiku about a table by the window."}]
+    assert asked["max_tokens"] == 60 and "tools" not in asked
+    assert "asking asked the model (1 messages, up to 60 tokens)" in done.stderr
+
+
+def test_denied_by_default_and_said(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__haiku", {}, id="h")]),
+                  Reply(text="no haiku then"))
+    done = run(asking_config(tmp_path, fake_llm), "a haiku please")
+    assert done.returncode == 0, done.stderr
+    [text] = results(done.stdout)
+    assert "declined" in text, text
+    assert len(fake_llm.requests) == 2  # the model answered the turn, not the server
+    assert "--sampling allow lets servers use the model" in done.stderr
+
+
+def test_server_everything_samples_through_the_sampling_model(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall(
+        "asking__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20}, id="s")]),
+        Reply(text="hi from the sampling model"), Reply(text="done"))
+    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
+    conf = asking_config(tmp_path, fake_llm, server)
+    conf.write_text(conf.read_text().replace(
+        '[model]\n', '[model]\nsampling_model = "openai/sampler"\n'), encoding="utf-8")
+    done = run(conf, "--sampling", "allow", "sample")
+    assert done.returncode == 0, done.stderr
+    [text] = results(done.stdout)
+    assert "hi from the sampling model" in text
+    assert fake_llm.requests[1]["model"] == "sampler" and fake_llm.requests[1]["max_tokens"] == 20
+
+
+@pytest.mark.anyio
+async def test_the_app_shows_the_request_and_the_reply_before_it_goes_back(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """The request modal (the last message edited), the model runs it, the reply modal,
+    ``y``: the server gets the reply to the edited request."""
+    from textual.widgets import TextArea
+
+    from tests.conftest import ROOT, tagged_env
+    from tests.ui.kit import SIZE, make_app, ready, until, write_config
+    from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
+
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__haiku", {}, id="h")]),
+                  Reply(text="Rain on the window"), Reply(text="done"))
+    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in tagged_env().items())
+    conf = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
+        f'\n[servers.asking]\ncommand = {json.dumps(__import__("sys").executable)}\n'
+        f'args = ["-m", "tests.fakes.asking_server"]\ncwd = {json.dumps(str(ROOT))}\n'
+        f'env = {{ {env} }}\nauto = ["*"]\nstartup_timeout = 30\n'))
+    app = make_app(conf)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await app.backend.hub.wait_all()  # type: ignore[union-attr]
+        await pilot.press(*"haiku", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SamplingScreen), what="the request")
+        app.screen.query_one("#last", TextArea).text = "Write a haiku about rain."
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SampledReply), what="the reply")
+        assert "Rain on the window" in str(app.screen.query_one("#body Static").render())
+        assert fake_llm.requests[1]["messages"][-1] == {
+            "role": "user", "content": "Write a haiku about rain."}
+        await pilot.press("y")
+        await until(pilot, lambda: len(fake_llm.requests) >= 3, what="the turn's next step")
+        told = [m for m in fake_llm.requests[2]["messages"] if m["role"] == "tool"]
+        assert told[0]["content"] == "openai/fake-model wrote: Rain on the window"
+        await app.shut_down(0)
