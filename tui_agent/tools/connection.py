@@ -92,10 +92,13 @@ class ServerConnection(ServerLifecycle):
         self.side = replace(self.side, logging=logged)
         self.instructions: str | None = None
         """What the server says about using it (``instructions``), cleaned and capped."""
+        self.has_resources = False
+        """The server offers resources (its model-facing resource tools are listed)."""
 
     async def _connect(self, stack: Any) -> Any:
         client = await super()._connect(stack)
         self.instructions = instructions_of(client)
+        self.has_resources = client.server_capabilities.resources is not None
         return client
 
     async def _usable(self) -> Any:

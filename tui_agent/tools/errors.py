@@ -5,6 +5,7 @@ made or finished, the MCP error codes we act on, and one line for any failure
 from __future__ import annotations
 
 import asyncio
+import re
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
 URL_ELICITATION_REQUIRED = -32042
@@ -44,6 +45,7 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename or message}"
     if isinstance(code, int):
+        message = re.sub(rf"^MCP error {code}:\s*", "", message)
         return f"{message} (MCP error {code})"
     name = type(leaf).__name__
     request = getattr(leaf, "_request", None)  # an httpx request error: say what it asked

@@ -24,6 +24,12 @@ from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.news import LogLine
+from tui_agent.tools.resource_tools import (
+    ResourceTool,
+    contents_text,
+    resource_tools,
+    run_resource_tool,
+)
 from tui_agent.tools.results import describe_block, render
 from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint, hints_of
 from tui_agent.tools.text import clean
@@ -39,6 +45,8 @@ SPEC_MARGIN = 5.0
 class Entry:
     spec: ToolSpec
     retry_safe: bool
+    local: bool = False
+    """One of tui-agent's resource tools (run here, as requests to the server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,13 +184,15 @@ class Hub:
         # An idle server's tools stay offered: a call starts it again.
         live = [c for c in self.connections.values()
                 if c.state in ("connected", "degraded", "idle")]
-        offered = {c.name: [t for t in c.tools if not needs_task(t)] for c in live}
+        offered = {c.name: [t for t in c.tools if not needs_task(t)]
+                   + resource_tools(c.has_resources, c.tools) for c in live}
         names = catalog_names((c.name, t.name) for c in live for t in offered[c.name])
         catalog: dict[str, Entry] = {}
         for conn in live:
             for tool in offered[conn.name]:
                 name = names[(conn.name, tool.name)]
-                catalog[name] = Entry(self._spec(name, conn, tool), _retry_safe(tool))
+                catalog[name] = Entry(self._spec(name, conn, tool), _retry_safe(tool),
+                                      isinstance(tool, ResourceTool))
         self._catalog = catalog
 
     @staticmethod
@@ -238,6 +248,13 @@ class Hub:
                                f"{spec.name} after it was offered and approved; call it again "
                                "to have the new definition approved", is_error=True)
         started = time.monotonic()
+        if entry.local:
+            try:
+                return await run_resource_tool(conn, spec.tool, arguments)
+            except Exception as exc:
+                return ToolOutcome(f"error: server '{spec.server}' could not "
+                                   f"{spec.tool.replace('_', ' ')}: {describe_error(exc)}",
+                                   is_error=True)
         try:
             result = await conn.call(spec.tool, arguments, retry_safe=entry.retry_safe)
         except ServerError as exc:
@@ -317,13 +334,7 @@ class Hub:
         """The resource's text (binary parts summarised). Raises :class:`ServerError`."""
         result = await self._ask(server, lambda client: client.read_resource(uri),
                                  f"could not read {uri}")
-        parts = []
-        for item in result.contents:
-            text = getattr(item, "text", None)
-            parts.append(text if isinstance(text, str) else
-                         f"[{getattr(item, 'mime_type', None) or 'binary'} data, "
-                         f"{len(getattr(item, 'blob', '') or '') * 3 // 4} bytes]")
-        return clean("\n".join(parts))
+        return contents_text(result.contents)[0]
 
     async def get_prompt(self, server: str, name: str,
                          arguments: dict[str, str] | None = None) -> list[tuple[str, str]]:
