@@ -327,7 +327,7 @@ async def test_a_lazy_server_starts_for_the_first_turn_and_stops_when_idle(
         assert await call(hub, "l__echo", text="one") == ("one", False)
         await eventually(lambda: hub.statuses()[0].state == "idle", timeout=10)
         await eventually(lambda: tagged_processes(no_leftover_servers) == [], timeout=10)
-        assert len(hub.specs()) == 16  # still offered
+        assert len(hub.specs()) == 18  # still offered (16 tools, and its two resource tools)
         assert await call(hub, "l__echo", text="two") == ("two", False)  # starts it again
         # A call in the moment it goes idle, while the old process is still closing.
         await eventually(lambda: hub.statuses()[0].state == "idle", timeout=10)

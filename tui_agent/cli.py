@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sampling", choices=("allow", "deny"), default="deny",
                      help="let MCP servers use the model (sampling/createMessage); "
                           "default: deny")
+    run.add_argument("--attach", action="append", metavar="SERVER:URI",
+                     help="put an MCP resource before the prompt (repeatable)")
+    run.add_argument("--mcp-prompt", nargs="+", metavar=("SERVER:PROMPT", "KEY=VALUE"),
+                     help="start from an MCP server's prompt, with its arguments; PROMPT, "
+                          "if given too, follows it")
     run.add_argument("--verbose", action="store_true",
                      help="show what MCP servers log (jsonl: server_log events)")
     run.add_argument("--output", choices=("text", "jsonl"), default="text",
@@ -291,7 +296,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         # `run --resume "what next?"`: ids never hold spaces, so that was the prompt.
         words, args.resume = [args.resume, *words], LATEST
     prompt = turn.read_prompt(words, stdin)
-    if prompt is None and not stdin.isatty():
+    mcp_prompt = getattr(args, "mcp_prompt", None)
+    if prompt is None and not stdin.isatty() and not mcp_prompt:
         prompt = stdin.read()
     if prompt is not None and not prompt.strip():
         err.write("tui-agent: the prompt is empty\n")
@@ -303,7 +309,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         session_file=getattr(args, "session", None), resume=args.resume,
         tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
         verbose=getattr(args, "verbose", False),
-        sampling=getattr(args, "sampling", "deny")), out, err)
+        sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
+        mcp_prompt=mcp_prompt), out, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -9,20 +9,25 @@ The tests of the client seam run it over stdio, or streamable HTTP on a loopback
 from __future__ import annotations
 
 import argparse
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import (
+    AssistantMessage,
     Context,
     Elicit,
     ElicitationResult,
     MCPServer,
+    Message,
     Resolve,
     Sample,
+    UserMessage,
 )
 from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import (
+    Completion,
     CreateMessageResult,
     ElicitRequestURLParams,
+    ResourceTemplateReference,
     SamplingMessage,
     TextContent,
     ToolAnnotations,
@@ -41,6 +46,11 @@ class Booking(BaseModel):
 
 INSTRUCTIONS = "Call roots before anything else.\x1b[2J Book tables with book, never by hand."
 """What this server tells clients about using it (with an escape sequence to be removed)."""
+
+
+COURSES = {"starters": ["soup", "salad"], "mains": ["risotto", "sea bass"],
+           "desserts": ["tiramisu"]}
+"""What ``menu://{course}/{dish}`` suggests (``completion/complete``)."""
 
 
 def haiku_request() -> Sample:
@@ -88,6 +98,29 @@ def build() -> MCPServer:
     async def haiku(got: Annotated[CreateMessageResult, Resolve(haiku_request)]) -> str:
         text = getattr(got.content, "text", "")
         return f"{got.model} wrote: {text}"
+
+    @server.resource("menu://today", name="today's menu", mime_type="text/plain")
+    def today() -> str:
+        return "risotto, sea bass, tiramisu"
+
+    @server.resource("menu://{course}/{dish}", name="a dish", mime_type="text/plain")
+    def dish(course: str, dish: str) -> str:
+        return f"{dish}, from the {course}"
+
+    @server.completion()  # type: ignore[no-untyped-call,untyped-decorator]
+    async def suggest(ref: Any, argument: Any, context: Any) -> Completion | None:
+        if not isinstance(ref, ResourceTemplateReference):
+            return None
+        course = (context.arguments or {}).get("course") if context else None
+        options = COURSES if argument.name == "course" else COURSES.get(course or "", [])
+        return Completion(values=[o for o in options if o.startswith(argument.value)])
+
+    @server.prompt(description="Plan a dinner: what the guest says, what the host asked, "
+                               "and the request (three messages, their roles kept).")
+    def plan_dinner(guests: str) -> list[Message]:
+        return [UserMessage(f"I am planning a dinner for {guests}."),
+                AssistantMessage("What is on the menu today?"),
+                UserMessage("Suggest a menu from it.")]
 
     opened: list[str] = []
 

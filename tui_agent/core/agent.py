@@ -82,6 +82,14 @@ class Agent:
             spec.server == META_SERVER for spec in offered.values())
         return {name: text for name, text in given().items() if code_mode or name in servers}
 
+    def add_messages(self, messages: Sequence[tuple[str, str]]) -> None:
+        """Put ``(role, text)`` messages into the conversation as they are (a server's
+        prompt, its roles kept), before the next turn."""
+        for role, text in messages:
+            self._record({"role": role, "content": text}, sync=False)
+        if self.session is not None:
+            self.session.sync()
+
     def _offered(self) -> dict[str, ToolSpec]:
         allowed = {s.name: s for s in self.tools.specs()
                    if self.policy.offered(s.server, s.tool)}

@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from tui_agent.config import Settings
 from tui_agent.core.agent import Agent
-from tui_agent.core.events import Notice, ServerLog, SessionStarted
+from tui_agent.core.events import ErrorOccurred, Notice, ServerLog, SessionStarted
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm_errors import LLMError
 from tui_agent.core.session import SessionError
@@ -25,6 +25,7 @@ from tui_agent.headless.gate import make_gate
 from tui_agent.headless.login import terminal_logins
 from tui_agent.headless.printers import JsonPrinter, Printer, TextPrinter
 from tui_agent.headless.turn import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, one_turn
+from tui_agent.tools.errors import ServerError
 from tui_agent.wiring import build
 
 if TYPE_CHECKING:
@@ -48,6 +49,10 @@ class Run:
     """``--verbose``: what servers log is shown too."""
     sampling: str = "deny"
     """``--sampling``: allow or deny servers' requests for the model."""
+    attach: list[str] = field(default_factory=list)
+    """``--attach SERVER:URI``: resources put before the prompt."""
+    mcp_prompt: list[str] | None = None
+    """``--mcp-prompt SERVER:PROMPT KEY=VALUE ...``: a server's prompt to start from."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -122,11 +127,18 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop)
     try:
-        if run.prompt is None:
+        text = run.prompt
+        if run.attach or run.mcp_prompt:
+            try:
+                text = await _from_servers(run, hub, agent)
+            except (ValueError, ServerError) as exc:
+                printer.show(ErrorOccurred(str(exc), kind="config"))
+                return EXIT_USAGE
+        if text is None:
             from tui_agent.headless.repl import chat_loop
 
             return await chat_loop(agent, printer, out)
-        return await one_turn(agent, run.prompt, printer)
+        return await one_turn(agent, text, printer)
     except asyncio.CancelledError:
         return EXIT_INTERRUPTED
     finally:
@@ -164,3 +176,18 @@ def install_sigterm() -> None:
         signal.signal(sig, raise_interrupt)
 
 
+
+
+async def _from_servers(run: Run, hub: Hub | None, agent: Agent) -> str:
+    """The turn's text with ``--attach`` resources before it, after ``--mcp-prompt``'s
+    messages (roles kept) went into the conversation."""
+    from tui_agent.wiring import mcp_context
+
+    text = run.prompt
+    if run.mcp_prompt:
+        server, name = mcp_context.split_ref(run.mcp_prompt[0], "prompt")
+        arguments = mcp_context.prompt_arguments(run.mcp_prompt[1:])
+        earlier, text = await mcp_context.prompt_turn(hub, server, name, arguments, text)
+        agent.add_messages(earlier)
+    blocks = [await mcp_context.attachment(hub, ref) for ref in run.attach]
+    return "\n\n".join([*blocks, text or ""]).strip()

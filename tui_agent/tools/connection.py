@@ -32,6 +32,21 @@ from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
 
 
+async def has_resources(client: Any) -> bool:
+    """The server declares resources and lists at least one resource or template (many
+    declare the capability with nothing behind it)."""
+    if client.server_capabilities.resources is None:
+        return False
+    for method, field in (("list_resources", "resources"),
+                          ("list_resource_templates", "resource_templates")):
+        try:
+            if getattr(await getattr(client, method)(), field):
+                return True
+        except Exception:  # noqa: S112 (a server that cannot list has none to offer)
+            continue
+    return False
+
+
 def needs_task(tool: Any) -> bool:
     """A tool that runs only as a task (``execution.taskSupport = "required"``): the SDK
     has no client side for tasks yet, so such a tool is not offered (every call would
@@ -98,7 +113,7 @@ class ServerConnection(ServerLifecycle):
     async def _connect(self, stack: Any) -> Any:
         client = await super()._connect(stack)
         self.instructions = instructions_of(client)
-        self.has_resources = client.server_capabilities.resources is not None
+        self.has_resources = await has_resources(client)
         return client
 
     async def _usable(self) -> Any:

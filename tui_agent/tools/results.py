@@ -30,7 +30,8 @@ MAX_MEDIA = 4
 """Images (or sounds) of one result handed to the model."""
 MAX_MEDIA_BYTES = 5 * 1024 * 1024
 """The largest image handed to the model (decoded); a larger one is only named."""
-_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]{256,}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{256,}={0,2}")
+"""A long run of base64 with no space in it (text with spaces or lines is text)."""
 
 
 @dataclass(frozen=True, slots=True)

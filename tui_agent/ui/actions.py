@@ -139,8 +139,12 @@ async def _theme(app: ChatApp, command: Command) -> None:
 
 
 async def _attach(app: ChatApp, command: Command) -> None:
+    from tui_agent.wiring.runtime import TEMPLATE
+
     async def chosen(ref: str | None) -> None:
-        if ref:
+        if ref and ref.startswith(TEMPLATE):
+            await _fill(app, ref.removeprefix(TEMPLATE), chosen)
+        elif ref:
             app.attachments.append(ref)
             await app.transcript.note(f"attached {ref} to the next message")
 
@@ -157,6 +161,22 @@ async def _attach(app: ChatApp, command: Command) -> None:
                           chosen)
 
 
+async def _fill(app: ChatApp, ref: str, chosen: Callable[[str | None], Awaitable[None]]
+                ) -> None:
+    """A resource template chosen in /attach: its variables filled in, with the server's
+    suggestions, then the resource attached."""
+    from tui_agent.ui.screens.template import TemplateForm
+
+    server, _, template = ref.partition(":")
+
+    async def filled(uri: str | None) -> None:
+        await chosen(f"{server}:{uri}" if uri else None)
+
+    await app.push_screen(TemplateForm(server, template, lambda name, value, context:
+                                       app.backend.complete(server, template, name, value,
+                                                            context)), filled)
+
+
 async def _quit(app: ChatApp, command: Command) -> None:
     await app.action_quit()
 
@@ -165,7 +185,7 @@ async def _prompt(app: ChatApp, command: Command) -> None:
     from tui_agent.tools.errors import ServerError
 
     try:
-        text = await app.backend.prompt_text(command.server, command.prompt, command.arguments)
+        text = await app.backend.prompt_turn(command.server, command.prompt, command.arguments)
     except (ServerError, ValueError) as exc:
         await app.transcript.note(f"/{command.server}:{command.prompt}: {exc}", "error")
         return

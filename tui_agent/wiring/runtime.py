@@ -24,7 +24,7 @@ from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.session import Conversation, SessionWriter, load
-from tui_agent.wiring import build
+from tui_agent.wiring import build, mcp_context
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from tui_agent.tools.news import LogLine
     from tui_agent.tools.sampling import Confirm, Review
 
+TEMPLATE = "template:"
+"""What marks a resource template among :meth:`Runtime.resources`."""
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
                  "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
                  "AZURE_API_KEY", "TOGETHERAI_API_KEY", "COHERE_API_KEY")
@@ -275,7 +277,8 @@ class Runtime:
         return out
 
     async def resources(self) -> list[tuple[str, str]]:
-        """``(server:uri, label)`` of every resource the servers list."""
+        """``(server:uri, label)`` of every resource the servers list, then
+        ``(TEMPLATE + server:template, label)`` of every resource template."""
         if self.hub is None:
             return []
         out = []
@@ -283,22 +286,32 @@ class Runtime:
             for res in listing.items:
                 label = f"{listing.server}: {res.name or res.uri} ({res.uri})"
                 out.append((f"{listing.server}:{res.uri}", label))
+        for listing in await self.hub.resource_templates():
+            for tpl in listing.items:
+                label = f"{listing.server}: {tpl.name} (template {tpl.uri_template})"
+                out.append((f"{TEMPLATE}{listing.server}:{tpl.uri_template}", label))
         return out
 
-    async def prompt_text(self, server: str, name: str, arguments: dict[str, str]) -> str:
-        """The prompt's messages as one text to send. Raises ``ValueError`` or ``ServerError``."""
-        if self.hub is None:
-            raise ValueError("no MCP servers are configured")
-        messages = await self.hub.get_prompt(server, name, arguments)
-        return "\n\n".join(text for _role, text in messages)
+    async def complete(self, server: str, template: str, name: str, value: str,
+                       context: dict[str, str]) -> list[str]:
+        """The server's suggestions for a template's variable (none if it has none)."""
+        from tui_agent.tools.resource_tools import complete
+
+        if self.hub is None or server not in self.hub.connections:
+            return []
+        return await complete(self.hub.connections[server], template, name, value, context)
+
+    async def prompt_turn(self, server: str, name: str, arguments: dict[str, str]) -> str:
+        """Put a server's prompt into the conversation, roles kept; the text of the turn
+        it starts. Raises ``ValueError`` or ``ServerError``."""
+        earlier, text = await mcp_context.prompt_turn(self.hub, server, name, arguments)
+        self.ensure_session()
+        self.agent.add_messages(earlier)
+        return text
 
     async def attachment(self, ref: str) -> str:
         """A resource (``server:uri``) as a block to put before the next message."""
-        if self.hub is None:
-            raise ValueError("no MCP servers are configured")
-        server, _, uri = ref.partition(":")
-        text = await self.hub.read_resource(server, uri)
-        return f'<resource server="{server}" uri="{uri}">\n{text}\n</resource>'
+        return await mcp_context.attachment(self.hub, ref)
 
     # -- conversations ----------------------------------------------------------
 

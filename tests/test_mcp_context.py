@@ -1,0 +1,81 @@
+"""What a person brings from servers into a conversation: a resource attached to the
+message (``run --attach``, ``/attach``, a template filled in with the server's completion
+suggestions) and a server's prompt (``run --mcp-prompt``, ``/SERVER:PROMPT``), whose
+messages keep their roles. Against our asking server (the SDK's)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, tagged_env
+from tests.fakes.llm_server import FakeLLM, Reply
+from tests.test_elicitation import asking_config, run
+from tui_agent.tools.resource_tools import fill_template, template_variables
+
+pytestmark = pytest.mark.slow
+
+
+def test_templates_are_read_and_filled() -> None:
+    assert template_variables("menu://{course}/{dish}{?size,spice}") == \
+        ["course", "dish", "size", "spice"]
+    assert fill_template("menu://{course}/{dish}", {"course": "mains", "dish": "fish & chips"}) \
+        == "menu://mains/fish%20%26%20chips"
+
+
+def test_a_headless_run_starts_from_a_prompt_and_an_attachment(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(text="A risotto for four."))
+    conf = asking_config(tmp_path, fake_llm)
+    done = run(conf, "--attach", "asking:menu://today", "--mcp-prompt", "asking:plan_dinner",
+               "guests=4")
+    assert done.returncode == 0, done.stderr
+    messages = fake_llm.requests[0]["messages"][1:]  # after the system prompt
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[0]["content"] == "I am planning a dinner for 4."
+    assert messages[1]["content"] == "What is on the menu today?"
+    assert messages[2]["content"] == (
+        '<resource server="asking" uri="menu://today">\nrisotto, sea bass, tiramisu\n'
+        "</resource>\n\nSuggest a menu from it.")
+    bad = run(conf, "--mcp-prompt", "asking", "guests=4")
+    assert bad.returncode == 2 and "prompt 'asking' is not SERVER:PROMPT" in bad.stdout
+
+
+@pytest.mark.anyio
+async def test_attach_fills_a_template_with_the_servers_suggestions(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from textual.widgets import Input
+
+    from tests.ui.kit import SIZE, make_app, ready, until, write_config
+    from tui_agent.ui.screens.picker import Picker
+    from tui_agent.ui.screens.template import TemplateForm
+
+    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in tagged_env().items())
+    conf = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
+        f'\n[servers.asking]\ncommand = {json.dumps(sys.executable)}\n'
+        f'args = ["-m", "tests.fakes.asking_server"]\ncwd = {json.dumps(str(ROOT))}\n'
+        f'env = {{ {env} }}\nstartup_timeout = 30\n'))
+    app = make_app(conf)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await app.backend.hub.wait_all()  # type: ignore[union-attr]
+        await pilot.press(*"/attach", "enter")
+        await until(pilot, lambda: isinstance(app.screen, Picker), what="the picker")
+        await pilot.press(*"template")
+        await pilot.pause(0.2)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TemplateForm), what="the form")
+        form = app.screen
+        await pilot.press("m", "a")
+        course = form.query_one("#var-0", Input)
+        await until(pilot, lambda: course._suggestion == "mains", what="the suggestion")
+        await pilot.press("right", "enter", "r")
+        dish = form.query_one("#var-1", Input)
+        await until(pilot, lambda: dish._suggestion == "risotto", what="the second suggestion")
+        await pilot.press("right", "enter")
+        await until(pilot, lambda: app.attachments == ["asking:menu://mains/risotto"],
+                    what="the attachment")
+        await app.shut_down(0)

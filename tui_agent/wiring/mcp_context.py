@@ -1,0 +1,60 @@
+"""What a person brings from MCP servers into a conversation, the same way in the app and
+headless: a resource attached to the next message (``/attach``, ``run --attach
+SERVER:URI``) and a server's prompt (``/SERVER:PROMPT``, ``run --mcp-prompt SERVER:PROMPT
+key=value ...``), whose messages keep their roles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui_agent.tools.hub import Hub
+
+CONTINUE = "Go on from the prompt above."
+"""The turn's text when a prompt ends with the assistant's message and nothing was added."""
+
+
+def split_ref(ref: str, what: str) -> tuple[str, str]:
+    """``SERVER:REST`` of a reference; ValueError naming the form when it is not one."""
+    server, sep, rest = ref.partition(":")
+    if not sep or not server or not rest:
+        form = "SERVER:URI" if what == "resource" else "SERVER:PROMPT"
+        raise ValueError(f"{what} {ref!r} is not {form}")
+    return server, rest
+
+
+async def attachment(hub: Hub | None, ref: str) -> str:
+    """A resource (``server:uri``) as a block to put before the next message. Raises
+    ``ValueError`` or ``ServerError`` naming what was wrong."""
+    if hub is None:
+        raise ValueError("no MCP servers are configured")
+    server, uri = split_ref(ref, "resource")
+    text = await hub.read_resource(server, uri)
+    return f'<resource server="{server}" uri="{uri}">\n{text}\n</resource>'
+
+
+async def prompt_turn(hub: Hub | None, server: str, name: str, arguments: dict[str, str],
+                      added: str | None = None) -> tuple[list[tuple[str, str]], str]:
+    """A server's prompt as ``(earlier messages, the turn's text)``: the messages keep
+    their roles; the last one, if the user's and nothing is ``added``, is the turn's text.
+    Raises ``ValueError`` or ``ServerError``."""
+    if hub is None:
+        raise ValueError("no MCP servers are configured")
+    messages = await hub.get_prompt(server, name, arguments)
+    if not messages:
+        raise ValueError(f"prompt {server}:{name} has no messages")
+    if added is None and messages[-1][0] == "user":
+        return messages[:-1], messages[-1][1]
+    return messages, added if added is not None else CONTINUE
+
+
+def prompt_arguments(pairs: Sequence[str]) -> dict[str, str]:
+    """``key=value`` words as a dict; ValueError naming the first that is not one."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"prompt argument {pair!r} is not key=value")
+        out[key] = value
+    return out
