@@ -342,7 +342,7 @@ async def test_the_gateway_starts_lazily_and_stops_when_idle(client: Any, gatewa
         assert await call(hub, "gw__echo", text="through the gateway") == (
             "through the gateway", False)
         await eventually(lambda: conn.state == "idle", timeout=10)  # 1 s without calls
-        assert len(hub.specs()) == 16  # its catalog stays listed
+        assert len(hub.specs()) == 18  # its catalog stays listed (16 tools, 2 resource tools)
         [note async for note in hub.prepare()]
         assert conn.state == "idle"  # a turn alone does not wake it
         assert await call(hub, "gw__add", a=20, b=22) == ("42", False)  # a call does
