@@ -45,6 +45,25 @@ def test_a_structured_copy_of_an_image_is_named_not_spelled_out() -> None:
     assert [(m.kind, m.mime, m.data) for m in out.media] == [("image", "image/png", data)]
 
 
+def test_sounds_go_as_audio_parts_to_a_model_that_hears() -> None:
+    from tui_agent.core.calls import Call
+    from tui_agent.core.llm import ToolCallRequest
+    from tui_agent.core.messages import media_message
+    from tui_agent.tools.spec import Media, ToolOutcome
+
+    media = (Media("image", "image/png", "iVBOR"), Media("audio", "audio/wav", "UklGR"),
+             Media("audio", "audio/ogg", "T2dnU"))
+    calls = [Call(ToolCallRequest("c", "rec__capture", "{}"),
+                  outcome=ToolOutcome("[image ...] [audio ...]", media=media))]
+    heard = media_message(calls, frozenset({"image", "audio"}))
+    assert heard is not None and heard["content"][1:] == [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}},
+        {"type": "input_audio", "input_audio": {"data": "UklGR", "format": "wav"}}]  # no ogg
+    seen = media_message(calls, frozenset({"image"}))
+    assert seen is not None and len(seen["content"]) == 2
+    assert media_message(calls, frozenset()) is None
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("vision", [True, False])
 def test_read_media_file_reaches_the_model_as_an_image_or_a_name(
@@ -74,7 +93,7 @@ def test_read_media_file_reaches_the_model_as_an_image_or_a_name(
         shown = messages[-1]
         assert shown["role"] == "user"
         assert shown["content"][0]["text"] == \
-            "The images the tool calls above returned: fs__read_media_file (1)."
+            "The images and sounds the tool calls above returned: fs__read_media_file (1)."
         assert shown["content"][1] == {"type": "image_url", "image_url": {
             "url": f"data:image/png;base64,{encoded}"}}
         assert sent.count(encoded[:60]) == 1  # once, as the image part

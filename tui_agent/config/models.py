@@ -60,6 +60,9 @@ class ModelSettings(_Strict):
     vision: bool | None = None
     """Whether the model reads images (tools' images then reach it as image parts); unset:
     what litellm knows of the model."""
+    audio: bool | None = None
+    """Whether the model reads sound (tools' WAV and MP3 then reach it as audio parts);
+    unset: what litellm knows of the model."""
     timeout: float = Field(default=600.0, gt=0)
     """Seconds one LLM request (including its whole stream) may take."""
     max_retries: int = Field(default=3, ge=0, le=10)

@@ -286,7 +286,9 @@ class Agent:
             text = call.outcome.text if call.outcome is not None else unfinished
             self._record({"role": "tool", "tool_call_id": call.request.id, "content": text},
                          sync=False)
-        shown = media_message(calls) if self._takes_images() else None
+        kinds = self._media_kinds() if any(c.outcome and c.outcome.media for c in calls) \
+            else frozenset()
+        shown = media_message(calls, kinds) if kinds else None
         if shown is not None:
             self._record(shown, sync=False)
         if self.session is not None:
@@ -343,9 +345,10 @@ class Agent:
                                is_error=True)
         return ToolOutcome(clean(outcome.text()), is_error=not outcome.ok)
 
-    def _takes_images(self) -> bool:
-        takes = getattr(self.llm, "takes_images", None)
-        return bool(takes()) if takes is not None else False
+    def _media_kinds(self) -> frozenset[str]:
+        """What the model reads besides text: ``image``, ``audio``."""
+        takes = getattr(self.llm, "takes", None)
+        return frozenset(takes()) if takes is not None else frozenset()
 
     def _capped(self, call_id: str, outcome: ToolOutcome) -> ToolOutcome:
         """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""

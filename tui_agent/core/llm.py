@@ -133,17 +133,22 @@ class LLM:
     def model(self) -> str | None:
         return self.settings.name
 
-    def takes_images(self) -> bool:
-        """Whether the model reads image parts: ``[model] vision``, else litellm's word
-        (unknown models: no). Blocking the first time (imports litellm)."""
-        if self.settings.vision is not None:
-            return self.settings.vision
-        if not self.settings.name:
-            return False
-        try:
-            return bool(load_litellm().supports_vision(model=self.settings.name))
-        except Exception:  # a model litellm does not know
-            return False
+    def takes(self) -> set[str]:
+        """What the model reads besides text: ``image`` (``[model] vision``, else
+        litellm's word) and ``audio`` (``[model] audio``, else litellm's word); unknown
+        models read neither. Blocking the first time (imports litellm)."""
+        said = {"image": self.settings.vision, "audio": self.settings.audio}
+        checks = {"image": "supports_vision", "audio": "supports_audio_input"}
+        found = set()
+        for kind, given in said.items():
+            if given is None and self.settings.name:
+                try:
+                    given = bool(getattr(load_litellm(), checks[kind])(model=self.settings.name))
+                except Exception:  # a model litellm does not know
+                    given = False
+            if given:
+                found.add(kind)
+        return found
 
     def check(self) -> None:
         """Fail early, and clearly, on what no request could fix: no model, a model

@@ -22,21 +22,37 @@ def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
     return f"{prompt}\n\n{said}" if prompt else said
 
 
-def media_message(calls: Sequence[Call]) -> dict[str, Any] | None:
-    """The images the calls gave back, as one user message of image parts after their
-    results (a tool message holds text only); None when there are none."""
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav",
+                 "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+"""The sounds a model takes as ``input_audio`` parts (others are only named)."""
+
+
+def media_message(calls: Sequence[Call], kinds: frozenset[str] = frozenset({"image"})
+                  ) -> dict[str, Any] | None:
+    """The images (and sounds, if ``kinds`` has ``audio``) the calls gave back, as one user
+    message of parts after their results (a tool message holds text only); None when
+    there are none."""
     parts: list[dict[str, Any]] = []
     named: list[str] = []
     for call in calls:
-        images = [m for m in (call.outcome.media if call.outcome else ()) if m.kind == "image"]
-        if images:
-            named.append(f"{call.request.name} ({len(images)})")
-            parts += [{"type": "image_url",
-                       "image_url": {"url": f"data:{m.mime};base64,{m.data}"}} for m in images]
+        found = [part for m in (call.outcome.media if call.outcome else ())
+                 if m.kind in kinds and (part := _part(m.kind, m.mime, m.data)) is not None]
+        if found:
+            named.append(f"{call.request.name} ({len(found)})")
+            parts += found
     if not parts:
         return None
-    text = f"The images the tool calls above returned: {', '.join(named)}."
+    text = f"The images and sounds the tool calls above returned: {', '.join(named)}."
     return {"role": "user", "content": [{"type": "text", "text": text}, *parts]}
+
+
+def _part(kind: str, mime: str, data: str) -> dict[str, Any] | None:
+    if kind == "image":
+        return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+    audio_format = AUDIO_FORMATS.get(mime.lower())
+    if audio_format is None:
+        return None
+    return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format}}
 
 
 async def complete_text(model: ChatModel, messages: Sequence[dict[str, Any]]) -> str:
