@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
-from tests.ui.kit import SIZE, make_app, ready, until, write_config
+from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
 from tui_agent.headless.elicit import TerminalAsker, form_dialogue, url_dialogue
 from tui_agent.tools.elicit import (
     Form,
@@ -226,11 +226,7 @@ async def test_the_form_modal_checks_and_sends(tmp_path: Path, fake_llm: FakeLLM
 
     fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__book", {}, id="b")]),
                   Reply(text="booked"))
-    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in tagged_env().items())
-    conf = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
-        f'\n[servers.asking]\ncommand = {json.dumps(sys.executable)}\n'
-        f'args = ["-m", "tests.fakes.asking_server"]\ncwd = {json.dumps(str(ROOT))}\n'
-        f'env = {{ {env} }}\nauto = ["*"]\nstartup_timeout = 30\n'))
+    conf = with_asking_server(tmp_path / "c.toml", fake_llm.base_url)
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
@@ -268,11 +264,7 @@ async def test_a_link_the_server_needs_first_is_opened_on_consent(
     use_browser(monkeypatch, f"sh -c 'echo %s >> {opened}'")
     fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__subscribe", {}, id="s")]),
                   Reply(text="done"))
-    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in tagged_env().items())
-    conf = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
-        f'\n[servers.asking]\ncommand = {json.dumps(sys.executable)}\n'
-        f'args = ["-m", "tests.fakes.asking_server"]\ncwd = {json.dumps(str(ROOT))}\n'
-        f'env = {{ {env} }}\nauto = ["*"]\nstartup_timeout = 30\n'))
+    conf = with_asking_server(tmp_path / "c.toml", fake_llm.base_url)
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)

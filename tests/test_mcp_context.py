@@ -5,13 +5,10 @@ messages keep their roles. Against our asking server (the SDK's)."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_elicitation import asking_config, run
 from tui_agent.tools.resource_tools import fill_template, template_variables
@@ -49,15 +46,11 @@ async def test_attach_fills_a_template_with_the_servers_suggestions(
         tmp_path: Path, fake_llm: FakeLLM) -> None:
     from textual.widgets import Input
 
-    from tests.ui.kit import SIZE, make_app, ready, until, write_config
+    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
     from tui_agent.ui.screens.picker import Picker
     from tui_agent.ui.screens.template import TemplateForm
 
-    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in tagged_env().items())
-    conf = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
-        f'\n[servers.asking]\ncommand = {json.dumps(sys.executable)}\n'
-        f'args = ["-m", "tests.fakes.asking_server"]\ncwd = {json.dumps(str(ROOT))}\n'
-        f'env = {{ {env} }}\nstartup_timeout = 30\n'))
+    conf = with_asking_server(tmp_path / "c.toml", fake_llm.base_url, auto=False)
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)

@@ -84,17 +84,12 @@ async def test_the_app_shows_the_request_and_the_reply_before_it_goes_back(
     ``y``: the server gets the reply to the edited request."""
     from textual.widgets import TextArea
 
-    from tests.conftest import ROOT, tagged_env
-    from tests.ui.kit import SIZE, make_app, ready, until, write_config
+    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
     from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
 
     fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__haiku", {}, id="h")]),
                   Reply(text="Rain on the window"), Reply(text="done"))
-    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in tagged_env().items())
-    conf = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
-        f'\n[servers.asking]\ncommand = {json.dumps(__import__("sys").executable)}\n'
-        f'args = ["-m", "tests.fakes.asking_server"]\ncwd = {json.dumps(str(ROOT))}\n'
-        f'env = {{ {env} }}\nauto = ["*"]\nstartup_timeout = 30\n'))
+    conf = with_asking_server(tmp_path / "c.toml", fake_llm.base_url)
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)

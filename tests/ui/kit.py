@@ -48,6 +48,18 @@ def write_config(path: Path, *, base_url: str | None = None, model: str | None =
     return path
 
 
+def with_asking_server(path: Path, base_url: str, *, auto: bool = True) -> Path:
+    """A config whose one server is tests/fakes/asking_server.py (over stdio), all of its
+    tools auto-approved unless ``auto`` is False."""
+    approvals = 'auto = ["*"]\n' if auto else ""
+    return write_config(path, base_url=base_url, extra=(
+        f"\n[servers.asking]\ncommand = {toml_value(sys.executable)}\n"
+        'args = ["-m", "tests.fakes.asking_server"]\n'
+        f"cwd = {toml_value(str(ROOT))}\n"
+        f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}\n"
+        f"{approvals}startup_timeout = 30\n"))
+
+
 def make_app(config: Path | None = None, **options: Any) -> AgentApp:
     return AgentApp(Options(load(config), **options))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from tui_agent.wiring.mcp_context import prompt_arguments
+
 
 @dataclass(frozen=True)
 class CommandInfo:
@@ -82,13 +84,10 @@ def _pairs(rest: str, head: str) -> dict[str, str]:
         words = shlex.split(rest)
     except ValueError as exc:
         raise CommandError(f"/{head}: {exc}") from None
-    out: dict[str, str] = {}
-    for word in words:
-        key, eq, value = word.partition("=")
-        if not eq or not key:
-            raise CommandError(f"/{head}: arguments are key=value pairs, not {word!r}")
-        out[key] = value
-    return out
+    try:
+        return prompt_arguments(words)
+    except ValueError as exc:
+        raise CommandError(f"/{head}: {exc}") from None
 
 
 def unescape(text: str) -> str:
