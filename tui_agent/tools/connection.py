@@ -31,19 +31,26 @@ from tui_agent.tools.news import CALL_NEWS, SEVERE, LogLine, News, log_line, pro
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
 
+RESOURCE_LOOK = 5.0
+"""Seconds a server's first resource listing may take at connect."""
 
-async def has_resources(client: Any) -> bool:
+
+async def has_resources(client: Any, within: float = RESOURCE_LOOK) -> bool:
     """The server declares resources and lists at least one resource or template (many
-    declare the capability with nothing behind it)."""
+    declare the capability with nothing behind it). A listing that fails, or takes longer
+    than ``within`` seconds, counts as none: the server starts all the same."""
+    import anyio
+
     if client.server_capabilities.resources is None:
         return False
     for method, field in (("list_resources", "resources"),
                           ("list_resource_templates", "resource_templates")):
-        try:
-            if getattr(await getattr(client, method)(), field):
-                return True
-        except Exception:  # noqa: S112 (a server that cannot list has none to offer)
-            continue
+        with anyio.move_on_after(within):
+            try:
+                if getattr(await getattr(client, method)(), field):
+                    return True
+            except Exception:  # noqa: S112 (a server that cannot list has none to offer)
+                continue
     return False
 
 
