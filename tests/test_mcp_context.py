@@ -72,3 +72,63 @@ async def test_attach_fills_a_template_with_the_servers_suggestions(
         await until(pilot, lambda: app.attachments == ["asking:menu://mains/risotto"],
                     what="the attachment")
         await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_a_watched_resource_says_when_it_changed(tmp_path: Path) -> None:
+    """On 2026-07-28 the listen stream is reopened with the resource, and its change is
+    told; a 2025 session of a server that cannot subscribe says it cannot."""
+    import asyncio
+
+    from tests.test_client_side import asking_server, hub_of
+    from tests.test_hub import call
+    from tui_agent.tools.client import ClientSide
+
+    servers = {"a": asking_server().model_copy(update={"protocol": "auto"}),
+               "old": asking_server()}
+    async with hub_of(servers, tmp_path, client_side=lambda n, c: ClientSide()) as hub:
+        changed: list[tuple[str, str]] = []
+        hub.resource_listeners.append(lambda server, uri: changed.append((server, uri)))
+        assert not await hub.connections["old"].watch("menu://today")
+        assert await hub.connections["a"].watch("menu://today")
+        for _ in range(100):  # the stream is reopened in the background: change until told
+            await call(hub, "a__change_menu", text="soup of the day")
+            if changed:
+                break
+            await asyncio.sleep(0.05)
+        assert changed[0] == ("a", "menu://today")
+        assert await hub.read_resource("a", "menu://today") == "soup of the day"
+
+
+@pytest.mark.anyio
+async def test_an_attached_resource_that_changes_goes_again(tmp_path: Path,
+                                                            fake_llm: FakeLLM) -> None:
+    import asyncio
+
+    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+    from tui_agent.ui.widgets.messages import Note
+
+    fake_llm.push(Reply(text="noted"))
+    conf = with_asking_server(tmp_path / "c.toml", fake_llm.base_url)
+    app = make_app(conf)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        hub = app.backend.hub
+        assert hub is not None
+        await hub.wait_all()
+        await pilot.press(*"/attach asking:menu://today", "enter")
+        await until(pilot, lambda: app.attachments == ["asking:menu://today"])
+        await pilot.press(*"what is on?", "enter")
+        await until(pilot, lambda: len(fake_llm.requests) == 1 and not app.attachments,
+                    what="the message with the resource")
+        assert "risotto" in fake_llm.requests[0]["messages"][-1]["content"]
+        spec = next(s for s in hub.specs() if s.tool == "change_menu")
+        for _ in range(100):
+            await hub.call(spec, {"text": "soup"})
+            if app.attachments:
+                break
+            await asyncio.sleep(0.05)
+        await until(pilot, lambda: any("asking:menu://today changed" in str(n.render())
+                                       for n in app.query(Note)), what="the note")
+        assert app.attachments == ["asking:menu://today"]
+        await app.shut_down(0)

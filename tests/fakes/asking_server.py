@@ -99,9 +99,18 @@ def build() -> MCPServer:
         text = getattr(got.content, "text", "")
         return f"{got.model} wrote: {text}"
 
+    menu = ["risotto, sea bass, tiramisu"]
+
     @server.resource("menu://today", name="today's menu", mime_type="text/plain")
     def today() -> str:
-        return "risotto, sea bass, tiramisu"
+        return menu[0]
+
+    @server.tool(description="Change today's menu; a client that watches menu://today is "
+                             "told (2026-07-28's subscriptions).")
+    async def change_menu(text: str, ctx: Context) -> str:
+        menu[0] = text
+        await ctx.notify_resource_updated("menu://today")
+        return "changed"
 
     @server.resource("menu://{course}/{dish}", name="a dish", mime_type="text/plain")
     def dish(course: str, dish: str) -> str:

@@ -116,6 +116,11 @@ class ServerConnection(ServerLifecycle):
         """What the server says about using it (``instructions``), cleaned and capped."""
         self.has_resources = False
         """The server offers resources (its model-facing resource tools are listed)."""
+        self.watched: set[str] = set()
+        """Resources followed for changes (:meth:`watch`)."""
+        self.on_updated: Callable[[str, str], None] | None = None
+        """Told ``(server, uri)`` when a watched resource changed."""
+        self._relisten = asyncio.Event()
 
     async def _connect(self, stack: Any) -> Any:
         client = await super()._connect(stack)
@@ -274,6 +279,61 @@ class ServerConnection(ServerLifecycle):
             result = await what(client)
         self._answered()
         return result
+
+    async def watch(self, uri: str) -> bool:
+        """Follow changes of resource ``uri``: ``resources/subscribe`` on a 2025 session
+        whose server can, the ``subscriptions/listen`` stream (reopened with it) on
+        2026-07-28. False when the server cannot say."""
+        client = self._client
+        if self.state != "connected" or client is None:
+            return False
+        legacy = (self.protocol or "").startswith("2025")
+        resources = client.server_capabilities.resources
+        if legacy and not (resources and resources.subscribe):
+            return False
+        if uri not in self.watched:
+            self.watched.add(uri)
+            if legacy:
+                await self.request(lambda c: c.subscribe_resource(uri))
+            else:
+                self._relisten.set()
+        return True
+
+    def _updated(self, uri: str) -> None:
+        if uri in self.watched and self.on_updated is not None:
+            self.on_updated(self.name, uri)
+
+    async def _on_message(self, message: Any) -> None:
+        if type(message).__name__ == "ResourceUpdatedNotification":
+            self._updated(str(message.params.uri))
+        await super()._on_message(message)
+
+    async def _listen(self, client: Any) -> None:
+        """2026 servers announce tool changes and watched resources' changes through a
+        subscription, reopened when a resource is added to it."""
+        import contextlib
+
+        import anyio
+        from mcp.client.subscriptions import ResourceUpdated
+
+        while True:
+            self._relisten.clear()
+            with contextlib.suppress(Exception):
+                async with client.listen(tools_list_changed=True,
+                                         resource_subscriptions=sorted(self.watched)) as events, \
+                        anyio.create_task_group() as group:
+                    async def again() -> None:
+                        await self._relisten.wait()
+                        group.cancel_scope.cancel()
+
+                    group.start_soon(again)
+                    async for event in events:
+                        if isinstance(event, ResourceUpdated):
+                            self._updated(str(event.uri))
+                        else:
+                            self._refresh_wanted.set()
+                    group.cancel_scope.cancel()
+            await self._relisten.wait()
 
     async def roots_changed(self) -> None:
         """``notifications/roots/list_changed``, if connected in a 2025 protocol and offered

@@ -73,6 +73,8 @@ class Hub:
         self._client_side = client_side
         self.log_listeners: list[Callable[[LogLine], None]] = []
         """Told each line any server logs (``notifications/message``)."""
+        self.resource_listeners: list[Callable[[str, str], None]] = []
+        """Told ``(server, uri)`` when a watched resource changed (``Connection.watch``)."""
         self.connections = {name: self._connection(name, cfg) for name, cfg in servers.items()}
         self._catalog: dict[str, Entry] = {}
         self._listeners: list[Callable[[ServerStatus], None]] = []
@@ -109,8 +111,12 @@ class Hub:
         conn = ServerConnection(name, config, log_dir=self._log_dir,
                                 default_timeout=self._default_timeout, on_change=self._changed,
                                 client_side=side)
-        conn.on_log = self._logged
+        conn.on_log, conn.on_updated = self._logged, self._updated
         return conn
+
+    def _updated(self, server: str, uri: str) -> None:
+        for listener in list(self.resource_listeners):
+            listener(server, uri)
 
     def _logged(self, line: LogLine) -> None:
         for listener in list(self.log_listeners):

@@ -146,7 +146,10 @@ async def _attach(app: ChatApp, command: Command) -> None:
             await _fill(app, ref.removeprefix(TEMPLATE), chosen)
         elif ref:
             app.attachments.append(ref)
-            await app.transcript.note(f"attached {ref} to the next message")
+            watched = await app.backend.watch(ref)
+            await app.transcript.note(f"attached {ref} to the next message" + (
+                "; when it changes, the new content goes with the message after" if watched
+                else ""))
 
     if command.arg:
         await chosen(command.arg)

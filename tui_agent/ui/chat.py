@@ -26,6 +26,7 @@ from textual.widgets import Footer
 
 from tui_agent.config import paths
 from tui_agent.core.events import TurnDone
+from tui_agent.tools.text import clean
 from tui_agent.ui import textual_fixes
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
@@ -88,6 +89,7 @@ class ChatApp(App[int]):
                                ask=ModalAsker(self), sampling=(sampler.review, sampler.confirm))
         self.backend.listeners.append(self._server_changed)
         self.backend.log_listeners.append(self._server_logged)
+        self.backend.resource_listeners.append(self._resource_changed)
         self.backend.login_pages.append(self._login_page)
         self.loaded.set()
 
@@ -223,6 +225,15 @@ class ChatApp(App[int]):
         refresh = getattr(top, "refresh_data", None)
         if refresh is not None:
             refresh()
+
+    def _resource_changed(self, server: str, uri: str) -> None:
+        """A resource attached earlier changed: it goes again with the next message."""
+        ref = f"{server}:{uri}"
+        if ref not in self.attachments:
+            self.attachments.append(ref)
+            self.run_worker(self.transcript.note(
+                f"{clean(ref)} changed: its new content goes with your next message"),
+                group="notes")
 
     def _server_logged(self, _line: object) -> None:
         """A server's log line: the servers screen, if shown, catches up (at most five

@@ -80,6 +80,8 @@ class Runtime:
         self.listeners: list[Callable[[ServerStatus], None]] = []
         self.log_listeners: list[Callable[[LogLine], None]] = []
         """Told each line a server logs."""
+        self.resource_listeners: list[Callable[[str, str], None]] = []
+        """Told ``(server, uri)`` when a watched resource changed."""
         self.login_pages: list[Callable[[str, str], None]] = []
         """Told ``(server, url)`` when a login a person asked for wants its page shown."""
         self.logins: Logins | None = None
@@ -144,6 +146,7 @@ class Runtime:
                 for listener in self.listeners:
                     self.hub.subscribe(listener)
                 self.hub.log_listeners.extend(self.log_listeners)
+                self.hub.resource_listeners.extend(self.resource_listeners)
                 self.hub.start()
                 self.agent.tools = self.hub
             if isinstance(self.agent.llm, LLM) and self.agent.llm.model:
@@ -186,6 +189,7 @@ class Runtime:
             for listener in self.listeners:
                 self.hub.subscribe(listener)
             self.hub.log_listeners.extend(self.log_listeners)
+            self.hub.resource_listeners.extend(self.resource_listeners)
             self.hub.start()
             agent.tools = self.hub
             return Changes(added=list(new.config.servers))
@@ -308,6 +312,15 @@ class Runtime:
         self.ensure_session()
         self.agent.add_messages(earlier)
         return text
+
+    async def watch(self, ref: str) -> bool:
+        """Follow changes of the resource ``server:uri``; False when its server cannot."""
+        server, _, uri = ref.partition(":")
+        conn = self.hub.connections.get(server) if self.hub is not None else None
+        try:
+            return conn is not None and await conn.watch(uri)
+        except Exception:  # a refused subscription: the resource is attached all the same
+            return False
 
     async def attachment(self, ref: str) -> str:
         """A resource (``server:uri``) as a block to put before the next message."""
