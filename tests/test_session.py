@@ -75,6 +75,30 @@ def test_truncated_last_line_is_skipped(tmp_path: Path) -> None:
     assert conv.skipped_lines == 1
 
 
+@pytest.mark.parametrize("torn", [b'{"kind":"message","seq":1,"message":{"role":"assis',
+                                  b'{"kind":"partial","seq":1,"te', b"{", b"x" * 200_000])
+def test_a_torn_tail_is_cut_before_the_next_record(tmp_path: Path, torn: bytes) -> None:
+    """A crash left half a line; the resumed writer cuts it, so every kind of record
+    written next (message, partial, turn) loads, and so do the ones before it."""
+    w = writer_at(tmp_path)
+    w.message({"role": "user", "content": "first"})
+    w.close()
+    with open(w.path, "ab") as f:
+        f.write(torn)
+    resumed = SessionWriter.resume(load(w.path))
+    resumed.message({"role": "user", "content": "third prompt"})
+    resumed.partial("half a rep")
+    resumed.flush_partial()
+    resumed.turn_end("end", Usage(1, 1, 2, None))
+    resumed.close()
+    conv = load(w.path)
+    assert conv.skipped_lines == 0 and w.path.read_bytes().endswith(b"\n")
+    assert [e.message for e in conv.entries] == [
+        {"role": "user", "content": "first"}, {"role": "user", "content": "third prompt"},
+        {"role": "assistant", "content": "half a rep"}]
+    assert conv.entries[-1].incomplete and conv.usage == Usage(1, 1, 2, None)
+
+
 def test_corrupt_line_in_the_middle_is_skipped(tmp_path: Path) -> None:
     w = writer_at(tmp_path)
     w.message({"role": "user", "content": "one"})

@@ -10,7 +10,8 @@ Records (one JSON object a line, ``kind`` first):
 
 A crash loses at most the reply in flight, and even that is recovered from its
 partial records, marked incomplete. The file is never rewritten; a torn last
-line is skipped on load. Known secret values are masked before anything is
+line is skipped on load, and cut before the next record is appended (so it cannot take
+that record down with it). Known secret values are masked before anything is
 written.
 """
 
@@ -101,6 +102,8 @@ class SessionWriter:
                                f"({path})") from None
         if created:
             _fsync_dir(path.parent)
+        else:
+            _trim_torn_tail(path, self._file.fileno())
 
     @classmethod
     def create(cls, path: Path, meta: dict[str, Any],
@@ -182,6 +185,28 @@ class SessionWriter:
         self._file.flush()
         if sync:
             os.fsync(self._file.fileno())
+
+
+def _trim_torn_tail(path: Path, fd: int) -> None:
+    """Cut a last line that a crash left unfinished (no newline), before anything is
+    appended (``fd``, the locked append handle): otherwise the next record would continue
+    it, on the same line, and be skipped with it on the next load. What is cut was never
+    a whole record."""
+    with open(path, "rb") as reader:
+        end = os.fstat(reader.fileno()).st_size
+        if end == 0 or os.pread(reader.fileno(), 1, end - 1) == b"\n":
+            return
+        keep, at = 0, end
+        while at > 0:
+            start = max(0, at - 65536)
+            chunk = os.pread(reader.fileno(), at - start, start)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            at = start
+    os.ftruncate(fd, keep)
+    os.fsync(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
