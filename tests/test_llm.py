@@ -191,3 +191,23 @@ async def test_cancel_mid_stream_stops_promptly(fake_llm: FakeLLM) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 2)
+
+
+async def test_with_api_base_the_providers_key_from_the_environment_is_sent(
+        fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--api-base`` to a hosted OpenAI-compatible endpoint: OPENAI_API_KEY goes with the
+    request; with no key anywhere, a local server gets the placeholder it ignores."""
+    llm = LLM(model_for(fake_llm, api_key=None))
+    fake_llm.push(Reply(text="one"), Reply(text="two"))
+    await collect(llm)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-env")
+    await collect(llm)
+    assert fake_llm.authorizations == ["Bearer no-key", "Bearer sk-from-the-env"]
+
+
+async def test_a_refused_key_says_how_to_give_one(fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(status=401, error_message="Incorrect API key provided"))
+    with pytest.raises(LLMError) as caught:
+        await collect(LLM(model_for(fake_llm, max_retries=0)))
+    assert caught.value.kind == "auth"
+    assert 'Give it the key with [model] api_key_env = "VAR"' in str(caught.value)

@@ -114,6 +114,8 @@ class FakeLLM:
         self._script: deque[Reply] = deque(replies or [])
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []
+        """The ``Authorization`` header of each POST, in order."""
         self._stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._serve, name="fake-llm", daemon=True)
@@ -176,6 +178,7 @@ class FakeLLM:
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                fake.authorizations.append(self.headers.get("Authorization", ""))
                 reply = fake._next(body)
                 if reply is None:
                     self._error(500, "fake LLM script exhausted: no reply scripted", {})

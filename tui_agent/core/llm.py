@@ -180,8 +180,8 @@ class LLM:
         self.check()
         return load_litellm()
 
-    def _request(self, messages: Sequence[dict[str, Any]],
-                 tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def _request(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]],
+                 litellm: ModuleType | None = None) -> dict[str, Any]:
         s = self.settings
         kwargs: dict[str, Any] = {
             "model": s.name, "messages": list(messages), "stream": True,
@@ -193,8 +193,9 @@ class LLM:
             kwargs["api_base"] = s.api_base
         if s.api_key:
             kwargs["api_key"] = s.api_key
-        elif s.api_base:
-            # OpenAI-compatible local servers ignore the key, but the SDK insists on one.
+        elif s.api_base and not (litellm is not None and s.name and _keys_set(litellm, s.name)):
+            # A local OpenAI-compatible server ignores the key, but the SDK insists on one;
+            # a provider key set in the environment (OPENAI_API_KEY) goes as it is.
             kwargs["api_key"] = "no-key"
         if s.temperature is not None:
             kwargs["temperature"] = s.temperature
@@ -236,7 +237,7 @@ class LLM:
         calls: dict[int, list[str]] = {}  # index -> [id, name, arguments...]
         usage: Any = None
         try:
-            response = await litellm.acompletion(**self._request(messages, tools))
+            response = await litellm.acompletion(**self._request(messages, tools, litellm))
         except Exception as exc:
             raise self._classify(litellm, exc) from None
         try:
@@ -293,6 +294,14 @@ class LLM:
 
     def _classify(self, litellm: ModuleType, exc: BaseException) -> LLMError:
         return classify(litellm, exc, self.settings)
+
+
+def _keys_set(litellm: ModuleType, model: str) -> bool:
+    """Whether the provider's key for ``model`` is in the environment."""
+    try:
+        return bool(litellm.validate_environment(model).get("keys_in_environment"))
+    except Exception:
+        return False
 
 
 def _missing_keys(litellm: ModuleType, model: str) -> list[str]:

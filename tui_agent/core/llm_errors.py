@@ -44,7 +44,9 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
         return LLMError("context_window", f"the conversation is too long for {settings.name}: "
                         f"{text}. Start a new conversation or use a model with a larger context.")
     if isinstance(exc, ex.AuthenticationError | ex.PermissionDeniedError):
-        return LLMError("auth", f"{where} refused the API key for {settings.name}: {text}")
+        return LLMError("auth", f"{where} refused the API key for {settings.name}: {text}. "
+                        "Give it the key with [model] api_key_env = \"VAR\" (the variable "
+                        "that holds it) or api_key")
     if isinstance(exc, ex.NotFoundError):
         return LLMError("unknown_model", f"{where} does not know the model "
                         f"'{settings.name}': {text}")
