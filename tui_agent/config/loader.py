@@ -329,5 +329,18 @@ def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
         for name, server in config.servers.items()
     }
     settings.config = config.model_copy(update={"servers": servers})
-    settings.secrets = frozenset(expander.secrets)
+    settings.secrets = frozenset(expander.secrets | environment_keys(env))
     return settings
+
+
+KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN", "_ACCESS_TOKEN", "_SECRET_KEY", "_AUTH_TOKEN")
+"""Environment variables that hold a key litellm (or a provider SDK) may send by itself:
+masked wherever they might be echoed, though the config never names them."""
+MIN_SECRET = 8
+"""Shorter values are not masked (a one-character "key" would mask every such letter)."""
+
+
+def environment_keys(env: Mapping[str, str]) -> set[str]:
+    """The values of the environment's key variables (``OPENAI_API_KEY``, ...)."""
+    return {value for name, value in env.items()
+            if name.upper().endswith(KEY_SUFFIXES) and len(value) >= MIN_SECRET}
