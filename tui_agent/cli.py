@@ -140,10 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
         _common(parser_, inner=True)
         parser_.add_argument("name", metavar="NAME", help="the server, as the config names it")
 
-    sessions = sub.add_parser("sessions", help="list saved conversations")
+    sessions = sub.add_parser("sessions", help="list saved conversations",
+                              description="List saved conversations, newest first: id, "
+                                          "when, messages, model and title.")
     sessions.add_argument("--limit", type=int, default=20, metavar="N")
 
-    export = sub.add_parser("export", help="write a conversation as Markdown")
+    export = sub.add_parser("export", help="write a conversation as Markdown",
+                            description="Write a saved conversation as Markdown (tool calls "
+                                        "and results included, secrets masked).")
     export.add_argument("id", metavar="ID", help="session id (or a unique prefix, or a path)")
     export.add_argument("-o", "--output", type=Path, metavar="FILE",
                         help="write here instead of stdout")

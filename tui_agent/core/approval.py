@@ -89,7 +89,7 @@ class DenyAll:
     """``--approve deny``: only auto-approved tools run."""
 
     async def decide(self, call: PendingCall) -> Decision:
-        return Decision.deny("not auto-approved, and this run denies every other tool "
+        return Decision.deny(f"{call.why}, and this run denies every tool that would ask "
                              "(--approve deny)")
 
 

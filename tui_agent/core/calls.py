@@ -74,8 +74,10 @@ def closest_names(name: str, names: Sequence[str], most: int = 5) -> list[str]:
 def started(call: Call) -> ToolCallStarted:
     """The event of a call; ``server`` is None for a tool that does not exist."""
     spec, req = call.spec, call.request
+    shown = call.arguments if call.arguments is not None else (
+        {"(unparsed)": req.arguments} if req.arguments.strip() else {})
     return ToolCallStarted(req.id, req.name, spec.server if spec else None,
-                           spec.tool if spec else req.name, call.arguments or {})
+                           spec.tool if spec else req.name, shown)
 
 
 def repair_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

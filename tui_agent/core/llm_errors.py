@@ -42,7 +42,8 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
     status = getattr(exc, "status_code", None)
     if isinstance(exc, ex.ContextWindowExceededError):
         return LLMError("context_window", f"the conversation is too long for {settings.name}: "
-                        f"{text}. Start a new conversation or use a model with a larger context.")
+                        f"{text.rstrip('.')}. Start a new conversation or use a model with a "
+                        "larger context.")
     if isinstance(exc, ex.AuthenticationError | ex.PermissionDeniedError):
         return LLMError("auth", f"{where} refused the API key for {settings.name}: {text}. "
                         "Give it the key with [model] api_key_env = \"VAR\" (the variable "

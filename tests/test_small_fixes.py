@@ -1,0 +1,61 @@
+"""Small things seen when trying tui-agent as a user (issue 22, item 7): each says what
+happened, not something near it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, model_for
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.test_agent import calculator, tool_messages
+from tui_agent.core.agent import Agent
+from tui_agent.core.approval import DenyAll, PendingCall
+from tui_agent.core.events import ToolCallStarted
+from tui_agent.core.llm import LLM
+from tui_agent.core.llm_errors import LLMError
+
+
+@pytest.mark.anyio
+async def test_invalid_json_arguments_show_as_they_came(fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", '{"a": 1, "b": ', id="j")]),
+                  Reply(text="oops"))
+    agent = Agent(LLM(model_for(fake_llm)), calculator(), DenyAll())
+    events = [e async for e in agent.run_turn("add")]
+    started = next(e for e in events if isinstance(e, ToolCallStarted))
+    assert started.arguments == {"(unparsed)": '{"a": 1, "b": '}
+    assert "not valid JSON" in tool_messages(fake_llm.requests[1])[0]["content"]
+
+
+@pytest.mark.anyio
+async def test_a_headless_deny_says_the_definition_changed() -> None:
+    call = PendingCall("c", "s__t", "s", "t", {}, why="its definition (description or "
+                       "parameters) changed since it was allowed")
+    decision = await DenyAll().decide(call)
+    assert decision.reason == ("its definition (description or parameters) changed since it "
+                               "was allowed, and this run denies every tool that would ask "
+                               "(--approve deny)")
+
+
+@pytest.mark.anyio
+async def test_the_context_error_has_one_period(fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(status=400, error_message="This model's maximum context length is "
+                        "8192 tokens. However, your messages resulted in 9001 tokens."))
+    with pytest.raises(LLMError) as caught:
+        async for _ in LLM(model_for(fake_llm, max_retries=0)).stream(
+                [{"role": "user", "content": "x"}]):
+            pass
+    assert caught.value.kind == "context_window", str(caught.value)
+    assert "9001 tokens. Start a new conversation" in str(caught.value)
+    assert ".." not in str(caught.value)
+
+
+@pytest.mark.parametrize("command", ["sessions", "export"])
+def test_every_subcommand_describes_itself(command: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "tui_agent", command, "--help"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0
+    usage, _, rest = done.stdout.partition("\n\n")
+    assert rest.split("\n\n")[0].strip() and not rest.startswith(("positional", "options"))
