@@ -48,7 +48,3 @@ class FrontDesk:
         if config.log_level is not None:
             side = replace(side, log_level=config.log_level)
         return side
-
-    def roots(self, config: ServerConfig) -> list[Path]:
-        """What ``roots/list`` answers the server of ``config`` now."""
-        return roots_of(config, self.shared_roots, self.project) if self.project else []
