@@ -9,11 +9,9 @@ A URL is opened only when the person says so on the terminal: never under ``defa
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
-from collections.abc import Callable
 from typing import IO
 
+from tui_agent.headless.gate import in_daemon_thread
 from tui_agent.tools.elicit import Answer, Field, Form, UrlAsk, Value, defaults, problems, read
 
 TRIES = 3
@@ -47,7 +45,8 @@ class TerminalAsker:
             content = defaults(request)
             return Answer("decline") if problems(request, content) else \
                 Answer("accept", content)
-        return await _in_thread(lambda: self._on_terminal(request))
+        return await in_daemon_thread(lambda: self._on_terminal(request),
+                                      lambda exc: Answer("decline"), "elicitation-prompt")
 
     def _on_terminal(self, request: Form | UrlAsk) -> Answer:
         try:  # a tty is not seekable, so "r+" cannot open it: one handle each way
@@ -160,26 +159,3 @@ def url_dialogue(ask: UrlAsk, tty_in: IO[str], tty: IO[str]) -> Answer:
         open_in_browser(ask.url)
         return Answer("accept")
     return Answer("decline") if choice in ("n", "no", "") and line else Answer("cancel")
-
-
-async def _in_thread(ask: Callable[[], Answer]) -> Answer:
-    """``ask()`` in a daemon thread: a turn cancelled meanwhile abandons the blocked read
-    instead of holding up the exit."""
-    loop = asyncio.get_running_loop()
-    answer: asyncio.Future[Answer] = loop.create_future()
-
-    def run() -> None:
-        try:
-            result = ask()
-        except Exception:  # a broken terminal declines; it must not hang the turn
-            result = Answer("decline")
-
-        def deliver() -> None:
-            if not answer.done():
-                answer.set_result(result)
-
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
-            loop.call_soon_threadsafe(deliver)
-
-    threading.Thread(target=run, name="elicitation-prompt", daemon=True).start()
-    return await answer

@@ -8,10 +8,13 @@ import asyncio
 import contextlib
 import json
 import threading
-from typing import IO
+from collections.abc import Callable
+from typing import IO, TypeVar
 
 from tui_agent.core.approval import ApproveAll, Decision, DenyAll, Gate, PendingCall
 from tui_agent.tools.text import clean
+
+T = TypeVar("T")
 
 
 class TerminalGate:
@@ -21,25 +24,10 @@ class TerminalGate:
         self.tty_path = tty_path
 
     async def decide(self, call: PendingCall) -> Decision:
-        # A daemon thread, not the default executor: if the turn is cancelled while the
-        # prompt waits, the blocked read is abandoned instead of holding up the exit.
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Decision] = loop.create_future()
-
-        def ask() -> None:
-            try:
-                result = self._ask(call)
-            except Exception as exc:  # a broken terminal denies; it must not hang the turn
-                result = Decision.deny(f"could not ask on the terminal: {exc}")
-            def deliver() -> None:
-                if not answer.done():  # the turn may have been cancelled meanwhile
-                    answer.set_result(result)
-
-            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
-                loop.call_soon_threadsafe(deliver)
-
-        threading.Thread(target=ask, name="approval-prompt", daemon=True).start()
-        return await answer
+        return await in_daemon_thread(
+            lambda: self._ask(call),
+            lambda exc: Decision.deny(f"could not ask on the terminal: {exc}"),
+            "approval-prompt")
 
     def _ask(self, call: PendingCall) -> Decision:
         try:  # a tty is not seekable, so "r+" cannot open it: one handle each way
@@ -90,3 +78,29 @@ def make_gate(mode: str) -> Gate:
     if mode == "deny":
         return DenyAll()
     return TerminalGate()
+
+
+async def in_daemon_thread(ask: Callable[[], T], failed: Callable[[Exception], T],
+                           name: str) -> T:
+    """``ask()`` (a dialogue on the terminal) in a daemon thread, not the default
+    executor: if the turn is cancelled while the prompt waits, the blocked read is
+    abandoned instead of holding up the exit. A broken terminal gives ``failed(exc)``:
+    it must not hang the turn."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[T] = loop.create_future()
+
+    def run() -> None:
+        try:
+            result = ask()
+        except Exception as exc:
+            result = failed(exc)
+
+        def deliver() -> None:
+            if not answer.done():  # the turn may have been cancelled meanwhile
+                answer.set_result(result)
+
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+            loop.call_soon_threadsafe(deliver)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return await answer
