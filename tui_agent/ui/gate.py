@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.app import App
 from textual.screen import Screen
@@ -18,6 +18,8 @@ from textual.screen import Screen
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.tools.elicit import Answer, Form, UrlAsk
 from tui_agent.tools.sampling import SampleRequest
+
+T = TypeVar("T")
 
 
 class ModalGate:
@@ -33,20 +35,9 @@ class ModalGate:
 
         async with self._lock:
             self.on_waiting(call)
-            answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-
-            def deliver(decision: Decision | None) -> None:
-                if not answer.done():
-                    answer.set_result(decision or Decision.deny())
-
             screen = ApprovalScreen(call, remember_in=self.remember_in(call.server))
-            await self.app.push_screen(screen, callback=deliver)
-            try:
-                return await answer
-            except asyncio.CancelledError:
-                if screen.is_active or screen in self.app.screen_stack:
-                    screen.dismiss(Decision.deny("cancelled"))
-                raise
+            return await modal_answer(self.app, screen, absent=Decision.deny(),
+                                      cancelled=Decision.deny("cancelled"))
 
 
 class ModalAsker:
@@ -61,21 +52,10 @@ class ModalAsker:
         from tui_agent.ui.screens.elicit import ElicitScreen, UrlConsent
 
         async with self._lock:
-            answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-
-            def deliver(given: Answer | None) -> None:
-                if not answer.done():
-                    answer.set_result(given or Answer("cancel"))
-
-            screen = UrlConsent(request) if isinstance(request, UrlAsk) else \
-                ElicitScreen(request)
-            await self.app.push_screen(screen, callback=deliver)
-            try:
-                return await answer
-            except asyncio.CancelledError:
-                if screen.is_active or screen in self.app.screen_stack:
-                    screen.dismiss(Answer("cancel"))
-                raise
+            screen: Screen[Answer] = UrlConsent(request) if isinstance(request, UrlAsk) \
+                else ElicitScreen(request)
+            return await modal_answer(self.app, screen, absent=Answer("cancel"),
+                                      cancelled=Answer("cancel"))
 
 
 class ModalSampler:
@@ -89,26 +69,32 @@ class ModalSampler:
     async def review(self, request: SampleRequest) -> SampleRequest | None:
         from tui_agent.ui.screens.sampling import SamplingScreen
 
-        chosen = await self._modal(SamplingScreen(request, self.model()), None)
-        return chosen if isinstance(chosen, SampleRequest) else None
+        async with self._lock:
+            return await modal_answer(self.app, SamplingScreen(request, self.model()),
+                                      absent=None, cancelled=None)
 
     async def confirm(self, request: SampleRequest, reply: str) -> bool:
         from tui_agent.ui.screens.sampling import SampledReply
 
-        return bool(await self._modal(SampledReply(request, reply), False))
-
-    async def _modal(self, screen: Screen[Any], cancelled: Any) -> Any:
         async with self._lock:
-            answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            return await modal_answer(self.app, SampledReply(request, reply), absent=False,
+                                      cancelled=False)
 
-            def deliver(given: Any) -> None:
-                if not answer.done():
-                    answer.set_result(given)
 
-            await self.app.push_screen(screen, callback=deliver)
-            try:
-                return await answer
-            except asyncio.CancelledError:
-                if screen.is_active or screen in self.app.screen_stack:
-                    screen.dismiss(cancelled)
-                raise
+async def modal_answer(app: App[Any], screen: Screen[Any], *, absent: T, cancelled: T) -> T:
+    """Push ``screen`` and wait for what it is dismissed with (``absent`` if nothing). A
+    wait cancelled meanwhile (its turn or call was) takes the modal down with
+    ``cancelled``."""
+    answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+    def deliver(given: T | None) -> None:
+        if not answer.done():
+            answer.set_result(given if given is not None else absent)
+
+    await app.push_screen(screen, callback=deliver)
+    try:
+        return await answer
+    except asyncio.CancelledError:
+        if screen.is_active or screen in app.screen_stack:
+            screen.dismiss(cancelled)
+        raise
