@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_agent.tools.results import media_of
+from tui_agent.tools.results import as_media
 from tui_agent.tools.spec import Media, ToolOutcome
 from tui_agent.tools.text import clean
 
@@ -82,29 +82,10 @@ def contents_text(contents: list[Any]) -> tuple[str, tuple[Media, ...]]:
         mime = getattr(item, "mime_type", None) or "binary"
         blob = getattr(item, "blob", "") or ""
         parts.append(f"[{mime} data, {len(blob) * 3 // 4} bytes]")
-        found = media_of(_AsBlock(mime, blob))
+        found = as_media("image", mime, blob) if mime.startswith("image/") else None
         if found is not None:
             media.append(found)
     return clean("\n".join(parts)), tuple(media)
-
-
-@dataclass(frozen=True)
-class _AsBlock:
-    """A binary resource seen as an embedded resource block."""
-
-    mime: str
-    blob: str
-    type: str = "resource"
-
-    @property
-    def resource(self) -> Any:
-        return _Blob(self.mime, self.blob)
-
-
-@dataclass(frozen=True)
-class _Blob:
-    mime_type: str
-    blob: str
 
 
 async def _listing(conn: Any) -> str:

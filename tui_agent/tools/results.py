@@ -101,10 +101,21 @@ def media_of(block: Any) -> Media | None:
         kind = "image" if mime.startswith("image/") else None
     else:
         return None
-    if kind is None or not data or not isinstance(data, str) or \
-            len(data) * 3 // 4 > MAX_MEDIA_BYTES or "/" not in mime:
+    return as_media(kind, mime, data) if kind is not None else None
+
+
+def as_media(kind: str, mime: str, data: Any) -> Media | None:
+    """``data`` (base64) as a :class:`Media` of ``kind``, if small enough for a model."""
+    if not data or not isinstance(data, str) or len(data) * 3 // 4 > MAX_MEDIA_BYTES \
+            or "/" not in mime:
         return None
     return Media(kind, clean(mime), data)
+
+
+def media_name(kind: str, mime: Any, data: Any) -> str:
+    """``[image: image/png, 1.2 KB]``: what stands for an image or a sound in text."""
+    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    return f"[{kind}: {mime}, {_size(size)}]"
 
 
 def _scrubbed(value: Any) -> Any:
@@ -112,21 +123,14 @@ def _scrubbed(value: Any) -> Any:
     line that names them (structured content may repeat the blocks, data and all)."""
     if isinstance(value, Mapping):
         if value.get("type") in ("image", "audio") and isinstance(value.get("data"), str):
-            return describe_block(_Block(value))
+            return media_name(value["type"], value.get("mimeType") or value.get("mime_type"),
+                              value["data"])
         return {k: _scrubbed(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_scrubbed(v) for v in value]
     if isinstance(value, str) and len(value) >= 256 and _BASE64.fullmatch(value):
         return f"[binary data, {_size(len(value) * 3 // 4)}]"
     return value
-
-
-class _Block:
-    """A content block given as a dict, seen as the SDK's object."""
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self.type, self.data = data.get("type"), data.get("data")
-        self.mime_type = data.get("mimeType") or data.get("mime_type")
 
 
 def _told_by(texts: list[str], structured: Any) -> bool:
@@ -191,8 +195,7 @@ def describe_block(block: Any) -> str | None:
     if kind == "text":
         return None
     if kind in ("image", "audio"):
-        data = getattr(block, "data", "") or ""
-        return f"[{kind}: {getattr(block, 'mime_type', '?')}, {_size(len(data) * 3 // 4)}]"
+        return media_name(kind, getattr(block, "mime_type", "?"), getattr(block, "data", ""))
     if kind == "resource_link":
         name = getattr(block, "name", "") or ""
         return f"[resource link: {name} <{getattr(block, 'uri', '')}>]"
