@@ -241,8 +241,7 @@ async def test_the_servers_screen_logs_in_with_l(tmp_path: Path, monkeypatch: An
     """In the chat app a server that needs a login says so on the servers screen; ``l``
     opens its login page (the link also goes into the conversation) and the server
     connects when the login completes, while the app goes on."""
-    from tests.ui.kit import SIZE, make_app, ready, until
-    from tui_agent.ui.screens.servers import ServersScreen
+    from tests.ui.kit import SIZE, make_app, open_servers, ready, until
     from tui_agent.ui.widgets.messages import Note
 
     use_browser(monkeypatch, f"{sys.executable} -m tests.fakes.browser %s")
@@ -251,10 +250,7 @@ async def test_the_servers_screen_logs_in_with_l(tmp_path: Path, monkeypatch: An
         app = make_app(config(tmp_path, url))
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot, app)
-            await pilot.press("ctrl+s")
-            await until(pilot, lambda: isinstance(app.screen, ServersScreen))
-            screen = app.screen
-            assert isinstance(screen, ServersScreen)
+            screen = await open_servers(pilot, app)
             detail = str(screen.query_one("#detail").render())
             assert "needs login: run 'tui-agent login guarded'" in detail
             assert "login: not logged in (l logs in)" in detail
@@ -275,18 +271,14 @@ async def test_a_login_nobody_finishes_is_cancelled_with_l(tmp_path: Path,
                                                             monkeypatch: Any) -> None:
     """A browser that never comes back (the person closed the tab): the servers screen says
     the login waits, ``l`` again gives it up, and the server says so; the app went on."""
-    from tests.ui.kit import SIZE, make_app, ready, until
-    from tui_agent.ui.screens.servers import ServersScreen
+    from tests.ui.kit import SIZE, make_app, open_servers, ready, until
 
     use_browser(monkeypatch, "true %s")  # opens nothing, and never approves
     with guarded() as url:
         app = make_app(config(tmp_path, url))
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot, app)
-            await pilot.press("ctrl+s")
-            await until(pilot, lambda: isinstance(app.screen, ServersScreen))
-            screen = app.screen
-            assert isinstance(screen, ServersScreen)
+            screen = await open_servers(pilot, app)
 
             def detail() -> str:
                 return str(screen.query_one("#detail").render())

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
 from tui_agent.config import load
 from tui_agent.ui.app import AgentApp
+from tui_agent.ui.screens.servers import ServersScreen
 from tui_agent.wiring.runtime import Options
 
 SIZE = (100, 32)
@@ -58,6 +59,15 @@ def with_asking_server(path: Path, base_url: str, *, auto: bool = True) -> Path:
         f"cwd = {toml_value(str(ROOT))}\n"
         f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}\n"
         f"{approvals}startup_timeout = 30\n"))
+
+
+async def open_servers(pilot: Pilot[Any], app: AgentApp) -> ServersScreen:
+    """The servers screen, opened with its key."""
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: isinstance(app.screen, ServersScreen))
+    screen = app.screen
+    assert isinstance(screen, ServersScreen)
+    return screen
 
 
 def make_app(config: Path | None = None, **options: Any) -> AgentApp:

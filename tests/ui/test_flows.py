@@ -14,7 +14,17 @@ from textual.pilot import Pilot
 from textual.widgets import Button, SelectionList, Static
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tests.ui.kit import (
+    SIZE,
+    finish,
+    make_app,
+    open_servers,
+    ready,
+    send,
+    turn,
+    until,
+    write_config,
+)
 from tui_agent.config import paths
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionStore, SessionWriter, load
@@ -175,10 +185,7 @@ async def test_server_failing_at_start_shows_in_the_servers_screen(tmp_path: Pat
     app = make_app(config)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ServersScreen))
-        screen = app.screen
-        assert isinstance(screen, ServersScreen)
+        screen = await open_servers(pilot, app)
         states = {s.name: s.state for s in app.backend.statuses()}
         assert states == {"good": "connected", "bad": "failed"}
         await pilot.press("down")
