@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-import sys
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -27,7 +25,7 @@ from textual.widgets import Footer
 from tui_agent.config import paths
 from tui_agent.core.events import TurnDone
 from tui_agent.tools.text import clean
-from tui_agent.ui import textual_fixes
+from tui_agent.ui import exits, textual_fixes
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
@@ -63,6 +61,7 @@ class ChatApp(App[int]):
         ``loaded`` is set, and the commands wait for it."""
         super().__init__()
         textual_fixes.apply()
+        exits.use_safe_writer()
         self.start = start
         self.loaded = asyncio.Event()
         self.config_error: str | None = None
@@ -75,6 +74,7 @@ class ChatApp(App[int]):
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
         self._shutting_down = False
         self._signals_seen = 0
+        self._hung_up = False
         if not isinstance(start, Startup):
             self._configure(start)
 
@@ -361,37 +361,35 @@ class ChatApp(App[int]):
 
     def _on_signal(self, signum: int) -> None:
         """First signal: shut down as the quit key does. A second: leave at once (every
-        message is already on disk, so the session still loads)."""
+        message is already on disk, so the session still loads). A SIGHUP after the
+        terminal was found gone is the same news twice, not a second signal."""
+        if signum == signal.SIGHUP and self._hung_up:
+            return
+        self._hung_up = self._hung_up or signum == signal.SIGHUP
         self._signals_seen += 1
         if self._signals_seen == 1:
             self.run_worker(self.shut_down(128 + signum), group="shutdown")
             return
-        emergency_exit(128 + signum)
+        exits.emergency_exit(128 + signum)
+
+    def _terminal_gone(self) -> None:
+        """The terminal went away: end as SIGHUP does (once, whichever noticed first)."""
+        if not self._hung_up and not self._shutting_down:
+            self._on_signal(signal.SIGHUP)
+        self._hung_up = True
+
+    def _watch_terminal(self) -> None:
+        if not self._hung_up and exits.terminal_gone():
+            self._terminal_gone()
 
     def _install_signal_handlers(self) -> None:
         loop = asyncio.get_running_loop()
-        for sig in SIGNALS:
+        for sig in exits.SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, self._on_signal, sig)
+        exits.SafeWriter.on_gone = lambda: loop.call_soon_threadsafe(self._terminal_gone)
+        self.set_interval(exits.POLL_EVERY, self._watch_terminal)
 
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE = 3.0
 """Seconds a cancelled turn gets to record itself before the session is closed anyway."""
-RESTORE = "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l"
-"""Leave the alternate screen, show the cursor, stop mouse reporting and bracketed paste."""
-
-
-def emergency_exit(code: int) -> None:
-    """Leave now: put the terminal back as well as can be done without Textual, and exit
-    without running any more of the app."""
-    with contextlib.suppress(OSError):
-        os.write(sys.__stdout__.fileno() if sys.__stdout__ else 1, RESTORE.encode())
-    with contextlib.suppress(Exception):
-        import termios
-
-        fd = sys.__stdin__.fileno() if sys.__stdin__ else 0
-        attrs = termios.tcgetattr(fd)
-        attrs[3] |= termios.ECHO | termios.ICANON | termios.ISIG
-        termios.tcsetattr(fd, termios.TCSANOW, attrs)
-    os._exit(code)
