@@ -78,7 +78,7 @@ def test_terminal_gate_asks_on_the_tty(answer: bytes, approved: bool, reason: st
 def test_a_call_from_a_script_can_approve_the_rest_of_the_script() -> None:
     decision, shown = ask_on_a_pty(replace(CALL, id="s1.1", parent="s1"), b"s\n")
     assert decision.approved and decision.script
-    assert b"called by the script s1" in shown and b"[s] approve all calls of this script" in shown
+    assert b"called by the script s1" in shown and b"[s] approve the listed tools" in shown
 
 
 def test_gate_without_a_terminal_denies() -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from tui_agent.core.filters import ToolFilter
 
 Verdict = Literal["deny", "auto", "ask"]
-SCRIPT_REASON = "approved with every call of this script"
+SCRIPT_REASON = "approved with the script (a tool it lists)"
 Standing = Literal["auto", "ask", "not allowed"]
 Persist = Callable[[str, str, str, bool], None]
 """``(server, list name, tool, add)``: write a rule change to where the server was configured;
@@ -44,13 +44,18 @@ class PendingCall:
     hints: tuple[str, ...] = ()
     """What the server says of the tool (``read-only``, ``destructive``, ...): shown,
     never trusted."""
+    script_tools: tuple[str, ...] = ()
+    """For a call made by a code-mode script: the tools (``server.tool``, this one first)
+    that approving the script approves for the rest of its run; any other it reaches
+    asks again."""
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     """The answer for one call. ``always`` (with ``approved``) trusts the tool's current
     definition from now on; ``script`` (with ``approved``) approves this call and every
-    later call of the same script run."""
+    later call of the same script run to one of the tools the question listed
+    (:attr:`PendingCall.script_tools`)."""
 
     approved: bool
     reason: str | None = None
@@ -64,7 +69,8 @@ class Decision:
 
     @classmethod
     def whole_script(cls) -> Decision:
-        """Approve this call and every later call of the same script run."""
+        """Approve this call and every later call of the same script run to a tool the
+        question listed."""
         return cls(True, SCRIPT_REASON, script=True)
 
     @classmethod

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from tui_agent.codemode.meta import DOCS, EXECUTE, LIST, META_SERVER, READ
 from tui_agent.codemode.sandbox import CallFailed
-from tui_agent.codemode.stubs import BoundTool, StubTree
+from tui_agent.codemode.stubs import BoundTool, StubTree, referenced
 from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.core.approval import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
@@ -151,11 +151,25 @@ class ScriptBridge:
                  emit: Emit) -> None:
         self.agent, self.parent, self.code, self.emit = agent, parent, code, emit
         self.tools = tree.by_key()
-        self.paused = 0.0
         self.count = 0
-        self.approve_rest = False
+        self._paused = 0.0
+        self._asking_since: float | None = None
+        names = {b.call_name: k for k, b in self.tools.items()}
+        self.listed = {n: names[n] for n in referenced(code, tree.bindings()) if n in names}
+        """The tools the script names in its text: what ``s`` (approve the script) may
+        approve, shown beside the question."""
+        self.approved: set[str] = set()
+        """Keys of the tools approved for the rest of this run with ``s``."""
+
+    @property
+    def paused(self) -> float:
+        """Seconds spent waiting on a person so far, a wait still going on included."""
+        since = self._asking_since
+        return self._paused + (time.monotonic() - since if since is not None else 0.0)
 
     async def call(self, key: str, name: str, arguments: dict[str, Any]) -> Any:
+        """Run one call of the script (through the policy and the gate) and give back its
+        value; :class:`CallFailed` when it is not run or fails."""
         bound = self.tools.get(key)
         if bound is None:  # only a tampered child could send this
             raise CallFailed("runtime", f"{name} is not a tool of this script")
@@ -166,7 +180,7 @@ class ScriptBridge:
         call_id = f"{self.parent}.{self.count}"
         self.emit(ToolCallStarted(call_id, spec.name, spec.server, spec.tool, args,
                                   parent=self.parent))
-        decision = await self._decide(spec, call_id, args)
+        decision = await self._decide(key, spec, call_id, args)
         if not decision.approved:
             why = f" ({decision.reason})" if decision.reason else ""
             text = f"denied: {name}({_brief(args)}) was not run{why}"
@@ -180,26 +194,37 @@ class ScriptBridge:
             raise CallFailed("tool", f"{name}({_brief(args)}) failed: {outcome.text[:4000]}")
         return outcome.value if outcome.value is not None else outcome.text
 
-    async def _decide(self, spec: ToolSpec, call_id: str, args: dict[str, Any]) -> Decision:
+    async def _decide(self, key: str, spec: ToolSpec, call_id: str,
+                      args: dict[str, Any]) -> Decision:
         judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint)
         if judged.verdict == "auto":
             self.emit(ApprovalDecided(call_id, "auto"))
             return Decision.approve()
-        if judged.verdict == "ask" and self.approve_rest:
+        if judged.verdict == "ask" and key in self.approved:
             decision = Decision.approve(SCRIPT_REASON)
             self.emit(ApprovalDecided(call_id, "approved", decision.reason))
             return decision
-        started = time.monotonic()
+        name = self.tools[key].call_name
+        covered = {name: key, **{n: k for n, k in self.listed.items()
+                                 if k not in self.approved and self._asks(k)}}
+        self._asking_since = time.monotonic()
         try:
             decision = await self.agent.ask(spec, PendingCall(
                 call_id, spec.name, spec.server, spec.tool, args, spec.description,
                 why=judged.why, parent=self.parent, fingerprint=spec.fingerprint,
-                script=self.code, hints=spec.hints), judged, self.emit)
+                script=self.code, hints=spec.hints, script_tools=tuple(covered)),
+                judged, self.emit)
         finally:
-            self.paused += time.monotonic() - started
+            self._paused += time.monotonic() - self._asking_since
+            self._asking_since = None
         if decision.approved and decision.script:
-            self.approve_rest = True
+            self.approved |= set(covered.values())
         return decision
+
+    def _asks(self, key: str) -> bool:
+        """Whether a call of the tool ``key`` would stop at the gate now."""
+        spec = self.tools[key].spec
+        return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint).verdict == "ask"
 
 
 def _arguments(bound: BoundTool, name: str, given: dict[str, Any]) -> dict[str, Any]:

@@ -49,9 +49,13 @@ class TerminalGate:
         tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
         if call.parent:
             tty.write(f"  called by the script {clean(call.parent)} (shown above)\n")
+            if call.script_tools:
+                tty.write(f"  [s] approves, for the rest of this run: "
+                          f"{', '.join(map(clean, call.script_tools))} (any other tool the "
+                          "script reaches asks again)\n")
         while True:
             always = "  [a] always allow" if call.fingerprint else ""
-            rest = "  [s] approve all calls of this script" if call.parent else ""
+            rest = "  [s] approve the listed tools" if call.parent else ""
             tty.write(f"  [y] approve once{always}{rest}  [n] deny  [r] deny with a reason: ")
             tty.flush()
             answer = tty_in.readline()

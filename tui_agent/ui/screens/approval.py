@@ -6,7 +6,8 @@ shown, never acted on.
 ``y`` approve once · ``a`` always allow (written to the config file the server came
 from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny. For
 a call a code-mode script makes, the script is shown too, and ``s`` approves this
-call and every later one of the same script run.
+call and every later one of the same script run to a tool the script names in its text
+(listed under it); a tool it reaches another way asks again.
 
 Server names, tool names, descriptions and arguments come from MCP servers and
 the model: all of it is cleaned of control characters and shown as inert
@@ -47,7 +48,7 @@ class ApprovalScreen(Question[Decision]):
     BINDINGS = [
         Binding("y", "approve", "Approve once"),
         Binding("a", "always", "Always allow"),
-        Binding("s", "script", "Approve all calls of this script", show=False),
+        Binding("s", "script", "Approve the script's listed tools", show=False),
         Binding("n", "deny", "Deny"),
         Binding("r", "reason", "Deny with a reason"),
         Binding("escape", "deny", "Deny", show=False),
@@ -80,6 +81,8 @@ class ApprovalScreen(Question[Decision]):
                                  classes="label")
                     yield Static(highlight(clean(call.script) or "(not shown)",
                                            language="python"), classes="script")
+                    if call.script_tools:
+                        yield Static(plain(script_scope(call)), classes="label")
             yield Input(placeholder="why not? (enter sends it to the model; esc denies "
                                     "without a reason)", id="reason")
             yield Static(self._keys(), classes="keys")
@@ -90,7 +93,7 @@ class ApprovalScreen(Question[Decision]):
             where = f" (in {clean(self.remember_in)})" if self.remember_in else ""
             keys.append(("a", f"always allow{where}"))
         if self.call.parent:
-            keys.append(("s", "approve all calls of this script"))
+            keys.append(("s", "approve the listed tools"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
         return key_hints(keys)
 
@@ -131,3 +134,9 @@ def badges(hints: tuple[str, ...]) -> Content:
         parts += [(f" {hint} ", BADGE_STYLE.get(hint, "")), " "]
     parts.append(("(the server's own hints)", "$text-muted italic"))
     return Content.assemble(*parts)
+
+
+def script_scope(call: PendingCall) -> str:
+    """What ``s`` approves: the tools the script names, and no other."""
+    return (f"\ns approves, for the rest of this run: {', '.join(map(clean, call.script_tools))}"
+            " (any other tool the script reaches asks again)")
