@@ -13,11 +13,14 @@ and last ``{"op": "done", "result"}`` or ``{"op": "error", "text", "failure"}``.
 The address-space and CPU limits are set here, after the imports, so the memory
 limit is what the script itself may use. A script that allocates past it dies
 (Rust aborts); one that spins past the CPU limit gets SIGXCPU: the parent reports
-both. The wall clock is checked by Starlark every ~1,000 instructions.
+both. The wall clock is checked by Starlark every ~1,000 instructions. :func:`harden`
+also makes the process die with its parent and takes away new processes, files,
+privileges, programs and sockets (seccomp, on Linux).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import resource
@@ -55,31 +58,8 @@ def vm_size() -> int:
     return 0
 
 
-def show(value: Any) -> str:
-    """A value as Starlark's ``str()`` would print it."""
-    if isinstance(value, str):
-        return value
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return json.dumps(value, ensure_ascii=False).replace("null", "None") \
-        .replace("true", "True").replace("false", "False")
-
-
 class ToolCallFailed(Exception):
     """Raised inside a binding; Starlark stops the script with its message."""
-
-
-def measure(module: Any, dialect: Any, globals_: Any) -> int:
-    """The result's size as JSON, measured inside Starlark, so a huge result is refused
-    without copying it into Python (0 when it cannot be measured: checked again later)."""
-    try:
-        size = sl.eval(module, sl.parse("size.star", "len(json.encode(result))", dialect),
-                       globals_)
-    except sl.StarlarkError:
-        return 0
-    return size if isinstance(size, int) else 0
 
 
 def too_big(size: int, max_output: int) -> dict[str, Any]:
@@ -88,36 +68,114 @@ def too_big(size: int, max_output: int) -> dict[str, Any]:
         f"max_output limit of {max_output:,} bytes: return less (a summary, a count, a slice)"}}
 
 
+MB = 1 << 20
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 1, 38, 22, 2
+DENIED = {  # execve, execveat, ptrace, socket, socketpair, connect, fork, vfork
+    "x86_64": (0xC000003E, (59, 322, 101, 41, 53, 42, 57, 58)),
+    "aarch64": (0xC00000B7, (221, 281, 117, 198, 199, 203)),
+}
+"""Per machine: its audit architecture and the system calls a script's process is refused."""
+X32 = 0x40000000
+
+
+def harden(limits: dict[str, Any]) -> None:
+    """Once the imports are done: die with the parent, and take away what a script's
+    process never needs (more processes or files, writing files, new privileges, running
+    programs, sockets, tracing others). Each step that the system does not offer is
+    skipped; the memory and CPU limits are always set."""
+    cpu = max(1, math.ceil(float(limits["max_cpu"])))
+    memory = vm_size() + int(limits["max_memory_mb"]) * MB
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    for which, value in ((resource.RLIMIT_NPROC, 0), (resource.RLIMIT_NOFILE, 16),
+                         (resource.RLIMIT_FSIZE, 0)):
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(which, (value, value))
+    if not sys.platform.startswith("linux"):
+        return  # elsewhere the child ends at the end of its input: the parent's death
+    import ctypes
+    import os
+    import platform
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
+    if os.getppid() != int(os.environ.get("TUI_AGENT_SANDBOX_PARENT", os.getppid())):
+        os._exit(3)  # the parent died before the line above: nobody to answer to
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or platform.machine() not in DENIED:
+        return
+    arch, calls = DENIED[platform.machine()]
+    libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(seccomp_filter(arch, calls)))
+
+
+def seccomp_filter(arch: int, calls: tuple[int, ...]) -> Any:
+    """A classic-BPF program: kill a call from another architecture, refuse ``calls``
+    with EPERM, allow the rest."""
+    import ctypes
+
+    class Rule(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                    ("k", ctypes.c_uint)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Rule))]
+
+    load, jeq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET
+    allow, refuse, kill = 0x7FFF0000, 0x00050000 | 1, 0x80000000  # ALLOW, ERRNO(EPERM), KILL
+    rules = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill), (load, 0, 0, 0),
+             (0x35, len(calls) + 1, 0, X32)]  # BPF_JGE: x86's x32 numbering, refused
+    for n, call in enumerate(calls):
+        rules.append((jeq, len(calls) - n, 0, call))
+    rules += [(ret, 0, 0, allow), (ret, 0, 0, refuse)]
+    array = (Rule * len(rules))(*(Rule(*r) for r in rules))
+    program = Program(len(rules), array)
+    program._keep = array
+    return program
+
+
+PRINT = ('def print(*args, sep = " ", **_options):\n'
+         '    _log(sep.join([str(a) for a in args]))')
+"""``print`` turns its values to text in Starlark itself, so ``nan`` stays "nan" and the
+string "null" is not rewritten."""
+
+
 def main() -> None:
     job = receive()
     limits: dict[str, Any] = job["limits"]
     max_output = int(limits["max_output"])
-    cpu = max(1, math.ceil(float(limits["max_cpu"])))
-    memory = vm_size() + int(limits["max_memory_mb"]) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    max_transfer = int(limits["max_transfer"])
+    harden(limits)
 
     deadline = time.monotonic() + float(limits["timeout"])
     failures: list[dict[str, Any]] = []
     logged = 0
 
-    def log(*args: Any, sep: str = " ", **_: Any) -> None:
+    def log(text: str) -> None:
         nonlocal logged
         if logged > max_output:
             return
-        text = sep.join(show(a) for a in args)
         logged += len(text.encode()) + 1
         if logged > max_output:
             text = "[logs cut: over the max_output limit of the script]"
         send({"op": "log", "text": text})
 
+    def fail(kind: str, message: str) -> ToolCallFailed:
+        failures.append({"kind": kind, "message": message})
+        return ToolCallFailed(message)
+
     def binding(key: str, name: str) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
             nonlocal deadline
             if args:
-                raise ToolCallFailed(f"{name}() takes keyword arguments only, e.g. "
-                                     f"{name}(name=value); see its stub with readToolFile")
-            send({"op": "call", "key": key, "name": name, "args": kwargs})
+                raise fail("runtime", f"{name}() takes keyword arguments only, e.g. "
+                           f"{name}(name=value); see its stub with readToolFile")
+            arguments = json.dumps(kwargs, ensure_ascii=False)
+            if len(arguments) > max_transfer // 4 and len(arguments.encode()) > max_transfer:
+                raise fail("limit", f"{name}(): its arguments are {len(arguments.encode()):,} "
+                           f"bytes as JSON, over the {max_transfer // MB} MB one call may "
+                           "carry out of a script (code_mode max_transfer_mb)")
+            OUT.write(f'{{"op": "call", "key": {json.dumps(key)}, "name": {json.dumps(name)}, '
+                      f'"args": {arguments}}}\n')
+            OUT.flush()
             reply = receive()
             deadline += float(reply.get("paused", 0.0))
             if reply.get("ok"):
@@ -133,8 +191,8 @@ def main() -> None:
                                        sl.LibraryExtension.Map, sl.LibraryExtension.Filter,
                                        sl.LibraryExtension.Partial])
     module = sl.Module()
-    module.add_callable("print", log)
-    prelude = []
+    module.add_callable("_log", log)
+    prelude = [PRINT, "result = None"]
     for n, (server, tools) in enumerate(sorted(job["bindings"].items())):
         fields = []
         for m, (tool, key) in enumerate(sorted(tools.items())):
@@ -145,27 +203,31 @@ def main() -> None:
     options = sl.EvalOptions(check_cancelled=lambda: time.monotonic() > deadline,
                              max_callstack_size=int(limits["max_depth"]))
     try:
-        if prelude:
-            sl.eval(module, sl.parse("prelude.star", "\n".join(prelude), dialect), globals_)
+        sl.eval(module, sl.parse("prelude.star", "\n".join(prelude), dialect), globals_)
         ast = sl.parse("script.star", job["code"], dialect)
         sl.eval_with(options, module, ast, globals_)
-        size = measure(module, dialect, globals_)
-        if size > max_output:
-            send(too_big(size, max_output))
-            return
-        result = module["result"]
-        encoded = json.dumps(result, ensure_ascii=False)
+        encoded = encode(module, dialect, globals_, max_output)
     except BaseException as exc:  # StarlarkError, PanicException (a BaseException), MemoryError
         if isinstance(exc, SystemExit):
             raise
         send({"op": "error", "text": str(exc)[-20_000:], "type": type(exc).__name__,
               "failure": failures[-1] if failures else None})
         return
-    if len(encoded.encode()) > max_output:
-        send(too_big(len(encoded.encode()), max_output))
+    size = encoded if isinstance(encoded, int) else len(encoded.encode())
+    if isinstance(encoded, int) or size > max_output:
+        send(too_big(size, max_output))
         return
     OUT.write('{"op": "done", "result": ' + encoded + "}\n")
     OUT.flush()
+
+
+def encode(module: Any, dialect: Any, globals_: Any, max_output: int) -> str | int:
+    """The ``result`` variable as JSON, encoded once, by Starlark; only its size when
+    that is over ``max_output`` (it is then never copied out of Starlark)."""
+    code = "result_json__ = json.encode(result)\nresult_size__ = len(result_json__)"
+    sl.eval(module, sl.parse("result.star", code, dialect), globals_)
+    size = module["result_size__"]
+    return size if isinstance(size, int) and size > max_output else str(module["result_json__"])
 
 
 if __name__ == "__main__":

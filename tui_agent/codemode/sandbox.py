@@ -8,7 +8,9 @@ core supplies (the approval gate, then the hub) and sends back the value or the
 error. The UI's event loop only ever awaits pipes here; it never runs a script.
 
 Time the bridge reports as ``paused`` (a person deciding on a call) does not count
-against the deadline; tool calls themselves do.
+against the deadline; tool calls themselves do, and a call still running at the
+deadline is cancelled (the server is told) and named as such to the model. A script
+starts only when :data:`~tui_agent.codemode.budget.BUDGET` has room for it.
 """
 
 from __future__ import annotations
@@ -17,34 +19,30 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import signal
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from tui_agent.codemode.budget import BUDGET, NoRoom
+from tui_agent.codemode.errors import ErrorKind, ScriptError, cpu, died, parse
 from tui_agent.config.models import CodeModeSettings
 
 CHILD = Path(__file__).with_name("child.py")
 GRACE = 2.0
 """Seconds past the deadline before the child is killed (it stops itself first)."""
 STDERR_TAIL = 4096
-MAX_STACK_LINES = 12
-
-ErrorKind = Literal["syntax", "runtime", "tool", "denied", "limit"]
+MB = 1 << 20
 
 
 def _wire(limits: CodeModeSettings) -> dict[str, Any]:
     """What the child needs of the limits (it imports nothing of ours)."""
     return {"timeout": limits.timeout, "max_depth": limits.max_depth,
             "max_output": limits.max_output, "max_memory_mb": limits.max_memory_mb,
-            "max_cpu": _cpu(limits)}
-
-
-def _cpu(limits: CodeModeSettings) -> float:
-    return limits.max_cpu or limits.timeout + 1
+            "max_cpu": cpu(limits), "max_transfer": limits.max_transfer_mb * MB}
 
 
 class CallFailed(Exception):
@@ -59,33 +57,29 @@ class CallFailed(Exception):
 
 class Bridge(Protocol):
     """The core's side: one call, already through the gate. ``paused`` is the total of
-    seconds spent waiting on people so far."""
+    seconds spent waiting on people so far, a wait still going on included."""
 
-    paused: float
+    @property
+    def paused(self) -> float: ...
 
     async def call(self, key: str, name: str, arguments: dict[str, Any]) -> Any: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptError:
-    kind: ErrorKind
-    message: str
-    line: int | None = None
-    column: int | None = None
-    source_line: str | None = None
-    stack: tuple[str, ...] = ()
 
 
 @dataclass
 class ScriptOutcome:
     """What a script gave back: ``result`` (the top-level ``result`` variable) and the
-    ``print()`` logs, or an error, with the logs printed before it."""
+    ``print()`` logs, or an error, with the logs printed before it and what became of
+    its tool calls."""
 
     result: Any = None
     logs: list[str] = field(default_factory=list)
     error: ScriptError | None = None
     calls: int = 0
     duration: float = 0.0
+    completed: list[str] = field(default_factory=list)
+    """Calls that ran to their end (an error from the tool included), in order."""
+    cancelled: str | None = None
+    """The call that was still running when the script was stopped."""
 
     @property
     def ok(self) -> bool:
@@ -107,10 +101,23 @@ class ScriptOutcome:
             if e.stack:
                 parts.append("Starlark call stack (innermost last):\n" + "\n".join(e.stack))
         parts.append(f"tool calls made: {self.calls}")
+        if self.error is not None and self.error.kind == "limit" and self.calls:
+            parts.append(self._fate())
         if self.logs:
             label = "logs" if self.error is None else "logs printed before the failure"
             parts.append(f"{label}:\n" + "\n".join(self.logs))
         return "\n".join(parts)
+
+    def _fate(self) -> str:
+        """Which calls of a stopped script completed, which was cut short, which never ran."""
+        done = ", ".join(f"{name} ×{n}" if n > 1 else name
+                         for name, n in Counter(self.completed).items()) or "none"
+        lines = [f"completed: {done}"]
+        if self.cancelled:
+            lines.append(f"cancelled while running: {self.cancelled} (the server was told "
+                         "to stop; what it did before that may have happened)")
+        lines.append("not started: every call after that point in the script")
+        return "\n".join(lines)
 
 
 async def run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
@@ -118,12 +125,22 @@ async def run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
     """Run ``code`` with ``bindings`` (``{global: {attribute: key}}``); never raises for
     anything the script does. Cancelling the caller kills the child."""
     limits = limits or CodeModeSettings()
+    try:
+        async with BUDGET.room(limits):
+            return await _run(code, bindings, bridge, limits)
+    except NoRoom as exc:
+        return ScriptOutcome(error=ScriptError("limit", str(exc)))
+
+
+async def _run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
+               limits: CodeModeSettings) -> ScriptOutcome:
     outcome = ScriptOutcome()
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-I", str(CHILD), stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        limit=limits.max_output * 4 + (1 << 20), start_new_session=True, env=_child_env())
+        limit=limits.max_transfer_mb * MB + limits.max_output * 4 + MB,
+        start_new_session=True, env=_child_env())
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     tail = bytearray()
     reader = asyncio.create_task(_drain(proc.stderr, tail))
@@ -148,9 +165,17 @@ _PENDING: Any = object()
 
 def _child_env() -> dict[str, str]:
     """A script cannot read its environment, but the child gets none of our secrets
-    anyway: only the locale, PATH, and our own ``TUI_AGENT_*`` settings."""
+    anyway: only the locale, PATH, our own ``TUI_AGENT_*`` settings, and who its parent
+    is (it dies with us)."""
     keep = ("PATH", "LANG", "LC_ALL", "LC_CTYPE")
-    return {k: v for k, v in os.environ.items() if k in keep or k.startswith("TUI_AGENT_")}
+    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("TUI_AGENT_")}
+    env["TUI_AGENT_SANDBOX_PARENT"] = str(os.getpid())
+    return env
+
+
+def _timeout(limits: CodeModeSettings) -> ScriptError:
+    return ScriptError("limit", f"timeout: the script ran longer than {limits.timeout:g} s "
+                       "(code_mode timeout) and was stopped")
 
 
 async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: CodeModeSettings,
@@ -165,12 +190,12 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Co
                                           max(0.0, deadline - time.monotonic()))
         except TimeoutError:
             proc.kill()
-            outcome.error = ScriptError("limit", f"timeout: the script ran longer than "
-                                        f"{limits.timeout:g} s (code_mode timeout) and was stopped")
+            outcome.error = _timeout(limits)
             return
         except ValueError:  # a line over the reader's limit: only a broken child sends one
             proc.kill()
-            outcome.error = ScriptError("limit", "the script sent more output than max_output")
+            outcome.error = ScriptError("limit", "the script's process sent a message over "
+                                        "the size limits (code_mode max_transfer_mb)")
             return
         if not line:
             return  # the child is gone; the caller looks at why
@@ -186,40 +211,92 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Co
                 outcome.logs.append(str(message["text"]))
         elif op == "call":
             before = bridge.paused
-            reply = await _call(bridge, message, outcome, limits)
+            reply = await _call_in_time(bridge, message, outcome, limits,
+                                        deadline - GRACE)
+            if reply is None:  # the deadline came during the call: it was cancelled
+                proc.kill()
+                outcome.error = _timeout(limits)
+                return
             paused = bridge.paused - before
             deadline += paused
-            _write(proc, {**reply, "op": "reply", "paused": paused})
+            _send(proc, reply, paused)
         elif op == "done":
             outcome.result = message.get("result")
             return
         elif op == "error":
             outcome.result = None
-            outcome.error = _error(message, limits)
+            outcome.error = parse(message, limits)
             return
 
 
+async def _call_in_time(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
+                        limits: CodeModeSettings, deadline: float) -> str | None:
+    """One call, cancelled if the script's deadline (moved on by the time a person takes
+    to decide) passes first; its reply as a JSON fragment, or None when cancelled."""
+    task = asyncio.ensure_future(_call(bridge, message, outcome, limits))
+    before = bridge.paused
+    try:
+        while True:
+            left = deadline + (bridge.paused - before) - time.monotonic()
+            if left > 0:
+                done, _ = await asyncio.wait({task}, timeout=left)
+                if done:
+                    return task.result()
+                continue
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            outcome.cancelled = str(message.get("name", "?"))
+            return None
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+
+
 async def _call(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
-                limits: CodeModeSettings) -> dict[str, Any]:
+                limits: CodeModeSettings) -> str:
     name = str(message.get("name", "?"))
     if outcome.calls >= limits.max_calls:
-        return {"ok": False, "error": {"kind": "limit", "message": (
-            f"tool-call limit: {name} would be call {outcome.calls + 1}, over the limit of "
-            f"{limits.max_calls} calls per script (code_mode max_calls)")}}
+        return _failed("limit", f"tool-call limit: {name} would be call {outcome.calls + 1}, "
+                       f"over the limit of {limits.max_calls} calls per script "
+                       "(code_mode max_calls)")
     outcome.calls += 1
     args = message.get("args")
     try:
         value = await bridge.call(str(message.get("key")), name,
                                   args if isinstance(args, dict) else {})
     except CallFailed as exc:
-        return {"ok": False, "error": {"kind": exc.kind, "message": exc.message}}
-    return {"ok": True, "value": value}
+        outcome.completed.append(name)
+        return _failed(exc.kind, exc.message)
+    outcome.completed.append(name)
+    encoded = json.dumps(value, ensure_ascii=False)
+    if len(encoded) > limits.max_transfer_mb * MB // 4 and \
+            len(encoded.encode()) > limits.max_transfer_mb * MB:
+        return _failed("limit", f"{name} returned {len(encoded.encode()):,} bytes (as JSON), "
+                       f"over the {limits.max_transfer_mb} MB one call may bring into a script "
+                       "(code_mode max_transfer_mb): ask the tool for less (a page, a "
+                       "filter), or raise the limit")
+    return '"ok": true, "value": ' + encoded
+
+
+def _failed(kind: str, message: str) -> str:
+    return '"ok": false, "error": ' + json.dumps({"kind": kind, "message": message},
+                                                 ensure_ascii=False)
+
+
+def _send(proc: asyncio.subprocess.Process, reply: str, paused: float) -> None:
+    """A reply already encoded once: a big value is not copied into a second message."""
+    _raw(proc, f'{{"op": "reply", "paused": {paused!r}, {reply}}}\n'.encode())
 
 
 def _write(proc: asyncio.subprocess.Process, message: dict[str, Any]) -> None:
+    _raw(proc, (json.dumps(message, ensure_ascii=False) + "\n").encode())
+
+
+def _raw(proc: asyncio.subprocess.Process, data: bytes) -> None:
     assert proc.stdin is not None
     with contextlib.suppress(ConnectionError, RuntimeError):
-        proc.stdin.write((json.dumps(message, ensure_ascii=False) + "\n").encode())
+        proc.stdin.write(data)
 
 
 async def _drain(stream: asyncio.StreamReader, tail: bytearray) -> None:
@@ -235,16 +312,7 @@ async def _died(proc: asyncio.subprocess.Process, tail: bytearray, reader: async
         await asyncio.wait_for(proc.wait(), 5.0)
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(reader), 1.0)
-    stderr = tail.decode(errors="replace")
-    code = proc.returncode
-    if code == -signal.SIGXCPU or code == -signal.SIGKILL and "memory" not in stderr:
-        return ScriptError("limit", f"CPU limit: the script used more than {_cpu(limits):g} s "
-                           "of CPU and was stopped")
-    if "memory" in stderr or code == -signal.SIGABRT:
-        return ScriptError("limit", f"memory limit: the script needed more than "
-                           f"{limits.max_memory_mb} MB (code_mode max_memory_mb) and was stopped")
-    last = stderr.strip().splitlines()[-1:] or [f"exit status {code}"]
-    return ScriptError("runtime", f"the sandbox process ended unexpectedly ({last[0][:300]})")
+    return died(proc.returncode, tail.decode(errors="replace"), limits)
 
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:
@@ -260,88 +328,3 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
     except asyncio.CancelledError:
         await asyncio.wait_for(waiter, 5.0)
         raise
-
-
-_LOCATION = re.compile(r"-->\s*script\.star:(\d+):(\d+)")
-_FRAME = re.compile(r"^\s*\*\s*script\.star:(\d+), in (\S+)")
-
-
-def _error(message: dict[str, Any], limits: CodeModeSettings) -> ScriptError:
-    failure = message.get("failure")
-    text = str(message.get("text", ""))
-    line, column = _position(text)
-    if failure:
-        kind = failure.get("kind", "tool")
-        return ScriptError(kind if kind in ("tool", "denied", "limit") else "tool",
-                           str(failure.get("message", "")), line, column, None, _stack(text))
-    body = _body(text)
-    if "Parse error" in text or "error: Parse" in text:
-        hint = " (Starlark has no ** operator: write the number out)" if "'**'" in body else ""
-        body = body.split(", expected one of")[0] if len(body) > 200 else body
-        return ScriptError("syntax", _short(body) + hint, line, column, _source(text, line))
-    if "Evaluation cancelled" in text:
-        return ScriptError("limit", f"timeout: the script ran longer than {limits.timeout:g} s "
-                           "(code_mode timeout) and was stopped", line, column,
-                           _source(text, line), _stack(text))
-    if "call stack overflow" in text:
-        return ScriptError("limit", f"call-stack depth: more than {limits.max_depth} nested "
-                           "calls (code_mode max_depth); is a recursion missing its base case?",
-                           line, column, _source(text, line), _stack(text))
-    if message.get("type") in ("MemoryError", "PanicException") and "memory" in text.lower() \
-            or message.get("type") == "MemoryError":
-        return ScriptError("limit", f"memory limit: the script needed more than "
-                           f"{limits.max_memory_mb} MB (code_mode max_memory_mb)", line, column)
-    if "No imports are available" in text:
-        return ScriptError("runtime", "load() is not available: a script has no imports; "
-                           "every tool is already bound as server.tool", line, column,
-                           _source(text, line))
-    return ScriptError("runtime", _short(body), line, column, _source(text, line), _stack(text))
-
-
-def _position(text: str) -> tuple[int | None, int | None]:
-    found = _LOCATION.findall(text)
-    if not found:
-        return None, None
-    line, column = found[-1]
-    return int(line), int(column)
-
-
-def _body(text: str) -> str:
-    """The ``error: ...`` line of a Starlark message."""
-    for row in text.splitlines():
-        if row.startswith("error: "):
-            return row[len("error: "):]
-    return text.strip().splitlines()[0] if text.strip() else "unknown error"
-
-
-def _short(text: str, limit: int = 400) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def _source(text: str, line: int | None) -> str | None:
-    if line is None:
-        return None
-    for row in text.splitlines():
-        match = re.match(rf"^\s*{line} \| (.*)$", row)
-        if match:
-            return match.group(1)
-    return None
-
-
-def _stack(text: str) -> tuple[str, ...]:
-    """The traceback's frames, repeated runs folded (deep recursion prints hundreds)."""
-    frames = [f"line {m.group(1)}, in {m.group(2)}" for m in map(_FRAME.match, text.splitlines())
-              if m]
-    folded: list[str] = []
-    i = 0
-    while i < len(frames):
-        j = i
-        while j + 1 < len(frames) and frames[j + 1] == frames[i]:
-            j += 1
-        folded.append(frames[i] if j == i else f"{frames[i]} (x{j - i + 1})")
-        i = j + 1
-    if len(folded) > MAX_STACK_LINES:
-        half = MAX_STACK_LINES // 2
-        folded = [*folded[:half], f"... {len(folded) - 2 * half} more frames ...",
-                  *folded[-half:]]
-    return tuple("  " + f for f in folded)

@@ -107,6 +107,22 @@ class CodeModeSettings(_Strict):
     """Memory the script's process may take beyond its start (RLIMIT_AS)."""
     max_cpu: float | None = Field(default=None, gt=0)
     """CPU seconds the script's process may use (RLIMIT_CPU); default: timeout + 1."""
+    max_transfer_mb: int = Field(default=8, ge=1, le=1024)
+    """Megabytes (as JSON) one tool call's arguments or result may carry into or out of a
+    script."""
+    max_scripts: int = Field(default=4, ge=1, le=64)
+    """Scripts that may run at once in one tui-agent; more wait for one to finish."""
+    max_total_memory_mb: int = Field(default=2048, ge=32)
+    """Memory all running scripts may take together (each holds its max_memory_mb); one
+    that does not fit waits for room."""
+
+    @model_validator(mode="after")
+    def _one_fits(self) -> CodeModeSettings:
+        if self.max_memory_mb > self.max_total_memory_mb:
+            raise ValueError(f"max_memory_mb ({self.max_memory_mb}) is more than "
+                             f"max_total_memory_mb ({self.max_total_memory_mb}): no script "
+                             "could ever start")
+        return self
 
 
 class ServerConfig(_Strict):
