@@ -20,6 +20,7 @@ from tui_agent.config.models import ServerConfig
 from tui_agent.tools.backoff import backoff_delay
 from tui_agent.tools.breaker import Breaker
 from tui_agent.tools.hub import Hub
+from tui_agent.tools.server_log import LOG_ROTATE_BYTES
 from tui_agent.tools.spec import ToolSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -193,12 +194,17 @@ async def test_a_malformed_line_is_logged_and_the_session_goes_on(tmp_path: Path
 
 async def test_a_stderr_flood_neither_blocks_nor_reaches_the_terminal(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
     async with hub_of({"f": fake_server("--stderr-flood", "1000000")}, tmp_path) as hub:
-        assert await call(hub, "f__shout", size=1_000_000) == ("shouted", False)
+        assert await call(hub, "f__shout", size=1_100_000) == ("shouted", False)
         status = hub.statuses()[0]
         assert status.state == "connected"
-        assert 0 < len(status.stderr) <= 20
-        assert (tmp_path / "logs" / "f.log").stat().st_size >= 2_000_000
+        assert 0 < len(status.stderr) <= 20 and status.stderr[-1] == "x" * 99
+        # 2.1 MB written in one session: rotated while the server writes, not at its next start
+        assert (logs / "f.log").stat().st_size <= LOG_ROTATE_BYTES + 65_536 + 200
+        assert (logs / "f.log.1").stat().st_size > LOG_ROTATE_BYTES
+        assert (logs / "f.log").read_text().startswith("--- tui-agent: rotated, earlier lines "
+                                                       "are in f.log.1 ---\n")
     out, err = capfd.readouterr()
     assert "EEEE" not in err and "xxxx" not in err
 

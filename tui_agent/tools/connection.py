@@ -350,6 +350,8 @@ class ServerConnection(ServerLifecycle):
 
     def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
         """The last lines the server wrote to stderr since it last started."""
+        if self._log is not None:
+            self._log.flush()  # what is still in the pipe
         return stderr_tail(self.log_path, lines)
 
     def status(self) -> ServerStatus:

@@ -236,7 +236,6 @@ class ServerLifecycle:
                         self._log = stack.enter_context(open_log(self.log_path))
                         self._log.write(f"\n{STARTING} {self.name} at "
                                         f"{time.ctime()} ---\n")
-                        self._log.flush()
                     client = await self._connect(stack)
                     await self._fetch_tools(client)
                     watchdog[0].cancel()
@@ -260,6 +259,8 @@ class ServerLifecycle:
         if self._stopping:
             return
         # The server's own last words; our notes in its log are not what it said.
+        if self._log is not None:
+            self._log.flush()
         tail = [line for line in stderr_tail(self.log_path)
                 if not line.startswith("[tui-agent]")]
         hint = f" (stderr: {tail[-1][:200]})" if tail and message not in tail[-1] else ""
@@ -332,8 +333,7 @@ class ServerLifecycle:
 
     def _note(self, line: str) -> None:
         if self._log is not None:
-            self._log.write(f"[tui-agent] {line}\n")
-            self._log.flush()
+            self._log.write(f"[tui-agent] {line}\n")  # written through at once
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):

@@ -1,11 +1,19 @@
 """A server's stderr log: one file per server under the state dir (never the terminal,
-never an unread pipe), rotated once it passes 1 MB, and its last lines for a report."""
+never an unread pipe), rotated whenever it passes 1 MB, and its last lines for a report.
+
+A stdio server writes its stderr into a pipe that :class:`ServerLog` pumps into the
+file, so the file is rotated while the server writes, not only when it starts.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import select
+import threading
 from pathlib import Path
-from typing import TextIO
+from types import TracebackType
+from typing import IO
 
 from tui_agent.tools.text import clean
 
@@ -13,6 +21,7 @@ LOGGED = ("stdio", "docker", "docker-gateway")
 """Transports whose server's stderr goes to a log file."""
 LOG_ROTATE_BYTES = 1_000_000
 STDERR_TAIL_LINES = 20
+ROTATED = "--- tui-agent: rotated, earlier lines are in"
 STARTING = "--- tui-agent: starting"
 """Opens the lines of each start; the tail is what the server wrote since the last one."""
 
@@ -26,13 +35,111 @@ def _file_safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"
 
 
-def open_log(path: Path) -> TextIO:
-    """The server's stderr log, rotated once it passes 1 MB."""
+def open_log(path: Path) -> ServerLog:
+    """The server's stderr log, rotated whenever it passes 1 MB."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        if path.stat().st_size > LOG_ROTATE_BYTES:
-            path.replace(path.with_suffix(".log.1"))
-    return path.open("a", encoding="utf-8", errors="replace")
+    return ServerLog(path)
+
+
+class ServerLog:
+    """A log file that rotates itself: what we write (``write``) and what the server
+    writes into :meth:`fileno` (a pipe, pumped by a thread) both count toward the size."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._reading = threading.Lock()
+        self._file = self._open()
+        self._pipe: tuple[int, int] | None = None
+        self._pump: threading.Thread | None = None
+        self._closed = False
+
+    def _open(self) -> IO[bytes]:
+        file = self.path.open("ab")
+        self._size = file.tell()
+        if self._size > LOG_ROTATE_BYTES:
+            self._rotate(file)
+            return self.path.open("ab")
+        return file
+
+    def _rotate(self, file: IO[bytes]) -> None:
+        file.close()
+        with contextlib.suppress(OSError):
+            self.path.replace(self.path.with_suffix(".log.1"))
+        self._size = 0
+
+    def write(self, text: str) -> int:
+        self._put(text.encode("utf-8", "replace"))
+        return len(text)
+
+    def _put(self, data: bytes) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            with contextlib.suppress(OSError, ValueError):
+                self._file.write(data)
+                self._file.flush()
+            self._size += len(data)
+            if self._size > LOG_ROTATE_BYTES:
+                self._rotate(self._file)
+                self._file = self.path.open("ab")
+                self._file.write(f"{ROTATED} {self.path.name}.1 ---\n".encode())
+
+    def flush(self) -> None:
+        """Copy what the server wrote and we have not yet (its last words, before they
+        are read back)."""
+        if self._pipe is not None:
+            self._drain(self._pipe[0], wait=0.0)
+
+    def fileno(self) -> int:
+        """The write end of the pipe a server's stderr goes into."""
+        if self._pipe is None:
+            self._pipe = os.pipe()
+            os.set_blocking(self._pipe[0], False)
+            self._pump = threading.Thread(target=self._pumping, name="server-log", daemon=True)
+            self._pump.start()
+        return self._pipe[1]
+
+    def _pumping(self) -> None:
+        assert self._pipe is not None
+        while not self._closed and self._drain(self._pipe[0], wait=0.25):
+            pass
+
+    def _drain(self, fd: int, wait: float) -> bool:
+        """Copy what is in the pipe now (waiting up to ``wait`` for it); False at its end.
+        One reader at a time, so the lines keep their order."""
+        try:
+            if wait and not select.select([fd], [], [], wait)[0]:
+                return True
+            with self._reading:
+                while chunk := os.read(fd, 65536):
+                    self._put(chunk)
+        except BlockingIOError:
+            return True
+        except (OSError, ValueError):
+            pass
+        return False
+
+    def close(self) -> None:
+        self.flush()
+        with self._lock:
+            self._closed = True
+            if self._pipe is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._pipe[1])
+            self._file.close()
+        if self._pump is not None:
+            self._pump.join(1.0)
+        if self._pipe is not None and (self._pump is None or not self._pump.is_alive()):
+            with contextlib.suppress(OSError):
+                os.close(self._pipe[0])
+
+    def __enter__(self) -> ServerLog:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
 
 
 def stderr_tail(path: Path | None, lines: int = STDERR_TAIL_LINES) -> list[str]:
