@@ -13,8 +13,8 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent import calculator, tool_messages
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import DenyAll, PendingCall
-from tui_agent.core.events import ToolCallStarted
-from tui_agent.core.llm import LLM
+from tui_agent.core.events import ToolCallStarted, TurnDone
+from tui_agent.core.llm import LLM, load_litellm
 from tui_agent.core.llm_errors import LLMError
 
 
@@ -50,6 +50,24 @@ async def test_the_context_error_has_one_period(fake_llm: FakeLLM) -> None:
     assert caught.value.kind == "context_window", str(caught.value)
     assert "9001 tokens. Start a new conversation" in str(caught.value)
     assert ".." not in str(caught.value)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("model", "cost"), [("openai/fake-model", None),
+                                             ("openai/priced-test-model", 0.0)])
+async def test_a_failed_turn_costs_what_a_reply_of_its_model_would(
+        fake_llm: FakeLLM, model: str, cost: float | None) -> None:
+    """Unknown for a model litellm has no price for (as its replies are), 0.0 for one it
+    has: nothing was billed."""
+    load_litellm().register_model({"openai/priced-test-model": {
+        "max_input_tokens": 8000, "max_output_tokens": 1000, "input_cost_per_token": 1e-6,
+        "output_cost_per_token": 2e-6, "litellm_provider": "openai", "mode": "chat"}})
+    fake_llm.push(Reply(status=401, error_message="bad key"))
+    agent = Agent(LLM(model_for(fake_llm, name=model, max_retries=0)), calculator(), DenyAll())
+    events = [e async for e in agent.run_turn("hi")]
+    done = events[-1]
+    assert isinstance(done, TurnDone) and done.reason == "error"
+    assert done.usage.cost == cost and done.to_json()["usage"]["cost"] == cost
 
 
 @pytest.mark.parametrize("command", ["sessions", "export"])

@@ -145,7 +145,8 @@ class Agent:
         except (asyncio.CancelledError, GeneratorExit):
             reason = "cancelled"
             raise
-        finally:
+        finally:  # a turn that billed no tokens costs 0.0, or unknown for an unpriced model
+            usage = usage if usage.total_tokens else getattr(self.llm, "unbilled", Usage)()
             self.usage = self.usage + usage
             if self.session is not None:
                 self.session.turn_end(reason, usage)

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 import random
+import sys
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing, suppress
@@ -128,6 +129,7 @@ class LLM:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self._checked = False
+        self._priced: bool | None = None
 
     @property
     def model(self) -> str | None:
@@ -276,6 +278,19 @@ class LLM:
         if reply.incomplete:
             raise StreamCut("the reply stream ended without a finish reason: the "
                             "connection was cut mid-reply", reply)
+
+    def unbilled(self) -> Usage:
+        """The usage of requests that billed nothing: cost 0.0 for a model litellm has a
+        price for, unknown (None) for one it has not, as a reply's own cost would be."""
+        litellm = sys.modules.get("litellm")
+        if self._priced is None and litellm is not None:
+            try:
+                litellm.cost_per_token(model=self.settings.name, prompt_tokens=1,
+                                       completion_tokens=1)
+                self._priced = True
+            except Exception:
+                self._priced = False
+        return Usage(cost=None if self._priced is False else 0.0)
 
     def _usage(self, litellm: ModuleType, usage: Any) -> Usage:
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)

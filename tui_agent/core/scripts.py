@@ -224,6 +224,7 @@ class ScriptBridge:
     def _asks(self, key: str) -> bool:
         """Whether a call of the tool ``key`` would stop at the gate now."""
         spec = self.tools[key].spec
+        assert isinstance(spec, ToolSpec)
         return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint).verdict == "ask"
 
 
