@@ -77,3 +77,34 @@ def test_every_subcommand_describes_itself(command: str) -> None:
     assert done.returncode == 0
     usage, _, rest = done.stdout.partition("\n\n")
     assert rest.split("\n\n")[0].strip() and not rest.startswith(("positional", "options"))
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["servers", "--model", "x"], "unrecognized arguments: --model x"),
+    (["stubs", "-c"], "unrecognized arguments: -c"),
+    (["config", "--resume", "abc"], "unrecognized arguments: --resume abc"),
+    (["login", "--api-base", "http://h", "s"], "unrecognized arguments: --api-base"),
+    (["--model", "x", "servers"], "--model does not apply to 'tui-agent servers' (it is for "
+                                  "the chat and 'run')"),
+    (["-c", "stubs"], "--resume / -c does not apply to 'tui-agent stubs'"),
+    (["--code-mode", "sessions"], "--code-mode does not apply to 'tui-agent sessions'"),
+    (["--max-depth", "3"], "--max-depth is an option of 'run': tui-agent run --max-depth ... "
+                           "PROMPT"),
+    (["--output=jsonl", "hello"], "--output is an option of 'run'"),
+])
+def test_a_flag_a_command_does_not_use_is_refused_by_name(
+        argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tui_agent.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert said in err and "invalid choice" not in err, err
+
+
+def test_config_show_still_takes_the_model_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui_agent.cli import main
+
+    assert main(["--no-project", "config", "--show", "--model", "openai/from-the-flag"]) == 0
+    assert 'name = "openai/from-the-flag"' in capsys.readouterr().out

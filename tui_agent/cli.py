@@ -24,9 +24,21 @@ if TYPE_CHECKING:
 COMMANDS = ("run", "servers", "stubs", "login", "logout", "sessions", "export", "config")
 
 
-def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
+CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
+              "code_mode": "--code-mode"}
+"""Flags of the chat and ``run`` (by their destination), which other commands take only
+where they mean something."""
+TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
+         "export": set(), "config": {"model", "api_base", "code_mode"}}
+RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
+            "--output", "--session", "--max-depth")
+
+
+def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
+            chat: frozenset[str] | set[str] = frozenset(CHAT_FLAGS)) -> None:
     """Flags accepted before and after the command; after it they must not reset
-    what was given before it (``tui-agent --config F run ...``)."""
+    what was given before it (``tui-agent --config F run ...``). ``chat``: which of the
+    chat's own flags (``CHAT_FLAGS``) this parser takes."""
     keep: dict[str, Any] = {"default": argparse.SUPPRESS} if inner else {}
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="config file (default: $TUI_AGENT_CONFIG, else "
@@ -34,17 +46,23 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False) -> None:
     parser.add_argument("--mcp-config", type=Path, action="append", metavar="FILE",
                         help="MCP servers in JSON (mcpServers or servers format); repeatable",
                         **keep)
-    parser.add_argument("--model", metavar="MODEL",
-                        help="any litellm model string, e.g. openai/gpt-4o-mini", **keep)
-    parser.add_argument("--api-base", metavar="URL",
-                        help="base URL of the provider or an OpenAI-compatible server", **keep)
-    parser.add_argument("--resume", nargs="?", const="\0latest", metavar="ID",
-                        help="continue a conversation (the latest when no ID is given)", **keep)
-    parser.add_argument("-c", "--continue", dest="resume", action="store_const",
-                        const="\0latest", help="continue the latest conversation", **keep)
-    parser.add_argument("--code-mode", action="store_true",
-                        help="reach MCP tools through one Starlark script ([code_mode])",
-                        **keep)
+    if "model" in chat:
+        parser.add_argument("--model", metavar="MODEL",
+                            help="any litellm model string, e.g. openai/gpt-4o-mini", **keep)
+    if "api_base" in chat:
+        parser.add_argument("--api-base", metavar="URL",
+                            help="base URL of the provider or an OpenAI-compatible server",
+                            **keep)
+    if "resume" in chat:
+        parser.add_argument("--resume", nargs="?", const="\0latest", metavar="ID",
+                            help="continue a conversation (the latest when no ID is given)",
+                            **keep)
+        parser.add_argument("-c", "--continue", dest="resume", action="store_const",
+                            const="\0latest", help="continue the latest conversation", **keep)
+    if "code_mode" in chat:
+        parser.add_argument("--code-mode", action="store_true",
+                            help="reach MCP tools through one Starlark script ([code_mode])",
+                            **keep)
     parser.add_argument("--trust-project", action="store_true",
                         help="agree to this project's servers and model endpoint "
                              "(.tui-agent/config.toml, .mcp.json, mcp.json); remembered "
@@ -109,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Start every configured MCP server, print its state, tools (with their "
                     "approval: auto, ask or deny) and errors, then stop them. Exit 1 if any "
                     "server failed.")
-    _common(servers, inner=True)
+    _common(servers, inner=True, chat=TAKES["servers"])
     servers.add_argument("--resources", action="store_true",
                          help="also list resources, resource templates and prompts")
     servers.add_argument("--stats", nargs="?", const="\0latest", metavar="SESSION",
@@ -122,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Start every configured MCP server and print the .pyi stub files a "
                     "code-mode model reads (servers with code_mode = false are left out), "
                     "then stop them. Exit 1 if any server failed.")
-    _common(stubs, inner=True)
+    _common(stubs, inner=True, chat=TAKES["stubs"])
     stubs.add_argument("--level", choices=("server", "tool"), default=None,
                        help="one file per server or per tool (default: [code_mode] "
                             "binding_level)")
@@ -137,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "registration")):
         parser_ = sub.add_parser(verb, help=what.split(":")[0].split(" (")[0],
                                  description=what[0].upper() + what[1:] + ".")
-        _common(parser_, inner=True)
+        _common(parser_, inner=True, chat=TAKES[verb])
         parser_.add_argument("name", metavar="NAME", help="the server, as the config names it")
 
     sessions = sub.add_parser("sessions", help="list saved conversations",
@@ -158,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "configuration (defaults < user < project < --config / --mcp-config "
                     "< flags), each value with the file and line it came from, secrets "
                     "masked.")
-    _common(config, inner=True)
+    _common(config, inner=True, chat=TAKES["config"])
     config.add_argument("--path", action="store_true", help="print the config file path")
     config.add_argument("--show", action="store_true",
                         help="print the merged configuration and where each value came from")
@@ -167,7 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    _run_flags_before_run(parser, words)
+    args = parser.parse_args(words)
+    if args.command in TAKES:
+        for dest, flag in CHAT_FLAGS.items():
+            if dest not in TAKES[args.command] and getattr(args, dest, None):
+                parser.error(f"{flag} does not apply to 'tui-agent {args.command}' (it is "
+                             "for the chat and 'run')")
     try:
         if args.command in ("servers", "stubs", "login", "logout"):
             return cmd_servers(args, sys.stdout, sys.stderr)
@@ -191,6 +216,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # before a session exists (e.g. while litellm imports)
         sys.stderr.write("\ntui-agent: interrupted\n")
         return 130
+
+
+def _run_flags_before_run(parser: argparse.ArgumentParser, words: list[str]) -> None:
+    """``tui-agent --max-depth 3`` would be blamed on "invalid choice: '3'": say instead
+    that the flag belongs to ``run``."""
+    for word in words:
+        if word == "run" or word == "--":
+            return
+        flag = word.split("=", 1)[0]
+        if flag in RUN_ONLY:
+            parser.error(f"{flag} is an option of 'run': tui-agent run {flag} ... PROMPT")
 
 
 def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
