@@ -123,11 +123,29 @@ def test_interrupt_keeps_the_session(fake_llm: FakeLLM, signum: int) -> None:
     assert proc.stdout.read(20)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err.decode()[-3000:]
     assert b"interrupted" in err and b"Traceback" not in err
     conv = load(next(paths.sessions_dir().glob("*.jsonl")))
     assert conv.entries[-1].incomplete
     assert conv.entries[-1].message["content"].startswith("tick tick")
+
+
+@pytest.mark.parametrize("after", [0.3, 0.8])
+def test_ctrl_c_at_any_moment_of_a_headless_run_exits_130(fake_llm: FakeLLM,
+                                                          after: float) -> None:
+    """Ctrl-C while litellm loads, the request starts or the reply streams: always 130
+    (the exit code comes from the signal, not from how the cancelled turn happened to
+    end), never a traceback."""
+    fake_llm.push(Reply(text="tick " * 300, chunk_chars=5, delay=0.02))
+    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "--model",
+                             "openai/fake-model", "--api-base", fake_llm.base_url, "count"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err.decode()[-3000:]
+    assert b"interrupted" in err and b"Traceback" not in err
 
 
 def test_cancelled_prompt_does_not_hold_up_the_exit() -> None:

@@ -8,6 +8,7 @@ stopped early, 2 bad usage or configuration, 130 interrupted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -113,20 +114,10 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
         agent.tools = hub
         if run.tool_filter.tools is not None or run.tool_filter.exclude_tools:
             check = asyncio.create_task(_check_tool_patterns(hub, run.tool_filter, printer))
-    main = asyncio.current_task()
     loop = asyncio.get_running_loop()
     signals = [0]
 
-    def stop() -> None:  # the first signal cancels the turn; a second leaves at once
-        signals[0] += 1
-        if signals[0] > 1:
-            os._exit(EXIT_INTERRUPTED)  # every message is on disk already
-        if main is not None:
-            main.cancel()
-
-    for sig in STOP_SIGNALS:
-        loop.add_signal_handler(sig, stop)
-    try:
+    async def body() -> int:
         text = run.prompt
         if run.attach or run.mcp_prompt:
             try:
@@ -139,10 +130,39 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
 
             return await chat_loop(agent, printer, out)
         return await one_turn(agent, text, printer)
-    except asyncio.CancelledError:
-        return EXIT_INTERRUPTED
+
+    work = asyncio.create_task(body())
+
+    def stop() -> None:  # the first signal stops the work; a second leaves at once
+        signals[0] += 1
+        if signals[0] > 1:
+            os._exit(EXIT_INTERRUPTED)  # every message is on disk already
+        cancel_until_done()
+
+    def cancel_until_done() -> None:
+        """A library may swallow one cancellation and go on (litellm closes its stream in a
+        shielded scope that catches everything): it is repeated until the work ends."""
+        if not work.done():
+            work.cancel()
+            loop.call_later(CANCEL_AGAIN, cancel_until_done)
+
+    # In a one-turn run Ctrl-C is ours too; the line-mode chat takes it per reply.
+    one_shot = run.prompt is not None or bool(run.mcp_prompt) or bool(run.attach)
+    handled = STOP_SIGNALS + ((signal.SIGINT,) if one_shot else ())
+    for sig in handled:
+        loop.add_signal_handler(sig, stop)
+    try:
+        try:
+            code = await work
+        except asyncio.CancelledError:
+            work.cancel()  # we were cancelled ourselves (Ctrl-C at the chat's prompt)
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+            code = EXIT_INTERRUPTED
+        # A stop asked for is an interrupted run, however the work happened to end.
+        return EXIT_INTERRUPTED if signals[0] else code
     finally:
-        for sig in STOP_SIGNALS:
+        for sig in handled:
             loop.remove_signal_handler(sig)
         if check is not None:
             check.cancel()
@@ -163,7 +183,9 @@ async def _check_tool_patterns(hub: Hub, tool_filter: ToolFilter, printer: Print
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end a run like Ctrl-C does (SIGINT is asyncio's own)."""
+"""Signals that end a run like Ctrl-C does."""
+CANCEL_AGAIN = 0.25
+"""Seconds between two cancellations of work that did not end at the first."""
 
 
 def install_sigterm() -> None:
