@@ -163,3 +163,53 @@ def test_the_stubs_command(tmp_path: Path) -> None:
     assert shown.stdout.startswith("# MCP server 'time': 2 tools.")
     missing = stubs("nope.pyi")
     assert missing.returncode == 1 and "no stub file 'nope.pyi'" in missing.stderr
+
+
+AWKWARD = {
+    "type": "object",
+    "properties": {
+        "ratio": {"enum": [0.5, 1, 2.5]},
+        "mixed": {"enum": ["a", 1, None]},
+        "country": {"type": "string", "enum": [f"c{i:02}" for i in range(25)]},
+        "label": {"type": "string", "default": None},
+        "sep": {"enum": ["new\nline", "tab\there"]},
+        "when": {"type": "string", "format": "date-time", "description": "When it starts."},
+        "person": {"allOf": [
+            {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+            {"properties": {"age": {"type": "integer"}}}]},
+        "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}],
+                  "items": False},
+        "row": {"type": "array", "prefixItems": [{"type": "string"}],
+                "items": {"type": "integer"}},
+        "pi": {"const": 3.14},
+    },
+    "required": ["ratio", "mixed", "country", "sep", "when", "person", "point", "row", "pi"],
+}
+
+
+def test_awkward_schemas_give_exact_stubs_that_mypy_accepts(tmp_path: Path) -> None:
+    text = StubTree.build([spec("geo", "plot", AWKWARD)]).files["servers/geo.pyi"]
+    params = {line.split(":")[0].strip(): line.split(":", 1)[1].strip().rstrip(",")
+              for line in text[text.index("def plot("):].splitlines()[2:-1]}
+    assert params == {
+        "ratio": "float | int",  # a float cannot be in a Literal
+        "mixed": "Literal['a', 1, None]",
+        "country": "str",  # 25 values: over the Literal cap, listed in the comment
+        "sep": "Literal['new\\nline', 'tab\\there']",  # exact values, not rewritten
+        "when": "str",
+        "person": "dict[str, Any]",
+        "point": "tuple[float, float]",
+        "row": "tuple[str, *tuple[int, ...]]",
+        "pi": "float",
+        "label": "str | None = None",  # a null default makes the type optional
+    }
+    assert "#   when: When it starts.; format: date-time" in text
+    assert "#   person: fields {name: str, age?: int}" in text
+    assert "#   country: one of 25 values: 'c00', 'c01'," in text
+    assert "..., ...]" not in text and "Literal[0.5" not in text
+    stub = tmp_path / "geo.pyi"
+    stub.write_text(text)
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                              "--python-version", "3.11", str(stub)],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

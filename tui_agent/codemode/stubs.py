@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from tui_agent.codemode.annotations import Types, literal
+from tui_agent.codemode.annotations import MAX_ENUM, Types, literal
 from tui_agent.codemode.names import clean_json, one_line, safe_text, unique
 
 Level = Literal["server", "tool"]
@@ -177,17 +177,31 @@ def _params(schema: Mapping[str, Any]) -> tuple[Param, ...]:
         annotation = types.annotation(sub)
         default = None
         if not required:
+            default = "None"
             if isinstance(resolved, dict) and "default" in resolved:
                 default = literal(resolved["default"])
-            else:
-                default = "None"
-                if annotation != "Any" and "None" not in annotation.split(" | "):
-                    annotation += " | None"
-        description = one_line(resolved.get("description") if isinstance(resolved, dict)
-                               else None, 200)
+            if default == "None" and annotation != "Any" and \
+                    "None" not in annotation.split(" | "):
+                annotation += " | None"
+        description = _described(resolved)
         out.append(Param(name, idents[name], annotation, required, default, description,
                          types.shape(sub)))
     return tuple(out)
+
+
+def _described(schema: Any) -> str:
+    """A parameter's description, with what its annotation cannot say: the ``format`` of
+    a string, the values of an enum too long to be a ``Literal``."""
+    if not isinstance(schema, dict):
+        return ""
+    notes = [str(schema.get("description") or "")]
+    if isinstance(schema.get("format"), str):
+        notes.append(f"format: {schema['format']}")
+    values = schema.get("enum")
+    if isinstance(values, list) and len(values) > MAX_ENUM:
+        listed = ", ".join(literal(v) for v in values[:MAX_ENUM])
+        notes.append(f"one of {len(values)} values: {listed}, ... (getToolDocs lists all)")
+    return one_line("; ".join(n for n in notes if n), 240)
 
 
 def _placeholder(param: Param) -> str:
