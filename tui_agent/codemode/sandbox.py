@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib.util
 import json
 import os
 import signal
@@ -137,7 +139,7 @@ async def _run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
     outcome = ScriptOutcome()
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", str(CHILD), stdin=asyncio.subprocess.PIPE,
+        sys.executable, "-I", "-S", str(CHILD), _starlark_home(), stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         limit=limits.max_transfer_mb * MB + limits.max_output * 4 + MB,
         start_new_session=True, env=_child_env())
@@ -161,6 +163,17 @@ async def _run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
 
 
 _PENDING: Any = object()
+
+
+@functools.cache
+def _starlark_home() -> str:
+    """The directory ``starlark`` is installed in (the child starts without ``site``)."""
+    spec = importlib.util.find_spec("starlark")
+    origin = spec.origin if spec is not None else None
+    if origin is None:
+        return ""
+    path = Path(origin).parent
+    return str(path.parent if path.name == "starlark" else path)
 
 
 def _child_env() -> dict[str, str]:
