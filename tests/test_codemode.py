@@ -254,7 +254,9 @@ async def test_cancelling_the_turn_kills_the_script(fake_llm: FakeLLM, tmp_path:
 
 
 def test_headless_code_mode_jsonl_and_text(fake_llm: FakeLLM, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+                                           capsys: pytest.CaptureFixture[str],
+                                           no_leftover_servers: str) -> None:
+    """Also: the child started ahead of the next script is stopped with the run."""
     from tests.test_agent_tools import fake_entry, write_config
     from tui_agent.cli import main
 

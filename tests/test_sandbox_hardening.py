@@ -21,7 +21,7 @@ from tests.conftest import ROOT, fake_server, tagged_processes
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_agent import RecordingGate
 from tests.test_codemode import coded, result_of, script, turn
-from tui_agent.codemode import sandbox
+from tui_agent.codemode import sandbox, spare
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.config.models import CodeModeSettings
 from tui_agent.core.approval import Decision, ServerRules
@@ -194,7 +194,7 @@ async def test_a_segfault_is_reported_as_the_limit_to_raise(code: str) -> None:
 DRIVER = """
 import asyncio, sys
 from pathlib import Path
-from tui_agent.codemode import sandbox
+from tui_agent.codemode import sandbox, spare
 from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.tools.hub import Hub
 
@@ -324,3 +324,41 @@ async def test_a_bad_keyword_is_a_runtime_error_not_a_tool_error() -> None:
     assert outcome.text().startswith("error (runtime) at line 1, column 1: calc.echo() got "
                                      "unexpected keyword argument(s) 'c'"), outcome.text()
 
+
+
+# -- start-up: a child started ahead ------------------------------------------------
+
+async def wait_for_children(count: int, but: int | None = None) -> list[int]:
+    deadline = time.monotonic() + 10
+    while True:
+        found = [p for p in children_of(os.getpid()) if p != but and "Z" not in _state(p)]
+        if len(found) == count:
+            return found
+        assert time.monotonic() < deadline, f"expected {count} child(ren), found {found}"
+        await asyncio.sleep(0.02)
+
+
+def _state(pid: int) -> str:
+    for line in _status(pid).decode().splitlines():
+        if line.startswith("State:"):
+            return line.split()[1]
+    return "Z"
+
+
+async def test_a_script_runs_in_the_child_started_ahead_and_the_next_is_started() -> None:
+    limits = CodeModeSettings()
+    spare.prepare(limits)
+    try:
+        (ahead,) = await wait_for_children(1)
+        bridge = Held(hold=True)
+        running = asyncio.create_task(sandbox.run('result = calc.echo(text="1")', BINDINGS,
+                                                  bridge, limits, warm=True))
+        await bridge.entered.wait()
+        assert children_of(os.getpid()) == [ahead]  # the script took the spare
+        bridge.release.set()
+        assert (await running).result == "ok"
+        (following,) = await wait_for_children(1, but=ahead)
+        assert following != ahead
+    finally:
+        await spare.close()
+    await wait_for_children(0)

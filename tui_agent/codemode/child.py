@@ -145,6 +145,15 @@ string "null" is not rewritten."""
 
 
 def main() -> None:
+    # What needs no job is done before waiting for one (a spare child waits here).
+    import ctypes  # noqa: F401 (for harden, loaded ahead)
+
+    dialect = sl.Dialect.standard()
+    dialect.enable_top_level_stmt = True
+    dialect.enable_f_strings = True
+    globals_ = sl.Globals.extended_by([sl.LibraryExtension.Json, sl.LibraryExtension.StructType,
+                                       sl.LibraryExtension.Map, sl.LibraryExtension.Filter,
+                                       sl.LibraryExtension.Partial])
     job = receive()
     limits: dict[str, Any] = job["limits"]
     max_output = int(limits["max_output"])
@@ -190,12 +199,6 @@ def main() -> None:
             raise ToolCallFailed(reply["error"]["message"])
         return call
 
-    dialect = sl.Dialect.standard()
-    dialect.enable_top_level_stmt = True
-    dialect.enable_f_strings = True
-    globals_ = sl.Globals.extended_by([sl.LibraryExtension.Json, sl.LibraryExtension.StructType,
-                                       sl.LibraryExtension.Map, sl.LibraryExtension.Filter,
-                                       sl.LibraryExtension.Partial])
     module = sl.Module()
     module.add_callable("_log", log)
     prelude = [PRINT, "result = None"]

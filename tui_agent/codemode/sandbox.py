@@ -17,23 +17,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import importlib.util
 import json
 import os
 import signal
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
+from tui_agent.codemode import spare
 from tui_agent.codemode.budget import BUDGET, NoRoom
 from tui_agent.codemode.errors import ErrorKind, ScriptError, cpu, died, parse
 from tui_agent.config.models import CodeModeSettings
 
-CHILD = Path(__file__).with_name("child.py")
+CHILD = spare.CHILD
 GRACE = 2.0
 """Seconds past the deadline before the child is killed (it stops itself first)."""
 STDERR_TAIL = 4096
@@ -123,26 +120,26 @@ class ScriptOutcome:
 
 
 async def run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
-              limits: CodeModeSettings | None = None) -> ScriptOutcome:
+              limits: CodeModeSettings | None = None, *, warm: bool = False) -> ScriptOutcome:
     """Run ``code`` with ``bindings`` (``{global: {attribute: key}}``); never raises for
-    anything the script does. Cancelling the caller kills the child."""
+    anything the script does. Cancelling the caller kills the child. ``warm``: take the
+    spare child started ahead (:mod:`.spare`), and start the next one after."""
     limits = limits or CodeModeSettings()
     try:
         async with BUDGET.room(limits):
-            return await _run(code, bindings, bridge, limits)
+            return await _run(code, bindings, bridge, limits, warm)
     except NoRoom as exc:
         return ScriptOutcome(error=ScriptError("limit", str(exc)))
+    finally:
+        if warm:
+            spare.prepare(limits)
 
 
 async def _run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
-               limits: CodeModeSettings) -> ScriptOutcome:
+               limits: CodeModeSettings, warm: bool) -> ScriptOutcome:
     outcome = ScriptOutcome()
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-S", str(CHILD), _starlark_home(), stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        limit=limits.max_transfer_mb * MB + limits.max_output * 4 + MB,
-        start_new_session=True, env=_child_env())
+    proc = (spare.take(limits) if warm else None) or await spare.spawn(limits)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     tail = bytearray()
     reader = asyncio.create_task(_drain(proc.stderr, tail))
@@ -163,27 +160,6 @@ async def _run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
 
 
 _PENDING: Any = object()
-
-
-@functools.cache
-def _starlark_home() -> str:
-    """The directory ``starlark`` is installed in (the child starts without ``site``)."""
-    spec = importlib.util.find_spec("starlark")
-    origin = spec.origin if spec is not None else None
-    if origin is None:
-        return ""
-    path = Path(origin).parent
-    return str(path.parent if path.name == "starlark" else path)
-
-
-def _child_env() -> dict[str, str]:
-    """A script cannot read its environment, but the child gets none of our secrets
-    anyway: only the locale, PATH, our own ``TUI_AGENT_*`` settings, and who its parent
-    is (it dies with us)."""
-    keep = ("PATH", "LANG", "LC_ALL", "LC_CTYPE")
-    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("TUI_AGENT_")}
-    env["TUI_AGENT_SANDBOX_PARENT"] = str(os.getpid())
-    return env
 
 
 def _timeout(limits: CodeModeSettings) -> ScriptError:

@@ -340,7 +340,8 @@ class Agent:
         tree = self.code_mode.stubs  # built with the tools offered in this round
         bridge = ScriptBridge(self, call_id, code, tree, emit)
         try:
-            outcome = await sandbox.run(code, tree.bindings(), bridge, self.code_mode.settings)
+            outcome = await sandbox.run(code, tree.bindings(), bridge, self.code_mode.settings,
+                                        warm=self.code_mode.warm)
         except OSError as exc:
             return ToolOutcome(f"error: could not start the script sandbox: {exc}",
                                is_error=True)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from tui_agent.codemode import spare
 from tui_agent.codemode.meta import DOCS, EXECUTE, LIST, META_SERVER, READ
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree, referenced
@@ -46,9 +47,13 @@ class CodeMode:
     the next request."""
 
     def __init__(self, settings: CodeModeSettings,
-                 servers: Mapping[str, ServerConfig] | None = None) -> None:
+                 servers: Mapping[str, ServerConfig] | None = None, *,
+                 warm: bool = False) -> None:
         self.settings = settings
         self.servers = servers or {}
+        self.warm = warm
+        """Keep a script child started ahead (the app does; whoever sets it closes
+        :mod:`~tui_agent.codemode.spare` on the way out)."""
         self._key: tuple[Any, ...] | None = None
         self._tree = StubTree(settings.binding_level)
 
@@ -82,6 +87,8 @@ class CodeMode:
         if not coded:
             return direct
         self.tree(coded)  # the stubs the meta-tools serve
+        if self.warm:
+            spare.prepare(self.settings)
         return {**direct, **meta_specs(self.settings)}
 
     def answer(self, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from tui_agent.codemode import spare
 from tui_agent.config import Settings
 from tui_agent.core.agent import Agent
 from tui_agent.core.events import ErrorOccurred, Notice, ServerLog, SessionStarted
@@ -164,6 +165,7 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     finally:
         for sig in handled:
             loop.remove_signal_handler(sig)
+        await spare.close()
         if check is not None:
             check.cancel()
         if hub is not None:

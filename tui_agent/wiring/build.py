@@ -109,11 +109,12 @@ def chat_model(model: ModelSettings, *, demo: bool = False) -> ChatModel:
 
 
 def code_mode(settings: Settings, *, on: bool = False) -> CodeMode:
-    """Code mode as ``[code_mode]`` and the servers' own ``code_mode`` set it; ``on``: as
-    if ``[code_mode] enabled`` were true (``tui-agent stubs``)."""
+    """Code mode as ``[code_mode]`` and the servers' own ``code_mode`` set it, with a
+    script child kept started ahead; ``on``: as if ``[code_mode] enabled`` were true
+    (``tui-agent stubs``)."""
     limits = settings.config.code_mode
     return CodeMode(limits.model_copy(update={"enabled": True}) if on else limits,
-                    settings.config.servers)
+                    settings.config.servers, warm=not on)
 
 
 def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,

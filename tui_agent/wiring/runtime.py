@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.codemode import spare
 from tui_agent.config import Settings
 from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
@@ -372,6 +373,7 @@ class Runtime:
         build.save_metrics(self.hub, self.agent.session)
 
     async def close(self) -> None:
+        await spare.close()
         if self.agent.session is not None:
             with contextlib.suppress(OSError):
                 self.agent.session.close()
