@@ -139,6 +139,11 @@ class FakeLLM:
         with self._lock:
             return len(self._script)
 
+    def drop_pending(self) -> None:
+        """Forget the replies not asked for (a turn that stopped short)."""
+        with self._lock:
+            self._script.clear()
+
     def start(self) -> FakeLLM:
         self._thread.start()
         return self
