@@ -41,3 +41,20 @@ def test_an_environment_key_never_reaches_output_or_files(
     failed = run(conf, "again")
     assert failed.returncode != 0
     assert KEY not in failed.stdout + failed.stderr and "***" in failed.stdout + failed.stderr
+
+
+def test_keys_written_in_the_config_as_they_are_are_secrets_too(tmp_path: Path) -> None:
+    from tui_agent.config import load
+
+    config = tmp_path / "c.toml"
+    config.write_text('[model]\nname = "openai/x"\napi_key = "sk-literal-model-key"\n\n'
+                      '[servers.gh]\nurl = "http://127.0.0.1:9/mcp"\n'
+                      'headers = { Authorization = "Bearer literal-header-token", '
+                      '"User-Agent" = "tui-agent-tests" }\n\n'
+                      '[servers.local]\ncommand = "server"\n'
+                      'env = { GITHUB_TOKEN = "ghp_literalservertoken", '
+                      'LOG_LEVEL = "verbose-debugging" }\n', encoding="utf-8")
+    secrets = load(config, project=False).secrets
+    assert {"sk-literal-model-key", "Bearer literal-header-token",
+            "ghp_literalservertoken"} <= secrets
+    assert "tui-agent-tests" not in secrets and "verbose-debugging" not in secrets

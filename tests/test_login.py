@@ -82,7 +82,7 @@ def test_login_keeps_the_tokens_privately_and_servers_says_who(tmp_path: Path) -
         assert stat.S_IMODE(token_file().stat().st_mode) == 0o600
         report = tui_agent("servers", "--config", str(conf), browser_log=log)
         assert report.returncode == 0, report.stdout + report.stderr
-        assert "guarded  connected  http  1 tools" in report.stdout
+        assert "guarded  connected  http  2 tools" in report.stdout
         assert "  login: logged in as " in report.stdout
         assert len(log.read_text().splitlines()) == 1  # no second login
 
@@ -154,18 +154,22 @@ def test_with_a_keyring_the_tokens_live_there(tmp_path: Path) -> None:
 
 
 def test_no_token_leaves_the_token_store(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    """A whole turn that calls the server's tool: the access and refresh tokens are in
-    the token store and nowhere else the app wrote (session, logs, metrics, output)."""
-    fake_llm.push(Reply(tool_calls=[FakeToolCall("guarded__whoami", {}, id="w1")]),
+    """A whole turn that calls the server's tools, one of which echoes the token it got:
+    the access and refresh tokens are in the token store and nowhere else the app wrote
+    (session, logs, metrics, output), masked as every other secret."""
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("guarded__whoami", {}, id="w1"),
+                                    FakeToolCall("guarded__echo_auth", {}, id="e1")]),
                   Reply(text="done"))
     with guarded() as url:
-        conf = config(tmp_path, url, 'auto = ["whoami"]\n')
+        conf = config(tmp_path, url, 'auto = ["whoami", "echo_auth"]\n')
         assert tui_agent("login", "guarded", "--config", str(conf)).returncode == 0
         turn = tui_agent("run", "--config", str(conf), "--model", "openai/fake-model",
                          "--api-base", fake_llm.base_url, "--output", "jsonl", "who am I?")
     assert turn.returncode == 0, turn.stderr
     results = [json.loads(line) for line in turn.stdout.splitlines()]
     assert any(e["type"] == "tool_result" and " mcp" in e["text"] for e in results)
+    assert any(e["type"] == "tool_result" and e["text"] == "you sent Bearer ***"
+               for e in results), turn.stdout
     record = next(iter(json.loads(token_file().read_text()).values()))
     tokens = json.loads(record)["tokens"]
     secrets = [tokens["access_token"], tokens["refresh_token"]]

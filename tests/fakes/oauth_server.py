@@ -138,6 +138,11 @@ def build(port: int, token_ttl: int, client: str | None = None, callback_port: i
         token = get_access_token()
         return f"{token.client_id} {' '.join(token.scopes)}" if token else "anonymous"
 
+    @server.tool(description="Echo the bearer token this call came with (a debugging server).")
+    def echo_auth() -> str:
+        token = get_access_token()
+        return f"you sent Bearer {token.token}" if token else "no token"
+
     return server
 
 

@@ -402,3 +402,24 @@ async def test_tools_screen_switches_tools_for_this_conversation(fake_llm: FakeL
         await turn(pilot, app, "third")
         assert "a__echo" in offered(2) and "a__crash" not in offered(2)
         await finish(app)
+
+
+async def test_secrets_echoed_by_the_model_or_a_server_are_masked_on_screen(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """The config's api_key, streamed by the model in pieces and echoed back by a tool,
+    shows as *** in the reply, the card's arguments and its result."""
+    fake_llm.push(tool_reply(FakeToolCall("a__echo", {"text": "key sk-test-key"}, id="k1")),
+                  Reply(text="your key is sk-test-key, keep it", chunk_chars=3))
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                          servers={"a": []}, extra='auto = ["echo"]\n')
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await turn(pilot, app, "echo my key")
+        reply = list(app.transcript.query(AssistantMessage))[-1]
+        assert reply.source == "your key is ***, keep it"
+        card = app.transcript.query_one(ToolCard)
+        assert card.arguments == {"text": "key ***"}
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "sk-test-key" not in screen and "key ***" in screen
+        await finish(app)

@@ -58,16 +58,29 @@ def _json_forms(secrets: frozenset[str]) -> frozenset[str]:
     return frozenset(forms)
 
 
+_LEARNED: set[str] = set()
+"""Secrets known only at run time (OAuth tokens): every mask masks them too."""
+MIN_LEARNED = 8
+
+
+def learn_secret(value: str | None) -> None:
+    """Mask ``value`` from now on wherever anything is masked (an OAuth access or refresh
+    token, as soon as it is obtained or read from the store)."""
+    if value and len(value) >= MIN_LEARNED:
+        _LEARNED.add(value)
+
+
 def mask_json(line: str, secrets: frozenset[str]) -> str:
     """:func:`mask` for JSON text, where a secret may appear escaped."""
-    return mask(line, _json_forms(secrets)) if secrets else line
+    every = secrets | _LEARNED
+    return mask(line, _json_forms(every)) if every else line
 
 
 def mask(text: str, secrets: set[str] | frozenset[str]) -> str:
-    """Replace every known secret in ``text`` with ``***``.
+    """Replace every known secret in ``text`` (and every learned one) with ``***``.
 
     Longest first, so a secret that contains another is masked whole."""
-    for value in sorted(secrets, key=len, reverse=True):
+    for value in sorted(secrets | _LEARNED, key=len, reverse=True):
         if value in text:
             text = text.replace(value, "***")
     return text
@@ -84,13 +97,15 @@ class StreamMasker:
         self._buffer = ""
 
     def feed(self, text: str) -> str:
-        if not self._secrets:
+        secrets = self._secrets | _LEARNED
+        if not secrets:
             return text
-        buffer = mask(self._buffer + text, self._secrets)
+        buffer = mask(self._buffer + text, secrets)
         keep = 0
-        for size in range(min(len(buffer), self._hold), 0, -1):
+        hold = max(self._hold, max((len(s) for s in _LEARNED), default=1) - 1)
+        for size in range(min(len(buffer), hold), 0, -1):
             tail = buffer[-size:]
-            if any(s.startswith(tail) for s in self._secrets):
+            if any(s.startswith(tail) for s in secrets):
                 keep = size
                 break
         self._buffer = buffer[len(buffer) - keep:] if keep else ""

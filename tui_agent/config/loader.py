@@ -122,6 +122,10 @@ def _expand_server(name: str, server: ServerConfig, origin: Origin,
         command = [ex(c, "command", i) for i, c in enumerate(command)]
     elif command:
         command = ex(command, "command")
+    for part, values in (("env", server.env), ("headers", server.headers)):
+        for key, value in values.items():  # a key written as it is, not from a variable
+            if secret_name(part, key) and len(value) >= MIN_SECRET and "${" not in value:
+                expander.secrets.add(value)
     return server.model_copy(update={
         "command": command,
         "args": [ex(a, "args", i) for i, a in enumerate(server.args)],
@@ -192,6 +196,8 @@ def _expand_model(config: Config, sources: Mapping[tuple[str, str], Source],
         update["api_base"] = ex(model.api_base, "api_base", secret=False)
     if model.api_key:
         update["api_key"] = ex(model.api_key, "api_key", secret=True)
+        if len(update["api_key"]) >= MIN_SECRET:  # also one written as it is
+            expander.secrets.add(update["api_key"])
     elif model.api_key_env:
         value = expander.env.get(model.api_key_env)
         if not value:
@@ -338,6 +344,19 @@ KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN", "_ACCESS_TOKEN", "_SECRET_KEY", "_AUTH
 masked wherever they might be echoed, though the config never names them."""
 MIN_SECRET = 8
 """Shorter values are not masked (a one-character "key" would mask every such letter)."""
+
+
+SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")
+SECRET_WORDS = ("key", "token", "secret", "password", "auth")
+
+
+def secret_name(part: str, name: str) -> bool:
+    """Whether a server's ``env`` variable or header of this name holds a secret (its
+    value is masked even when written in the config as it is)."""
+    lowered = name.lower()
+    if part == "headers" and lowered in SECRET_HEADERS:
+        return True
+    return any(word in lowered for word in SECRET_WORDS)
 
 
 def environment_keys(env: Mapping[str, str]) -> set[str]:

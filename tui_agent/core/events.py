@@ -7,8 +7,13 @@ types they do not know: new ones may be added.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
+
+from tui_agent.config.interpolate import StreamMasker, mask, mask_json
 
 Decision = Literal["approved", "denied", "auto"]
 StopReason = Literal["end", "max_depth", "error", "cancelled"]
@@ -151,3 +156,33 @@ class TurnDone(Event):
     type: ClassVar[str] = "done"
     usage: Usage
     reason: StopReason = "end"
+
+
+class EventMasker:
+    """Every secret masked in the events of a turn, for a front end that shows them: the
+    streamed text through a :class:`~tui_agent.config.interpolate.StreamMasker` (a secret
+    split across two pieces is still masked; what could start one is held back until the
+    next event), every other event's text, arguments and values field by field."""
+
+    def __init__(self, secrets: frozenset[str]) -> None:
+        self.secrets = secrets
+        self._stream = StreamMasker(secrets)
+
+    def __call__(self, event: Event) -> list[Event]:
+        """What to show for ``event``: nothing (text held back), or one or two events."""
+        if isinstance(event, TextDelta):
+            text = self._stream.feed(event.delta)
+            return [TextDelta(text)] if text else []
+        held = self._stream.flush()
+        return ([TextDelta(held)] if held else []) + [self._fields(event)]
+
+    def _fields(self, event: Event) -> Event:
+        changes: dict[str, Any] = {}
+        for f in dataclasses.fields(event):
+            value = getattr(event, f.name)
+            if isinstance(value, str):
+                changes[f.name] = mask(value, self.secrets)
+            elif isinstance(value, dict | list):
+                with contextlib.suppress(TypeError, ValueError):  # not JSON: left as it is
+                    changes[f.name] = json.loads(mask_json(json.dumps(value), self.secrets))
+        return dataclasses.replace(event, **changes)

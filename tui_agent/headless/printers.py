@@ -15,6 +15,7 @@ from tui_agent.core.events import (
     ApprovalDecided,
     ErrorOccurred,
     Event,
+    EventMasker,
     Notice,
     Retrying,
     ServerLog,
@@ -118,23 +119,16 @@ class JsonPrinter:
     secrets: frozenset[str] = frozenset()
     verbose: bool = False
     """Print ``server_log`` events (``--verbose``)."""
-    _masker: StreamMasker = field(init=False)
+    _masker: EventMasker = field(init=False)
 
     def __post_init__(self) -> None:
-        self._masker = StreamMasker(self.secrets)
+        self._masker = EventMasker(self.secrets)
 
     def show(self, event: Event) -> None:
         if isinstance(event, ServerLog) and (not self.verbose or event.id is not None):
             return  # every line comes once, from the hub, with --verbose
-        if isinstance(event, TextDelta):
-            text = self._masker.feed(event.delta)
-            if text:
-                self._line(TextDelta(text).to_json())
-            return
-        held = self._masker.flush()
-        if held:
-            self._line(TextDelta(held).to_json())
-        self._line(event.to_json())
+        for shown in self._masker(event):
+            self._line(shown.to_json())
 
     def _line(self, payload: dict[str, Any]) -> None:
         self.out.write(mask_json(json.dumps(payload), self.secrets) + "\n")

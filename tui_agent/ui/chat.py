@@ -23,7 +23,7 @@ from textual.widget import MountError
 from textual.widgets import Footer
 
 from tui_agent.config import paths
-from tui_agent.core.events import TurnDone
+from tui_agent.core.events import EventMasker, TurnDone
 from tui_agent.tools.text import clean
 from tui_agent.ui import exits, textual_fixes
 from tui_agent.ui.startup import Startup
@@ -297,9 +297,11 @@ class ChatApp(App[int]):
             blocks = [await self.backend.attachment(ref) for ref in attachments]
             self.backend.ensure_session()
             agent = self.backend.agent
+            masked = EventMasker(self.backend.settings.secrets)
             async with aclosing(agent.run_turn("\n\n".join([*blocks, text]))) as events:
                 async for event in events:
-                    await transcript.show(event)
+                    for shown in masked(event):  # what the model or a server echoed
+                        await transcript.show(shown)
                     if isinstance(event, TurnDone):
                         status.usage = agent.usage
         except asyncio.CancelledError:

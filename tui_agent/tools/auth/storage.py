@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.config.atomic import write_text
+from tui_agent.config.interpolate import learn_secret
 
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -218,6 +219,8 @@ class TokenSlot:
         tokens, saved = record.get("tokens"), record.get("saved_at")
         if not isinstance(tokens, dict):
             return None
+        learn_secret(tokens.get("access_token"))
+        learn_secret(tokens.get("refresh_token"))
         lifetime = tokens.get("expires_in")
         if isinstance(lifetime, int | float) and isinstance(saved, int | float):
             left = int(saved + lifetime - time.time())
@@ -225,6 +228,8 @@ class TokenSlot:
         return OAuthToken.model_validate(tokens)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
+        learn_secret(tokens.access_token)
+        learn_secret(tokens.refresh_token)
         self.store.update(self.key, tokens=tokens.model_dump(mode="json", exclude_none=True),
                           saved_at=time.time())
 
