@@ -88,7 +88,7 @@ class ServerLog:
     def flush(self) -> None:
         """Copy what the server wrote and we have not yet (its last words, before they
         are read back)."""
-        if self._pipe is not None:
+        if self._pipe is not None and not self._closed:
             self._drain(self._pipe[0], wait=0.0)
 
     def fileno(self) -> int:
@@ -102,8 +102,12 @@ class ServerLog:
 
     def _pumping(self) -> None:
         assert self._pipe is not None
-        while not self._closed and self._drain(self._pipe[0], wait=0.25):
-            pass
+        try:
+            while not self._closed and self._drain(self._pipe[0], wait=0.25):
+                pass
+        finally:  # the read end is the pump's: closed here, never under its feet
+            with contextlib.suppress(OSError):
+                os.close(self._pipe[0])
 
     def _drain(self, fd: int, wait: float) -> bool:
         """Copy what is in the pipe now (waiting up to ``wait`` for it); False at its end.
@@ -121,6 +125,8 @@ class ServerLog:
         return False
 
     def close(self) -> None:
+        """Copy what is left, then stop: the pump ends by itself within a quarter second
+        (it is not waited for: this runs on the event loop)."""
         self.flush()
         with self._lock:
             self._closed = True
@@ -128,11 +134,6 @@ class ServerLog:
                 with contextlib.suppress(OSError):
                     os.close(self._pipe[1])
             self._file.close()
-        if self._pump is not None:
-            self._pump.join(1.0)
-        if self._pipe is not None and (self._pump is None or not self._pump.is_alive()):
-            with contextlib.suppress(OSError):
-                os.close(self._pipe[0])
 
     def __enter__(self) -> ServerLog:
         return self
