@@ -25,6 +25,7 @@ from tui_agent.codemode import sandbox, spare
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.config.models import CodeModeSettings
 from tui_agent.core.approval import Decision, ServerRules
+from tui_agent.core.events import ToolResult
 
 pytestmark = [pytest.mark.anyio]
 
@@ -86,6 +87,8 @@ async def test_the_deadline_cancels_the_call_in_flight_and_says_what_ran(
     assert "completed: calc.add ×2\ncancelled while running: calc.hang (the server was told" \
         in text
     assert "not started: every call after that point" in text
+    inner = {e.id: e for e in events if isinstance(e, ToolResult) and e.id.startswith("s1.")}
+    assert inner["s1.3"].is_error and inner["s1.3"].text == "cancelled before it finished"
     deadline = time.monotonic() + 5
     while not (marks / "cancelled").exists():  # the server got notifications/cancelled
         assert time.monotonic() < deadline, "the server was never told the call was cancelled"

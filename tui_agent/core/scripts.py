@@ -9,6 +9,7 @@ the server does not set ``code_mode = false``, or when the server sets
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -194,7 +195,12 @@ class ScriptBridge:
             self.emit(ToolResult(call_id, True, text))
             raise CallFailed("denied", text)
         started = time.monotonic()
-        outcome = await self.agent.run_tool(spec, args)
+        try:
+            outcome = await self.agent.run_tool(spec, args)
+        except asyncio.CancelledError:  # the script's deadline, or the turn stopped
+            self.emit(ToolResult(call_id, True, "cancelled before it finished",
+                                 round(time.monotonic() - started, 3)))
+            raise
         self.emit(ToolResult(call_id, outcome.is_error, outcome.text,
                              round(time.monotonic() - started, 3)))
         if outcome.is_error:
