@@ -4,8 +4,8 @@ the terminal going away (a closed window, a dropped SSH session, a killed tmux).
 Each one ends the app as the quit key does (the turn cancelled and recorded, the session
 closed, every server, container and script child stopped), once; a second *signal*
 leaves at once. A terminal that went away is noticed three ways, whichever comes first:
-SIGHUP, a write to it failing (EIO), or a poll of it reporting a hang-up (checked twice
-a second, for the case where no signal comes and nothing is drawn).
+SIGHUP, a write to it failing (EIO), or (on Linux) a poll of it reporting a hang-up
+(checked twice a second, for the case where no signal comes and nothing is drawn).
 
 Textual writes the screen through a thread fed by a bounded queue. When the terminal is
 gone its first write raises, the thread dies, the queue fills, and the next write (the
@@ -24,7 +24,6 @@ import sys
 from collections.abc import Callable
 from typing import IO
 
-from textual.drivers import linux_driver
 from textual.drivers._writer_thread import WriterThread
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -74,12 +73,21 @@ class SafeWriter(WriterThread):
 
 
 def use_safe_writer() -> None:
-    """Make Textual's Linux driver write through :class:`SafeWriter` (before it starts)."""
+    """Make Textual's Linux driver write through :class:`SafeWriter` (before it starts);
+    nothing where there is no such driver."""
+    try:
+        from textual.drivers import linux_driver
+    except ImportError:  # no termios: not a POSIX terminal
+        return
     setattr(linux_driver, "WriterThread", SafeWriter)  # noqa: B010 (not exported)
 
 
 def terminal_gone(fd: int | None = None) -> bool:
-    """Whether the terminal on ``fd`` (standard input by default) was hung up."""
+    """Whether the terminal on ``fd`` (standard input by default) was hung up. Asked of
+    Linux only: macOS's poll() does not take terminals (it answers POLLNVAL), so there
+    SIGHUP and a failed write tell."""
+    if not sys.platform.startswith("linux"):
+        return False
     if fd is None:
         if sys.__stdin__ is None:
             return False
