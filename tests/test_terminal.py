@@ -130,7 +130,7 @@ def test_interrupt_keeps_the_session(fake_llm: FakeLLM, signum: int) -> None:
     assert conv.entries[-1].message["content"].startswith("tick tick")
 
 
-@pytest.mark.parametrize("after", [0.3, 0.8])
+@pytest.mark.parametrize("after", [0.1, 0.3, 0.8])
 def test_ctrl_c_at_any_moment_of_a_headless_run_exits_130(fake_llm: FakeLLM,
                                                           after: float) -> None:
     """Ctrl-C while litellm loads, the request starts or the reply streams: always 130

@@ -1,5 +1,10 @@
 """``python -m tui_agent``: the same as the ``tui-agent`` command."""
 
-from tui_agent.cli import entry
+import os
+
+try:
+    from tui_agent.cli import entry
+except KeyboardInterrupt:  # Ctrl-C while the command itself loads: an interrupt, no traceback
+    os._exit(130)
 
 entry()

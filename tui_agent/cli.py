@@ -386,14 +386,15 @@ def entry() -> None:
     Tearing down the interpreter after litellm and openai are loaded costs about
     1.2 s here (module and heap finalisation; no exit handler of theirs does any
     work). By this point every session file is closed and fsynced and the
-    output is flushed, so the teardown is skipped when litellm was loaded."""
-    code = main()
-    if "litellm" in sys.modules:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(code)
-    raise SystemExit(code)
+    output is flushed, so the teardown is skipped."""
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C before main() could catch it (parsing the flags)
+        code = 130
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)  # a Ctrl-C caught on the way must not end it as a death by SIGINT
 
 
 if __name__ == "__main__":
