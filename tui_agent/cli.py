@@ -383,10 +383,8 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 def entry() -> None:
     """The console script: :func:`main`, then a fast exit.
 
-    Tearing down the interpreter after litellm and openai are loaded costs about
-    1.2 s here (module and heap finalisation; no exit handler of theirs does any
-    work). By this point every session file is closed and fsynced and the
-    output is flushed, so the teardown is skipped."""
+    Tearing down the interpreter after litellm and openai are loaded costs about 1.2 s
+    here, and every session file is closed and fsynced by now: the teardown is skipped."""
     try:
         code = main()
     except KeyboardInterrupt:  # Ctrl-C before main() could catch it (parsing the flags)
