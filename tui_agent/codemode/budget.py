@@ -31,8 +31,8 @@ class Budget:
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
     @asynccontextmanager
-    async def room(self, limits: CodeModeSettings) -> AsyncIterator[float]:
-        """Hold room for one script under ``limits``; yields the seconds it waited."""
+    async def room(self, limits: CodeModeSettings) -> AsyncIterator[None]:
+        """Hold room for one script under ``limits`` (waiting for it, up to the timeout)."""
         need = limits.max_memory_mb
         started = time.monotonic()
         loop = asyncio.get_running_loop()
@@ -51,16 +51,14 @@ class Budget:
                 await asyncio.wait_for(woken, left)
             except TimeoutError:
                 with self._lock:
-                    self._forget(woken)
                     why = self._why(need, limits)
                 raise NoRoom(f"the script did not start: {why}; it waited "
                              f"{limits.timeout:g} s (its timeout) for another to finish") from None
-            except BaseException:
+            finally:
                 with self._lock:
                     self._forget(woken)
-                raise
         try:
-            yield time.monotonic() - started
+            yield
         finally:
             with self._lock:
                 self.running -= 1

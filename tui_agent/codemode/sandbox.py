@@ -34,7 +34,7 @@ CHILD = spare.CHILD
 GRACE = 2.0
 """Seconds past the deadline before the child is killed (it stops itself first)."""
 STDERR_TAIL = 4096
-MB = 1 << 20
+MB = spare.MB
 
 
 def _wire(limits: CodeModeSettings) -> dict[str, Any]:
@@ -259,9 +259,11 @@ async def _call(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
         return _failed(exc.kind, exc.message)
     outcome.completed.append(name)
     encoded = json.dumps(value, ensure_ascii=False)
-    if len(encoded) > limits.max_transfer_mb * MB // 4 and \
-            len(encoded.encode()) > limits.max_transfer_mb * MB:
-        return _failed("limit", f"{name} returned {len(encoded.encode()):,} bytes (as JSON), "
+    limit = limits.max_transfer_mb * MB
+    # Characters are at most 4 bytes each: only a long text needs counting in bytes.
+    size = len(encoded.encode()) if len(encoded) > limit // 4 else 0
+    if size > limit:
+        return _failed("limit", f"{name} returned {size:,} bytes (as JSON), "
                        f"over the {limits.max_transfer_mb} MB one call may bring into a script "
                        "(code_mode max_transfer_mb): ask the tool for less (a page, a "
                        "filter), or raise the limit")

@@ -51,22 +51,20 @@ class ServerLog:
         self._reading = threading.Lock()
         self._file = self._open()
         self._pipe: tuple[int, int] | None = None
-        self._pump: threading.Thread | None = None
         self._closed = False
 
     def _open(self) -> IO[bytes]:
         file = self.path.open("ab")
         self._size = file.tell()
-        if self._size > LOG_ROTATE_BYTES:
-            self._rotate(file)
-            return self.path.open("ab")
-        return file
+        return self._rotated(file) if self._size > LOG_ROTATE_BYTES else file
 
-    def _rotate(self, file: IO[bytes]) -> None:
+    def _rotated(self, file: IO[bytes]) -> IO[bytes]:
+        """Close ``file``, keep it as ``NAME.log.1``, and give a fresh one."""
         file.close()
         with contextlib.suppress(OSError):
             self.path.replace(self.path.with_suffix(".log.1"))
         self._size = 0
+        return self.path.open("ab")
 
     def write(self, text: str) -> int:
         self._put(text.encode("utf-8", "replace"))
@@ -81,8 +79,7 @@ class ServerLog:
                 self._file.flush()
             self._size += len(data)
             if self._size > LOG_ROTATE_BYTES:
-                self._rotate(self._file)
-                self._file = self.path.open("ab")
+                self._file = self._rotated(self._file)
                 self._file.write(f"{ROTATED} {self.path.name}.1 ---\n".encode())
 
     def flush(self) -> None:
@@ -96,8 +93,7 @@ class ServerLog:
         if self._pipe is None:
             self._pipe = os.pipe()
             os.set_blocking(self._pipe[0], False)
-            self._pump = threading.Thread(target=self._pumping, name="server-log", daemon=True)
-            self._pump.start()
+            threading.Thread(target=self._pumping, name="server-log", daemon=True).start()
         return self._pipe[1]
 
     def _pumping(self) -> None:
