@@ -284,7 +284,7 @@ async def test_llm_error_ends_the_turn_with_an_event(fake_llm: FakeLLM) -> None:
     events = await run(make_agent(fake_llm))
     error = of(events, ErrorOccurred)[0]
     assert error.kind == "auth" and "bad key" in error.message
-    assert finished(events) == TurnDone(finished(events).usage, "error")
+    assert finished(events).reason == "error"
 
 
 async def test_cancel_mid_stream_keeps_partial_and_next_turn_works(fake_llm: FakeLLM,

@@ -56,10 +56,12 @@ def test_jsonl_output_is_the_event_contract(fake_llm: FakeLLM,
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     types = [e["type"] for e in events]
     assert types[0] == "session" and types[-1] == "done"
-    assert set(types[1:-1]) == {"text"}
+    assert set(types[1:-1]) == {"context", "text"} and types[1] == "context"
     assert "".join(e["delta"] for e in events if e["type"] == "text") == "one two"
     done = events[-1]
     assert done["reason"] == "end"
+    assert done["context"] == events[1]  # the figures of the turn's last request
+    assert done["context"]["tokens"] > 0 and done["context"]["window"] is None
     assert set(done["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
     assert done["usage"]["cost"] is None
 

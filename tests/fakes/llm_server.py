@@ -19,7 +19,7 @@ import socket
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -107,10 +107,18 @@ class FakeLLM:
     """The server. Use as a context manager; ``base_url`` is what litellm's ``api_base`` wants."""
 
     def __init__(self, replies: list[Reply] | None = None, model: str = "fake-model",
-                 repeat: Reply | None = None) -> None:
+                 repeat: Reply | None = None, window: int | None = None) -> None:
         self.model = model
         self.repeat = repeat
         """Served whenever the script is empty (benchmarks); None answers 500 instead."""
+        self.window = window
+        """Like a real provider's context window: a request of more tokens (counted as
+        :func:`tests.fakes.tokens.request_tokens` does) is refused with OpenAI's 400
+        ``context_length_exceeded``, and a served one reports its count as its prompt
+        tokens. None: no limit, and a constant 10 prompt tokens."""
+        self.sizes: list[int] = []
+        """With a window: the tokens of each request, refused ones too."""
+        self.refused = 0
         self._script: deque[Reply] = deque(replies or [])
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
@@ -159,6 +167,16 @@ class FakeLLM:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _measure(self, body: dict[str, Any]) -> int | None:
+        if self.window is None:
+            return None
+        from tests.fakes.tokens import request_tokens
+
+        size = request_tokens(body)
+        with self._lock:
+            self.sizes.append(size)
+        return size
+
     def _next(self, body: dict[str, Any]) -> Reply | None:
         with self._lock:
             self.requests.append(body)
@@ -184,7 +202,23 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.authorizations.append(self.headers.get("Authorization", ""))
+                size = fake._measure(body)
+                if size is not None and fake.window is not None and size > fake.window:
+                    with fake._lock:
+                        fake.requests.append(body)
+                        fake.refused += 1
+                    self._json(400, {"error": {
+                        "message": f"This model's maximum context length is {fake.window} "
+                                   f"tokens. However, your messages resulted in {size} "
+                                   "tokens. Please reduce the length of the messages.",
+                        "type": "invalid_request_error", "param": "messages",
+                        "code": "context_length_exceeded"}})
+                    return
                 reply = fake._next(body)
+                if reply is not None and size is not None and reply.usage is None:
+                    reply = replace(reply, usage={
+                        "prompt_tokens": size, "completion_tokens": max(1, len(reply.text) // 4),
+                        "total_tokens": size + max(1, len(reply.text) // 4)})
                 if reply is None:
                     self._error(500, "fake LLM script exhausted: no reply scripted", {})
                 elif reply.status != 200:

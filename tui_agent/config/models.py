@@ -69,6 +69,9 @@ class ModelSettings(_Strict):
     """Retries on 429, 5xx and connection errors before the first token arrives."""
     retry_backoff: float = Field(default=1.0, ge=0, le=60)
     """First retry delay in seconds; it doubles each try (with jitter), capped at 30 s."""
+    context_window: int | None = Field(default=None, ge=1024)
+    """Tokens of input the model takes (for a local or custom model litellm does not know);
+    unset: litellm's ``max_input_tokens`` for the model, else no limit is assumed."""
 
 
 class AgentSettings(_Strict):
@@ -81,6 +84,9 @@ class AgentSettings(_Strict):
     max_tool_output: int = Field(default=25_000, ge=100)
     """Tokens (about four characters each) of one tool result the model reads; the rest is
     cut with a note, and the whole result is kept beside the session file."""
+    compact_at: float = Field(default=0.8, ge=0.2, le=1.0)
+    """The fraction of the model's context window past which the older part of the
+    conversation is summarized before the next request."""
     roots: list[str] = Field(default_factory=list)
     """Directories every server may work in (MCP roots), beside the project directory
     (where tui-agent runs); ``~`` and ``${VAR}`` are expanded."""

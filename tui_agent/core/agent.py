@@ -10,27 +10,29 @@ so the next turn starts from a valid conversation.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import bisect
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from dataclasses import replace
 from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy
-from tui_agent.core.calls import Call, prepare, repair_history, started
+from tui_agent.core.calls import Call, capped, news_to, prepare, resumed, started
+from tui_agent.core.compaction import overflowed
+from tui_agent.core.compactor import Compactor
+from tui_agent.core.context import Context, Request
 from tui_agent.core.events import (
     ApprovalDecided,
+    Compacted,
+    ContextSize,
     ErrorOccurred,
     Event,
     Notice,
     Retrying,
-    ServerLog,
     StopReason,
     TextDelta,
-    ToolProgress,
     ToolResult,
     TurnDone,
     Usage,
@@ -38,10 +40,9 @@ from tui_agent.core.events import (
 from tui_agent.core.llm import ChatModel, Reply, StreamCut, ToolCallRequest
 from tui_agent.core.llm_errors import LLMError
 from tui_agent.core.messages import media_message, system_text
-from tui_agent.core.scripts import CodeMode, Emit, ScriptBridge
-from tui_agent.core.session import SessionWriter
-from tui_agent.tools.news import CALL_NEWS, LogLine, Progress
-from tui_agent.tools.results import CHARS_PER_TOKEN, cap
+from tui_agent.core.scripts import CodeMode, Emit, run_script
+from tui_agent.core.session import Compaction, SessionWriter
+from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
 
@@ -53,6 +54,7 @@ class Agent:
                  settings: AgentSettings | None = None, policy: Policy | None = None,
                  session: SessionWriter | None = None, system_prompt: str | None = None,
                  history: Sequence[dict[str, Any]] = (),
+                 compaction: Compaction | None = None,
                  code_mode: CodeMode | None = None) -> None:
         self.llm = llm
         self.tools = tools
@@ -61,16 +63,23 @@ class Agent:
         self.policy = policy or Policy()
         self.session = session
         self.system_prompt = system_prompt
-        self.messages: list[dict[str, Any]] = repair_history(history)
+        self._added: list[int] = []  # what repair adds is not in the session file
+        self.messages, start = resumed(history, compaction, self._added)
+        self.context = Context(self.settings.compact_at, compaction, start)
+        self.compactor = Compactor(self)
         self.usage = Usage()
         self.code_mode = code_mode
 
-    def _request_messages(self, offered: dict[str, ToolSpec] | None = None
-                          ) -> list[dict[str, Any]]:
-        system = system_text(self.system_prompt, self._instructions(offered or {}))
-        if system:
-            return [{"role": "system", "content": system}, *self.messages]
-        return self.messages
+    def recorded(self, index: int) -> int:
+        """How many of the messages before ``index`` are in the session file."""
+        return index - bisect.bisect_left(self._added, index)
+
+    def request(self, offered: dict[str, ToolSpec] | None = None) -> Request:
+        """What the next request carries besides the messages: the system text (with the
+        instructions of the servers whose tools are offered) and the tool definitions."""
+        offered = self._offered() if offered is None else offered
+        return Request(system_text(self.system_prompt, self._instructions(offered)),
+                       [s.to_openai() for s in offered.values()])
 
     def _instructions(self, offered: dict[str, ToolSpec]) -> dict[str, str]:
         """The ``instructions`` of the servers whose tools the model has this turn."""
@@ -108,6 +117,7 @@ class Agent:
         self._record({"role": "user", "content": text})
         usage = Usage()
         reason: StopReason = "end"
+        size: ContextSize | None = None
         try:
             prepare = getattr(self.tools, "prepare", None)
             if prepare is not None:
@@ -118,8 +128,11 @@ class Agent:
                 offered = self._offered()
                 reply = Reply()
                 try:
-                    async with aclosing(self._stream(offered, reply)) as stream:
+                    async with aclosing(self._round(offered, reply)) as stream:
                         async for item in stream:
+                            if isinstance(item, Compacted):  # its request bills the turn
+                                usage = usage + item.usage
+                            size = item if isinstance(item, ContextSize) else size
                             yield item
                 except LLMError as exc:
                     reason = "error"
@@ -150,20 +163,47 @@ class Agent:
             self.usage = self.usage + usage
             if self.session is not None:
                 self.session.turn_end(reason, usage)
-        yield TurnDone(usage, reason)
+        yield TurnDone(usage, reason, size)
 
-    async def _stream(self, offered: dict[str, ToolSpec],
+    async def _round(self, offered: dict[str, ToolSpec], reply: Reply
+                     ) -> AsyncGenerator[Event, None]:
+        """One request: measured (and compacted first past ``compact_at``), then streamed.
+        A refusal as too long is met by compacting, then by reading old tool results as
+        stubs; a third refusal ends the turn with an error naming what is too big."""
+        request = self.request(offered)
+        for attempt in range(3):
+            async with aclosing(self.compactor.before(request)) as before:
+                async for event in before:
+                    yield event
+            try:
+                async with aclosing(self._stream(request, reply)) as stream:
+                    async for item in stream:
+                        yield item
+            except LLMError as exc:
+                if isinstance(exc, StreamCut) or not overflowed(exc):
+                    raise
+                if attempt == 2:
+                    raise self.compactor.too_big(exc) from None
+                async with aclosing(self.compactor.recover(exc, attempt, request)) as fixing:
+                    async for event in fixing:
+                        yield event
+                continue
+            self.context.reported(reply.usage.prompt_tokens)
+            return
+
+    async def _stream(self, request: Request,
                       reply: Reply) -> AsyncGenerator[TextDelta | Retrying, None]:
         """Stream one reply into ``reply`` and record it, however the stream ends."""
-        specs = [s.to_openai() for s in offered.values()]
+        view = self.context.view(self.messages, self.session)
+        messages = [{"role": "system", "content": request.system}, *view] \
+            if request.system else view
         parts: list[str] = []
         done = False
         try:
-            async with aclosing(self.llm.stream(self._request_messages(offered),
-                                                specs)) as stream:
+            async with aclosing(self.llm.stream(messages, request.tools)) as stream:
                 async for item in stream:
                     if isinstance(item, Reply):
-                        _copy(item, reply)
+                        reply.take(item)
                         done = True
                         continue
                     if isinstance(item, TextDelta):
@@ -172,7 +212,7 @@ class Agent:
                             self.session.partial(item.delta)
                     yield item
         except StreamCut as cut:
-            _copy(cut.partial, reply)
+            reply.take(cut.partial)
             if reply.text:
                 self._record(reply.message(), incomplete=True, usage=reply.usage)
             raise
@@ -301,11 +341,12 @@ class Agent:
         started = time.monotonic()
         if spec.server == META_SERVER and self.code_mode is not None:
             if spec.tool == EXECUTE:
-                outcome = await self._script(call.request.id, call.arguments, emit)
+                outcome = await run_script(self, self.code_mode, call.request.id,
+                                           call.arguments, emit)
             else:
                 outcome = self.code_mode.answer(spec.tool, call.arguments)
         else:
-            token = CALL_NEWS.set(_news_to(call.request.id, emit))
+            token = CALL_NEWS.set(news_to(call.request.id, emit))
             try:
                 outcome = await self.run_tool(spec, call.arguments)
             finally:
@@ -327,26 +368,6 @@ class Agent:
             return ToolOutcome(f"error: {spec.name} failed: {type(exc).__name__}: "
                                f"{clean(str(exc))}", is_error=True)
 
-    async def _script(self, call_id: str, arguments: dict[str, Any], emit: Emit) -> ToolOutcome:
-        """``executeToolCode``: the script runs in the sandbox's child process; each of
-        its tool calls comes back here through a :class:`ScriptBridge`."""
-        from tui_agent.codemode import sandbox
-
-        assert self.code_mode is not None
-        code = arguments.get("code")
-        if not isinstance(code, str) or not code.strip():
-            return ToolOutcome("error: executeToolCode needs code: a Starlark script as a "
-                               "string", is_error=True)
-        tree = self.code_mode.stubs  # built with the tools offered in this round
-        bridge = ScriptBridge(self, call_id, code, tree, emit)
-        try:
-            outcome = await sandbox.run(code, tree.bindings(), bridge, self.code_mode.settings,
-                                        warm=self.code_mode.warm)
-        except OSError as exc:
-            return ToolOutcome(f"error: could not start the script sandbox: {exc}",
-                               is_error=True)
-        return ToolOutcome(clean(outcome.text()), is_error=not outcome.ok)
-
     def _media_kinds(self) -> frozenset[str]:
         """What the model reads besides text: ``image``, ``audio``."""
         takes = getattr(self.llm, "takes", None)
@@ -354,14 +375,7 @@ class Agent:
 
     def _capped(self, call_id: str, outcome: ToolOutcome) -> ToolOutcome:
         """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""
-        limit = self.settings.max_tool_output
-        if len(outcome.text) <= limit * CHARS_PER_TOKEN:
-            return outcome
-        saved = None
-        if self.session is not None:
-            with contextlib.suppress(OSError):
-                saved = self.session.save_result(call_id, outcome.text)
-        return replace(outcome, text=cap(outcome.text, limit, saved))
+        return capped(outcome, self.settings.max_tool_output, self.session, call_id)
 
     async def _refuse(self, requests: list[ToolCallRequest],
                       offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
@@ -376,22 +390,3 @@ class Agent:
                 yield ToolResult(call.request.id, True, refused.text)
         finally:
             self._answer(calls, refused.text)
-
-
-def _copy(src: Reply, dst: Reply) -> None:
-    dst.text, dst.tool_calls, dst.finish_reason = src.text, src.tool_calls, src.finish_reason
-    dst.usage, dst.incomplete = src.usage, src.incomplete
-
-
-
-
-def _news_to(call_id: str, emit: Emit) -> Callable[[Progress | LogLine], None]:
-    """What a server tells during call ``call_id``, as the turn's events."""
-    def told(news: Progress | LogLine) -> None:
-        if isinstance(news, Progress):
-            emit(ToolProgress(call_id, news.progress, news.total, news.message))
-        else:
-            emit(ServerLog(news.server, news.level, news.text, news.logger, call_id))
-
-    return told
-

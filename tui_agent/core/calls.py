@@ -4,14 +4,18 @@ to fix), the event that announces it, and answering calls a saved history left o
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from tui_agent.core.events import ToolCallStarted
+from tui_agent.core.events import Event, ServerLog, ToolCallStarted, ToolProgress
 from tui_agent.core.llm import ToolCallRequest
+from tui_agent.core.session import Compaction, SessionWriter
+from tui_agent.tools.news import LogLine, Progress
+from tui_agent.tools.results import CHARS_PER_TOKEN, cap
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
 
@@ -80,16 +84,46 @@ def started(call: Call) -> ToolCallStarted:
                            spec.tool if spec else req.name, shown)
 
 
-def repair_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def resumed(history: Sequence[dict[str, Any]], compaction: Compaction | None,
+            added: list[int]) -> tuple[list[dict[str, Any]], int]:
+    """A saved history, repaired on each side of its compaction (so the compacted part
+    ends where the file says), and the index of its first message read verbatim; the
+    indices of the messages repair added are appended to ``added``."""
+    cut = min(compaction.replaces, len(history)) if compaction else 0
+    messages = repair_history(history[:cut], added)
+    start = len(messages)
+    later: list[int] = []
+    messages += repair_history(history[cut:], later)
+    added += [start + i for i in later]
+    return messages, start
+
+
+def capped(outcome: ToolOutcome, limit: int, session: SessionWriter | None,
+           call_id: str) -> ToolOutcome:
+    """``outcome`` cut to ``limit`` tokens, the whole of it kept beside the session."""
+    if len(outcome.text) <= limit * CHARS_PER_TOKEN:
+        return outcome
+    saved = None
+    if session is not None:
+        with contextlib.suppress(OSError):
+            saved = session.save_result(call_id, outcome.text)
+    return replace(outcome, text=cap(outcome.text, limit, saved))
+
+
+def repair_history(messages: Sequence[dict[str, Any]], added: list[int] | None = None
+                   ) -> list[dict[str, Any]]:
     """A copy of ``messages`` in which every assistant tool call has an answer.
 
     A crash between a reply and its tool results leaves calls unanswered, which
-    providers reject; they are answered as not run, right after their reply."""
+    providers reject; they are answered as not run, right after their reply (their
+    indices are appended to ``added``: they are not in the session file)."""
     out: list[dict[str, Any]] = []
     waiting: list[str] = []
 
     def close_waiting() -> None:
         for call_id in waiting:
+            if added is not None:
+                added.append(len(out))
             out.append({"role": "tool", "tool_call_id": call_id,
                         "content": "not run: the session ended before this call finished"})
         waiting.clear()
@@ -107,3 +141,16 @@ def repair_history(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             waiting = [c.get("id", "") for c in message.get("tool_calls") or []]
     close_waiting()
     return out
+
+
+def news_to(call_id: str, emit: Callable[[Event], None]
+            ) -> Callable[[Progress | LogLine], None]:
+    """What a server tells during call ``call_id``, as the turn's events."""
+    def told(news: Progress | LogLine) -> None:
+        if isinstance(news, Progress):
+            emit(ToolProgress(call_id, news.progress, news.total, news.message))
+        else:
+            emit(ServerLog(news.server, news.level, news.text, news.logger, call_id))
+
+    return told
+

@@ -150,12 +150,64 @@ class Notice(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ContextSize(Event):
+    """How big the request about to go is, in tokens: counted with the model's tokenizer
+    (litellm's) and corrected by what the provider reported of the previous request.
+    ``window``: what the model takes (None: unknown); ``compact_at``: the size past which
+    older messages are summarized first (None: never before the provider refuses). The
+    parts: the system prompt with the servers' instructions, the tool definitions, the
+    summary of compacted messages, the messages, and the tool results (images included)."""
+
+    type: ClassVar[str] = "context"
+    tokens: int
+    window: int | None = None
+    compact_at: int | None = None
+    system: int = 0
+    tools: int = 0
+    summary: int = 0
+    messages: int = 0
+    results: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(Event):
+    """The conversation was compacted: ``replaced`` more messages are now read as a summary
+    (``summary``, one LLM request whose ``usage`` counts in the turn), ``kept`` recent ones
+    verbatim, and ``stubbed`` tool results as a stub naming where the whole is kept.
+    ``reason``: ``auto`` (past compact_at), ``manual`` (/compact), ``overflow`` (the
+    provider refused the request as too long). Every message stays on disk."""
+
+    type: ClassVar[str] = "compaction"
+    reason: str
+    tokens_before: int
+    tokens_after: int
+    replaced: int
+    kept: int
+    stubbed: int = 0
+    summary: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+    def describe(self) -> str:
+        """One line on it, for a person."""
+        done = [f"{self.replaced} earlier messages summarized"] if self.replaced else []
+        if self.stubbed:
+            done.append(f"{self.stubbed} large tool results read as a stub")
+        why = {"auto": " (near the context window)",
+               "overflow": " (the provider said it was too long)"}.get(self.reason, "")
+        return (f"compacted the conversation{why}: {', '.join(done)}; "
+                f"{self.tokens_before:,} → {self.tokens_after:,} tokens. Every message "
+                "stays in the session file")
+
+
+@dataclass(frozen=True, slots=True)
 class TurnDone(Event):
-    """Always the last event of a turn that was not cancelled."""
+    """Always the last event of a turn that was not cancelled. ``context``: the size of the
+    turn's last request (None when no request was measured)."""
 
     type: ClassVar[str] = "done"
     usage: Usage
     reason: StopReason = "end"
+    context: ContextSize | None = None
 
 
 class EventMasker:

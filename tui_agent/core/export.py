@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui_agent.core.session import Conversation
+from tui_agent.core.session import Conversation, Marker
 from tui_agent.tools.text import clean
 
 RESULT_PREVIEW = 4000
@@ -42,7 +42,12 @@ def to_markdown(conv: Conversation) -> str:
              f"model `{meta['model']}`" if meta.get("model") else ""]
     if any(facts):
         lines += [" · ".join(f for f in facts if f), ""]
-    for entry in conv.entries:
+    markers = {m.at: m for m in conv.compactions}
+    for index, entry in enumerate([*conv.entries, None]):
+        if index in markers:
+            lines += _marker(markers[index])
+        if entry is None:
+            break
         msg = entry.message
         role = msg.get("role")
         content = msg.get("content")
@@ -65,3 +70,17 @@ def to_markdown(conv: Conversation) -> str:
         elif role == "system":
             lines += ["## System", "", text, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _marker(marker: Marker) -> list[str]:
+    """Where the model's view was compacted, and what it read from then on."""
+    said = [f"{marker.replaced} earlier messages as the summary below"] if marker.replaced \
+        else []
+    if marker.state.stubbed and not marker.replaced:
+        said.append("its largest tool results as a stub naming the file that keeps them")
+    lines = ["---", "", f"*compacted here ({clean(marker.reason) or 'compaction'}): from "
+             f"here on the model read {' and '.join(said) or 'a shorter conversation'}*", ""]
+    if marker.replaced and marker.state.summary:
+        lines += [f"> {row}" if row else ">" for row in clean(marker.state.summary)
+                  .splitlines()] + [""]
+    return [*lines, "---", ""]

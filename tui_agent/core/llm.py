@@ -20,7 +20,7 @@ import os
 import random
 import sys
 import threading
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -82,6 +82,12 @@ class Reply:
     usage: Usage = field(default_factory=Usage)
     incomplete: bool = False
 
+    def take(self, other: Reply) -> None:
+        """Become ``other`` (a reply filled in by someone else)."""
+        self.text, self.tool_calls, self.finish_reason = (other.text, other.tool_calls,
+                                                          other.finish_reason)
+        self.usage, self.incomplete = other.usage, other.incomplete
+
     def message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message to keep in the history."""
         # Providers reject a null content unless the message carries tool calls.
@@ -130,6 +136,7 @@ class LLM:
         self.settings = settings
         self._checked = False
         self._priced: bool | None = None
+        self._window: int | None = None
 
     @property
     def model(self) -> str | None:
@@ -279,6 +286,32 @@ class LLM:
             raise StreamCut("the reply stream ended without a finish reason: the "
                             "connection was cut mid-reply", reply)
 
+    def window(self) -> int | None:
+        """Tokens of input the model takes: ``[model] context_window``, else litellm's
+        ``max_input_tokens`` for it; None when neither knows. Blocking (imports litellm)."""
+        if self.settings.context_window is not None:
+            return self.settings.context_window
+        if self._window is None and self.settings.name:
+            try:
+                info = load_litellm().get_model_info(self.settings.name)
+                self._window = int(info.get("max_input_tokens") or 0)
+            except Exception:  # a model litellm does not know
+                self._window = 0
+        return self._window or None
+
+    def counter(self) -> Callable[[str], int]:
+        """Tokens of a text for this model: the tiktoken encoding litellm's own
+        ``token_counter`` picks for it (provider reports correct the rest). Blocking the
+        first time (imports litellm, loads the encoding)."""
+        load_litellm()
+        try:
+            from litellm.litellm_core_utils.token_counter import openai_tokenizer_encoding
+
+            encode = openai_tokenizer_encoding(self.settings.name or "").encode_ordinary
+        except Exception:  # an encoding that cannot load: about four characters a token
+            return rough_count
+        return lambda text: len(encode(text))
+
     def unbilled(self) -> Usage:
         """The usage of requests that billed nothing: cost 0.0 for a model litellm has a
         price for, unknown (None) for one it has not, as a reply's own cost would be."""
@@ -309,6 +342,11 @@ class LLM:
 
     def _classify(self, litellm: ModuleType, exc: BaseException) -> LLMError:
         return classify(litellm, exc, self.settings)
+
+
+def rough_count(text: str) -> int:
+    """Tokens of ``text`` at about four characters each: for a model with no tokenizer."""
+    return (len(text) + 3) // 4
 
 
 def _keys_set(litellm: ModuleType, model: str) -> bool:

@@ -270,3 +270,23 @@ def _arguments(bound: BoundTool, name: str, given: dict[str, Any]) -> dict[str, 
 def _brief(args: dict[str, Any]) -> str:
     text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
     return clean(text if len(text) <= 200 else text[:199] + "…")
+
+
+async def run_script(runner: CallRunner, code_mode: CodeMode, call_id: str,
+                     arguments: dict[str, Any], emit: Emit) -> ToolOutcome:
+    """``executeToolCode``: the script runs in the sandbox's child process; each of its
+    tool calls comes back to ``runner`` through a :class:`ScriptBridge`."""
+    from tui_agent.codemode import sandbox
+
+    code = arguments.get("code")
+    if not isinstance(code, str) or not code.strip():
+        return ToolOutcome("error: executeToolCode needs code: a Starlark script as a "
+                           "string", is_error=True)
+    tree = code_mode.stubs  # built with the tools offered in this round
+    bridge = ScriptBridge(runner, call_id, code, tree, emit)
+    try:
+        outcome = await sandbox.run(code, tree.bindings(), bridge, code_mode.settings,
+                                    warm=code_mode.warm)
+    except OSError as exc:
+        return ToolOutcome(f"error: could not start the script sandbox: {exc}", is_error=True)
+    return ToolOutcome(clean(outcome.text()), is_error=not outcome.ok)

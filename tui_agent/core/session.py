@@ -6,7 +6,10 @@ Records (one JSON object a line, ``kind`` first):
 * ``message``: a finished message in OpenAI format, fsynced when written;
 * ``partial``: a piece of an assistant reply still streaming (flushed, not
   fsynced), superseded by the ``message`` with the same ``seq``;
-* ``turn``: the end of a turn, with its usage and why it stopped.
+* ``turn``: the end of a turn, with its usage and why it stopped;
+* ``compaction``: what the model reads from then on instead of the first ``replaces``
+  messages (their ``summary``), and which tool results it reads as a stub. The messages
+  themselves stay in the file; the last compaction is where a resumed session goes on.
 
 A crash loses at most the reply in flight, and even that is recovered from its
 partial records, marked incomplete. The file is never rewritten; a torn last
@@ -17,6 +20,7 @@ written.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import fcntl
 import json
@@ -24,7 +28,7 @@ import os
 import secrets as _secrets
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -49,6 +53,28 @@ class Entry:
     incomplete: bool = False
 
 
+@dataclass(frozen=True)
+class Compaction:
+    """What the model reads of a long conversation: ``summary`` in place of its first
+    ``replaces`` messages (counted as the file holds them), and a stub in place of the
+    results of the tool calls in ``stubbed``."""
+
+    summary: str | None = None
+    replaces: int = 0
+    stubbed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A compaction as the file recorded it: ``at`` messages came before it."""
+
+    at: int
+    state: Compaction
+    reason: str = ""
+    replaced: int = 0
+    """Messages it newly summarized (0: it only read tool results as stubs)."""
+
+
 @dataclass
 class Conversation:
     """What a session file holds, as loaded."""
@@ -59,6 +85,10 @@ class Conversation:
     entries: list[Entry] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     skipped_lines: int = 0
+    compaction: Compaction | None = None
+    """The last compaction recorded, if any."""
+    compactions: list[Marker] = field(default_factory=list)
+    """Every compaction, in order, with where it happened."""
     next_seq: int = 0
     """The sequence number a resumed writer continues from: past every seq on disk,
     so a skipped line can never make a new message overwrite an old one."""
@@ -155,15 +185,24 @@ class SessionWriter:
             self._pending.clear()
         self._last_flush = time.monotonic() if now is None else now
 
-    def save_result(self, call_id: str, text: str) -> Path:
+    def save_result(self, call_id: str, text: str, *, keep: bool = False) -> Path:
         """Keep a tool's whole result beside the session (``<id>.results/<call>.txt``),
-        masked like the session itself; the model gets a cut version."""
+        masked like the session itself; the model gets a cut version. ``keep``: a file
+        already there (the whole of a result the model read cut) is left as it is."""
         directory = self.path.with_suffix(".results")
         directory.mkdir(exist_ok=True)
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)[:100] or "call"
         target = directory / f"{safe}.txt"
-        target.write_text(mask(text, self._secrets), encoding="utf-8")
+        if not (keep and target.exists()):
+            target.write_text(mask(text, self._secrets), encoding="utf-8")
         return target
+
+    def compaction(self, state: Compaction, facts: dict[str, Any]) -> None:
+        """Record a compaction (``facts``: its figures, usage and reason); on disk when this
+        returns."""
+        self._write({"kind": "compaction", "seq": self._seq, "summary": state.summary,
+                     "replaces": state.replaces, "stubbed": list(state.stubbed), **facts},
+                    sync=True)
 
     def turn_end(self, reason: str, usage: Usage) -> None:
         self._write({"kind": "turn", "reason": reason, "usage": asdict(usage)}, sync=True)
@@ -248,15 +287,34 @@ def load(path: Path) -> Conversation:
         elif kind == "partial" and isinstance(seq, int):
             partials.setdefault(seq, []).append(str(record.get("delta")))
             conv.next_seq = max(conv.next_seq, seq + 1)
-        elif kind == "turn":
-            with contextlib.suppress(TypeError):
+        elif kind == "turn" or kind == "compaction" and record.get("in_turn") is False:
+            with contextlib.suppress(TypeError):  # a compaction outside a turn bills itself
                 conv.usage = conv.usage + Usage(**record.get("usage", {}))
+        state = _compaction(record) if kind == "compaction" else None
+        if state is not None:
+            conv.compaction = state
+            replaced = record.get("replaced")
+            conv.compactions.append(Marker(seq if isinstance(seq, int) else conv.next_seq,
+                                           state, str(record.get("reason", "")),
+                                           replaced if isinstance(replaced, int) else 0))
     for seq, pieces in partials.items():
         if seq not in messages:
             messages[seq] = Entry({"role": "assistant", "content": "".join(pieces)},
                                   incomplete=True)
-    conv.entries = [messages[k] for k in sorted(messages)]
+    order = sorted(messages)
+    conv.entries = [messages[k] for k in order]
+    # where each compaction happened, as a count of the messages before it
+    conv.compactions = [replace(m, at=bisect.bisect_left(order, m.at))
+                        for m in conv.compactions]
     return conv
+
+
+def _compaction(record: dict[str, Any]) -> Compaction | None:
+    summary, replaces, stubbed = (record.get(k) for k in ("summary", "replaces", "stubbed"))
+    if not isinstance(replaces, int) or replaces < 0 or not isinstance(stubbed, list) or not (
+            summary is None or isinstance(summary, str)):
+        return None  # a record we cannot read: the one before it stands
+    return Compaction(summary, replaces, tuple(str(s) for s in stubbed))
 
 
 class SessionStore:

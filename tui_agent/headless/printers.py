@@ -13,6 +13,7 @@ from tui_agent.config import mask
 from tui_agent.config.interpolate import StreamMasker, mask_json
 from tui_agent.core.events import (
     ApprovalDecided,
+    Compacted,
     ErrorOccurred,
     Event,
     EventMasker,
@@ -103,6 +104,8 @@ class TextPrinter:
                 self._note(f"error: {clean(message)}")
             case Notice(message=message):
                 self._note(f"note: {clean(message)}")
+            case Compacted():
+                self._note(f"note: {event.describe()}")
             case TurnDone():
                 self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
                 if self._mid_line:

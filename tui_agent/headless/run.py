@@ -76,7 +76,7 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
                         else TextPrinter(out, err, run.settings.secrets, run.verbose))
     agent = build.agent(run.settings, llm, make_gate(run.approve),
                         build.policy_from(run.settings, run.tool_filter), session=writer,
-                        history=conv.messages if conv else ())
+                        history=conv)
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
         code = asyncio.run(_drive(run, agent, printer, out, err))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,11 +119,14 @@ def code_mode(settings: Settings, *, on: bool = False) -> CodeMode:
 
 def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
           tools: ToolSource | None = None, session: SessionWriter | None = None,
-          history: Sequence[dict[str, Any]] = ()) -> Agent:
-    """An agent on ``settings``'s ``[agent]``, system prompt and code mode."""
+          history: Conversation | None = None) -> Agent:
+    """An agent on ``settings``'s ``[agent]``, system prompt and code mode; ``history``:
+    the saved conversation it continues, from its last compaction."""
     return Agent(llm, tools if tools is not None else NoTools(), gate,
                  settings=settings.config.agent, policy=policy, session=session,
-                 system_prompt=settings.config.model.system_prompt, history=history,
+                 system_prompt=settings.config.model.system_prompt,
+                 history=history.messages if history else (),
+                 compaction=history.compaction if history else None,
                  code_mode=code_mode(settings))
 
 

@@ -341,7 +341,7 @@ class Runtime:
             with contextlib.suppress(OSError):
                 old.session.close()
         self.agent = build.agent(self.settings, old.llm, old.gate, self.policy,
-                                 tools=old.tools, history=history.messages if history else ())
+                                 tools=old.tools, history=history)
         self.agent.usage = history.usage if history else self.agent.usage
         self.policy.filter = self.options.tool_filter  # /tools switches are per conversation
         if history is not None:
