@@ -226,3 +226,30 @@ async def test_compact_by_hand_with_instructions(tmp_path: Path) -> None:
     assert record["reason"] == "manual" and record["instructions"] == "keep the note numbers"
     assert record["replaces"] == 4 and record["in_turn"] is False
     assert load(agent.session.path).usage.prompt_tokens >= record["usage"]["prompt_tokens"]
+
+
+def test_run_compact_on_a_resumed_session(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from tui_agent.cli import main
+
+    with Summarizing(window=None, reply="noted") as server:
+        base = ["run", "--model", "openai/fake-model", "--api-base", server.base_url]
+        for n in range(2):
+            assert main([*base, *(["--resume"] if n else []), words(200, n)]) == 0
+        capsys.readouterr()
+        assert main([*base, "--compact", "hi"]) == 2
+        assert "--compact needs a conversation to compact: add --resume" in \
+            capsys.readouterr().err
+        assert main([*base, "--resume", "--compact", "--output", "jsonl"]) == 0
+        events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [e["type"] for e in events] == ["session", "compaction", "context"]
+        assert events[0]["resumed"] is True
+        compacted = events[1]
+        assert compacted["reason"] == "manual" and compacted["replaced"] == 2
+        assert compacted["summary"] == SUMMARY and compacted["kept"] == 2
+        assert events[2]["tokens"] == compacted["tokens_after"]
+        assert main([*base, "--resume", "what now?"]) == 0  # goes on from the summary
+        assert "compacted the conversation" not in capsys.readouterr().err
+    sent = server.requests[-1]["messages"]
+    assert SUMMARY in sent[0]["content"] and sent[1]["content"] == words(200, 1)
+    assert sent[-1]["content"] == "what now?" and len(sent) == 4

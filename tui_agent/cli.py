@@ -31,7 +31,7 @@ where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "export": set(), "config": {"model", "api_base", "code_mode"}}
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
-            "--output", "--session", "--max-depth")
+            "--output", "--session", "--max-depth", "--compact")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="session file to write (continued if it exists)")
     run.add_argument("--max-depth", type=int, metavar="N",
                      help="tool-calling rounds one turn may take (default 10)")
+    run.add_argument("--compact", action="store_true",
+                     help="with --resume: summarize the conversation before PROMPT (or alone)")
     run.add_argument("prompt", nargs="*", metavar="PROMPT",
                      help="the prompt; '-' reads it from stdin")
 
@@ -320,12 +322,6 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     if problem:
         err.write(f"tui-agent: {problem}\n")
         return turn.EXIT_USAGE
-    if getattr(args, "max_depth", None) is not None:
-        if args.max_depth < 1:
-            err.write("tui-agent: --max-depth must be at least 1\n")
-            return turn.EXIT_USAGE
-        settings.config.agent = settings.config.agent.model_copy(
-            update={"max_depth": args.max_depth})
     if not settings.config.model.name:
         err.write(f"tui-agent: {NO_MODEL_HELP}\n")
         # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
@@ -337,7 +333,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         words, args.resume = [args.resume, *words], LATEST
     prompt = turn.read_prompt(words, stdin)
     mcp_prompt = getattr(args, "mcp_prompt", None)
-    if prompt is None and not stdin.isatty() and not mcp_prompt:
+    compact = bool(getattr(args, "compact", False))
+    if prompt is None and not stdin.isatty() and not mcp_prompt and not compact:
         prompt = stdin.read()
     if prompt is not None and not prompt.strip():
         err.write("tui-agent: the prompt is empty\n")
@@ -350,7 +347,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
         verbose=getattr(args, "verbose", False),
         sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
-        mcp_prompt=mcp_prompt), out, err)
+        mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact),
+        out, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -22,6 +22,8 @@ from tui_agent.config.reading import Origin
 from tui_agent.core.approval import PendingCall, Policy, ServerRules
 from tui_agent.core.events import (
     ApprovalDecided,
+    Compacted,
+    ContextSize,
     ErrorOccurred,
     Event,
     Notice,
@@ -340,3 +342,21 @@ def test_project_consent_with_a_hostile_command_is_inert(snap_compare: Snap,
         await pilot.pause(0.2)
 
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=before)
+
+
+async def meter_past_threshold(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    app.status.context = ContextSize(6_700, 8_192, 6_553, 812, 1_240, 0, 3_100, 1_548)
+
+
+def test_compacted_marker_and_context_meter(snap_compare: Snap, tmp_path: Path) -> None:
+    """A turn that compacted: the reply before, the "compacted here" line (every message
+    stays on screen), the reply after; the meter ``ctx`` in the warning colour past
+    compact_at."""
+    events: list[Event] = [
+        *streamed("The first half of the work is done."),
+        Compacted("auto", 6_720, 2_130, 42, 6, 0, "SUMMARY", Usage(6_000, 300, 6_300, None)),
+        *streamed("Going on from the summary."), TurnDone(Usage(12, 80, 92, 0.0012))]
+    assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
+                        run_before=feeding(events, meter_past_threshold))

@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import sys
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ from tui_agent.core.session import SessionError
 from tui_agent.headless.gate import make_gate
 from tui_agent.headless.login import terminal_logins
 from tui_agent.headless.printers import JsonPrinter, Printer, TextPrinter
-from tui_agent.headless.turn import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, one_turn
+from tui_agent.headless.turn import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, one_turn
 from tui_agent.tools.errors import ServerError
 from tui_agent.wiring import build
 
@@ -55,10 +56,23 @@ class Run:
     """``--attach SERVER:URI``: resources put before the prompt."""
     mcp_prompt: list[str] | None = None
     """``--mcp-prompt SERVER:PROMPT KEY=VALUE ...``: a server's prompt to start from."""
+    max_depth: int | None = None
+    compact: bool = False
+    """``--compact``: summarize the resumed conversation first (with no prompt: only that)."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
     """Run the turn(s) and return the exit code. Prints problems itself."""
+    if run.max_depth is not None:
+        if run.max_depth < 1:
+            err.write("tui-agent: --max-depth must be at least 1\n")
+            return EXIT_USAGE
+        run.settings.config.agent = run.settings.config.agent.model_copy(
+            update={"max_depth": run.max_depth})
+    if run.compact and run.resume is None and run.session_file is None:
+        err.write("tui-agent: --compact needs a conversation to compact: add --resume [ID] "
+                  "(or --session FILE)\n")
+        return EXIT_USAGE
     llm = build.llm(run.settings)
     try:
         llm.check()
@@ -120,6 +134,14 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
 
     async def body() -> int:
         text = run.prompt
+        if run.compact:
+            failed = False
+            async with aclosing(agent.compactor.manual()) as events:
+                async for event in events:
+                    printer.show(event)
+                    failed = failed or isinstance(event, ErrorOccurred)
+            if failed or text is None:
+                return EXIT_FAILED if failed else EXIT_OK
         if run.attach or run.mcp_prompt:
             try:
                 text = await _from_servers(run, hub, agent)
@@ -148,7 +170,8 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
             loop.call_later(CANCEL_AGAIN, cancel_until_done)
 
     # In a one-turn run Ctrl-C is ours too; the line-mode chat takes it per reply.
-    one_shot = run.prompt is not None or bool(run.mcp_prompt) or bool(run.attach)
+    one_shot = run.prompt is not None or bool(run.mcp_prompt) or bool(run.attach) \
+        or run.compact
     handled = STOP_SIGNALS + ((signal.SIGINT,) if one_shot else ())
     for sig in handled:
         loop.add_signal_handler(sig, stop)

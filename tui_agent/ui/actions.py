@@ -3,11 +3,13 @@ end up here)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.ui.commands import Command
+from tui_agent.ui.widgets.history import context_report
 
 if TYPE_CHECKING:
     from tui_agent.ui.chat import ChatApp
@@ -180,6 +182,55 @@ async def _fill(app: ChatApp, ref: str, chosen: Callable[[str | None], Awaitable
                                                             context)), filled)
 
 
+async def _compact(app: ChatApp, command: Command) -> None:
+    if app.turn_running():
+        app.notify("a reply is still coming: esc stops it, then /compact", severity="warning")
+        return
+    if not app.backend.has_model():
+        await app.transcript.note("no model yet: /model chooses one", "warning")
+        return
+    app.run_worker(_compacting(app, command.arg or None), group="turn", exclusive=True,
+                   exit_on_error=False)
+
+
+async def _compacting(app: ChatApp, instructions: str | None) -> None:
+    """``/compact``: like a turn (esc stops it, nothing is recorded until it is done)."""
+    from tui_agent.core.events import ContextSize, EventMasker
+
+    status, transcript = app.status, app.transcript
+    status.activity = "compacting… (esc stops)"
+    try:
+        await app.backend.ready.wait()
+        agent = app.backend.agent
+        masked = EventMasker(app.backend.settings.secrets)
+        async for event in agent.compactor.manual(instructions):
+            if isinstance(event, ContextSize):
+                status.context = event
+            for shown in masked(event):
+                await transcript.show(shown)
+        status.usage = agent.usage
+    except asyncio.CancelledError:
+        await transcript.note("compaction stopped; the conversation is as it was", "warning")
+        raise
+    except Exception as exc:  # a failure of ours is shown, not the end of the app
+        await transcript.note(f"/compact failed: {type(exc).__name__}: {exc}", "error")
+    finally:
+        status.activity = ""
+
+
+async def _context(app: ChatApp, command: Command) -> None:
+    """What the next request holds, part by part."""
+    if not app.backend.has_model():
+        await app.transcript.note("no model yet: /model chooses one", "warning")
+        return
+    agent = app.backend.agent
+    size = await agent.compactor.now()
+    app.status.context = size
+    await app.transcript.note(context_report(size, len(agent.request().tools),
+                                             len(agent.messages) - agent.context.start,
+                                             agent.context.start))
+
+
 async def _quit(app: ChatApp, command: Command) -> None:
     await app.action_quit()
 
@@ -199,5 +250,5 @@ HANDLERS: dict[str, Handler] = {
     "help": _help, "model": _model, "servers": _servers, "tools": _tools, "new": _new,
     "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
-    "quit": _quit, "prompt": _prompt,
+    "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
 }

@@ -23,11 +23,12 @@ from textual.widget import MountError
 from textual.widgets import Footer
 
 from tui_agent.config import paths
-from tui_agent.core.events import EventMasker, TurnDone
+from tui_agent.core.events import ContextSize, EventMasker, TurnDone
 from tui_agent.tools.text import clean
 from tui_agent.ui import exits, textual_fixes
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
+from tui_agent.ui.widgets.history import with_markers
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import ServerCount, StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
@@ -272,7 +273,7 @@ class ChatApp(App[int]):
 
     async def send(self, text: str) -> None:
         await self.loaded.wait()
-        if self._turn_running():
+        if self.turn_running():
             self.notify("a reply is still coming: esc stops it", severity="warning")
             return
         if not self.backend.has_model():
@@ -285,7 +286,7 @@ class ChatApp(App[int]):
         self.run_turn(text, list(self.attachments))
         self.attachments.clear()
 
-    def _turn_running(self) -> bool:
+    def turn_running(self) -> bool:
         return any(w.group == "turn" and w.is_running for w in self.workers)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
@@ -302,8 +303,8 @@ class ChatApp(App[int]):
                 async for event in events:
                     for shown in masked(event):  # what the model or a server echoed
                         await transcript.show(shown)
-                    if isinstance(event, TurnDone):
-                        status.usage = agent.usage
+                    if isinstance(event, TurnDone | ContextSize):  # and the meter
+                        status.usage, status.context = agent.usage, agent.context.last
         except asyncio.CancelledError:
             await transcript.cancelled()
             status.usage = self.backend.agent.usage
@@ -330,8 +331,8 @@ class ChatApp(App[int]):
         except SessionError as exc:
             await self.transcript.note(str(exc), "error")
             return
-        await self.transcript.replay(conv.messages)
-        self.status.usage = self.backend.agent.usage
+        await self.transcript.replay(with_markers(conv.messages, conv.compactions))
+        self.status.usage, self.status.context = self.backend.agent.usage, None
         await self.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")
 
     async def action_quit(self) -> None:

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from tui_agent.core.events import Compacted, ContextSize
+    from tui_agent.core.session import Marker
+
+MARKER = "tui-agent/compacted"
+"""The role of the entry a resumed conversation's list gets where it was compacted."""
 PAGE = 12
 """The most messages of a resumed conversation mounted at once (a Markdown reply costs
 ~20 ms to mount). The first page is only what fills the screen; scrolling to the top,
@@ -57,6 +63,67 @@ def _rows(text: str, width: int) -> int:
             paragraph += len(line) + 1
             block = True
     return rows + flush()
+
+
+def tokens_text(tokens: int) -> str:
+    """``812``, ``4.1k``, ``41k``, ``1.2M``."""
+    if tokens < 1000:
+        return str(tokens)
+    if tokens < 10_000:
+        return f"{tokens / 1000:.1f}k"
+    if tokens < 1_000_000:
+        return f"{tokens // 1000}k"
+    return f"{tokens / 1_000_000:.1f}M"
+
+
+def context_report(size: ContextSize, tools: int, messages: int, summarized: int) -> str:
+    """``/context``: the next request, part by part."""
+    def share(n: int) -> str:
+        return f" ({n / size.window:.0%})" if size.window else ""
+
+    window = f" of {size.window:,}{share(size.tokens)}" if size.window else \
+        " (the model's window is unknown: set [model] context_window)"
+    at = f"; older messages are summarized past {size.compact_at:,}" if size.compact_at else ""
+    rows = [("system prompt and server instructions", size.system, ""),
+            ("tool definitions", size.tools, f"{tools} tools"),
+            ("summary", size.summary, f"of {summarized} earlier messages"),
+            ("messages", size.messages, ""),
+            ("tool results", size.results, "")]
+    lines = [f"context: {size.tokens:,} tokens{window}{at}"]
+    lines += [f"  {name:<38} {n:>8,}{share(n)}{f'  {note}' if note else ''}"
+              for name, n, note in rows if n or name != "summary"]
+    lines.append(f"  {messages} messages read verbatim; counted with the model's tokenizer, "
+                 "corrected by the provider's last report")
+    return "\n".join(lines)
+
+
+def marker_text(event: Compacted) -> str:
+    """What the "compacted here" line says of a compaction that just happened."""
+    done = []
+    if event.replaced:
+        done.append(f"{event.replaced} earlier messages summarized for the model")
+    if event.stubbed:
+        done.append(f"{event.stubbed} large tool results read as a stub")
+    return (f"{', '.join(done)} ({tokens_text(event.tokens_before)} → "
+            f"{tokens_text(event.tokens_after)} tokens); every message stays here and on "
+            "disk")
+
+
+def with_markers(messages: Sequence[dict[str, Any]], markers: Sequence[Marker]
+                 ) -> list[dict[str, Any]]:
+    """A saved conversation with an entry (role :data:`MARKER`) where each compaction
+    happened."""
+    at: dict[int, list[str]] = {}
+    for marker in markers:
+        said = f"{marker.replaced} earlier messages summarized for the model" \
+            if marker.replaced else "large tool results read as a stub"
+        at.setdefault(marker.at, []).append(f"{said}; every message stays here and on disk")
+    out: list[dict[str, Any]] = []
+    for index in range(len(messages) + 1):
+        out += [{"role": MARKER, "content": text} for text in at.get(index, ())]
+        if index < len(messages):
+            out.append(messages[index])
+    return out
 
 
 def page_start(messages: Sequence[dict[str, Any]], start: int) -> int:

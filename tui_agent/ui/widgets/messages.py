@@ -89,3 +89,21 @@ class Note(Static):
 
     def __init__(self, text: str, kind: str = "info") -> None:
         super().__init__(plain(text), classes=f"-{kind}")
+
+
+class CompactedMarker(Static):
+    """Where the conversation was compacted: every message above stays on screen and on
+    disk; the model reads the older ones as a summary from here on."""
+
+    DEFAULT_CSS = """
+    CompactedMarker {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        border-top: dashed $secondary;
+        color: $secondary;
+        text-style: italic;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(plain(f"compacted here · {text}"))

@@ -9,8 +9,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui_agent.core.events import Usage
+from tui_agent.core.events import ContextSize, Usage
 from tui_agent.tools.text import clean
+from tui_agent.ui.widgets.history import tokens_text
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,12 @@ def usage_text(usage: Usage) -> str:
     return f"{tokens} · ${usage.cost:.4f}"
 
 
+def context_text(size: ContextSize) -> str:
+    """``ctx 41k/128k``: the next request's size, of the window when it is known."""
+    window = f"/{tokens_text(size.window)}" if size.window else ""
+    return f"ctx {tokens_text(size.tokens)}{window}"
+
+
 class StatusBar(Static):
     DEFAULT_CSS = """
     StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
@@ -53,16 +60,25 @@ class StatusBar(Static):
     servers: reactive[ServerCount] = reactive(ServerCount)
     activity: reactive[str] = reactive("")
     code_mode: reactive[bool] = reactive(False)
+    context: reactive[ContextSize | None] = reactive(None)
+    """The size of the last (or next) request: the meter, in the warning colour past the
+    point where older messages are summarized."""
     config_error: reactive[bool] = reactive(False)
     """An edit to the config could not be applied (the note says why); until it is fixed."""
 
     def render(self) -> Content:
-        parts = [clean(self.model), usage_text(self.usage), self.servers.summary()]
+        parts: list[str | tuple[str, str]] = [clean(self.model)]
+        size = self.context
+        if size is not None:
+            past = size.compact_at is not None and size.tokens > size.compact_at
+            parts.append((context_text(size), "$warning bold") if past else context_text(size))
+        parts += [usage_text(self.usage), self.servers.summary()]
         if self.code_mode:
             parts.append("code mode")
         if self.activity:
             parts.append(self.activity)
-        text = Content(" · ".join(parts))
+        text = Content.assemble(*[piece for i, part in enumerate(parts)
+                                  for piece in ((" · ", part) if i else (part,))])
         if self.config_error:
             text = Content.assemble(text, " · ", ("⚠ config not applied (see the note)",
                                                   "$error"))

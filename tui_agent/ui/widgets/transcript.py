@@ -22,6 +22,7 @@ from textual.widgets import Button
 from tui_agent.codemode.meta import META, META_SERVER
 from tui_agent.core.events import (
     ApprovalDecided,
+    Compacted,
     ErrorOccurred,
     Event,
     Notice,
@@ -36,10 +37,12 @@ from tui_agent.core.events import (
 from tui_agent.ui.gcpause import FullCollections
 from tui_agent.ui.widgets.fold import Folded, Folder
 from tui_agent.ui.widgets.history import (
+    MARKER,
     PAGE,
     arguments,
     first_shown,
     looks_failed,
+    marker_text,
     page_start,
     text_of,
 )
@@ -180,6 +183,11 @@ class Transcript(VerticalScroll):
                 await self.note(message, "error")
             case Notice(message=message):
                 await self.note(message)
+            case Compacted():
+                from tui_agent.ui.widgets.messages import CompactedMarker
+
+                await self.end_reply()
+                await self.mount(CompactedMarker(marker_text(event)))
             case TurnDone():
                 await self.end_reply()
 
@@ -296,7 +304,7 @@ class Transcript(VerticalScroll):
             self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
 
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
-        from tui_agent.ui.widgets.messages import AssistantMessage, UserMessage
+        from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
 
         out: list[Widget] = []
         for message in messages:
@@ -308,6 +316,8 @@ class Transcript(VerticalScroll):
                     out.append(AssistantMessage(text_of(content)))
                 for call in message.get("tool_calls") or []:
                     out.append(self._saved_card(call))
+            elif role == MARKER:
+                out.append(CompactedMarker(text_of(content)))
             elif role == "tool" and message.get("tool_call_id") in self.cards:
                 text = text_of(content)
                 card = self.cards[message["tool_call_id"]]

@@ -1,0 +1,60 @@
+"""``/context`` and ``/compact`` in the app, against litellm and the scripted server, and
+the "compacted here" line of a resumed conversation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_compaction import SUMMARY, Summarizing, is_summary_request
+from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tui_agent.ui.widgets.messages import CompactedMarker, Note, UserMessage
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+async def test_context_compact_and_resume(tmp_path: Path) -> None:
+    with Summarizing(window=None, reply="noted") as server:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            for text in ("first: 41", "second: 42", "third: 43"):
+                await turn(pilot, app, text)
+            assert app.status.context is not None and app.status.context.window is None
+            assert "ctx " in str(app.status.render())
+
+            await send(pilot, app, "/context")
+            await until(pilot, lambda: any("context:" in str(n.render())
+                                           for n in app.transcript.query(Note)),
+                        what="the /context report")
+            report = next(str(n.render()) for n in app.transcript.query(Note)
+                          if "context:" in str(n.render()))
+            assert "window is unknown: set [model] context_window" in report
+            assert "messages" in report and "tool definitions" in report
+
+            await send(pilot, app, "/compact keep the numbers")
+            await until(pilot, lambda: app.transcript.query(CompactedMarker),
+                        what="the compacted-here line")
+            asked = [b for b in server.requests if is_summary_request(b)]
+            assert len(asked) == 1 and "keep the numbers" in asked[0]["messages"][0]["content"]
+            marker = str(app.transcript.query_one(CompactedMarker).render())
+            assert "4 earlier messages summarized" in marker
+            assert len(app.transcript.query(UserMessage)) == 3  # every message stays
+            await until(pilot, lambda: app.status.activity == "", what="the end of /compact")
+
+            await turn(pilot, app, "fourth")
+            sent = server.requests[-1]["messages"]
+            assert SUMMARY in sent[0]["content"]
+            assert [m["content"] for m in sent[1:]] == ["third: 43", "noted", "fourth"]
+
+            session = app.backend.agent.session
+            assert session is not None
+            await send(pilot, app, f"/resume {session.id}")
+            await until(pilot, lambda: any("resumed" in str(n.render())
+                                           for n in app.transcript.query(Note)),
+                        what="the resume")
+            markers = app.transcript.query(CompactedMarker)
+            assert len(markers) == 1
+            assert app.backend.agent.context.summary == SUMMARY  # goes on from the summary
+            await finish(app)
