@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import fake_server, model_for
-from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply, is_compaction
 from tests.test_agent import RecordingGate
 from tui_agent.config.models import AgentSettings, ModelSettings
 from tui_agent.core.agent import Agent
@@ -37,31 +37,24 @@ SUMMARY = "SUMMARY: the user sent numbered notes; nothing is open."
 
 def words(n: int, seed: int) -> str:
     """About ``n`` characters of distinct English-like text."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while sum(len(w) + 1 for w in out) < n:
         out.append(f"note{seed}-{i} alpha bravo charlie")
         i += 1
     return " ".join(out)[:n]
 
 
-def is_summary_request(body: dict[str, Any]) -> bool:
-    first = body["messages"][0]
-    return first["role"] == "system" and first["content"].startswith("You are compacting")
+is_summary_request = is_compaction
 
 
 class Summarizing(FakeLLM):
-    """Answers a compaction request with :data:`SUMMARY`, any other with ``reply``."""
+    """Answers a compaction request with :data:`SUMMARY`, any other with ``reply`` (unless
+    the script has a reply)."""
 
     def __init__(self, window: int | None, reply: str = "ok") -> None:
-        super().__init__(window=window)
-        self.reply_text = reply
-
-    def _next(self, body: dict[str, Any]) -> Reply | None:
-        if is_summary_request(body):
-            with self._lock:
-                self.requests.append(body)
-            return Reply(text=SUMMARY, chunk_chars=200)
-        return super()._next(body) or Reply(text=self.reply_text, chunk_chars=200)
+        super().__init__(window=window, repeat=Reply(text=reply, chunk_chars=200))
+        self.summary = SUMMARY
 
 
 def agent_for(server: FakeLLM, tmp_path: Path, *, window: int | None, tools: Any = None,
@@ -87,7 +80,7 @@ def test_the_window_is_the_configured_one_else_litellms_else_unknown() -> None:
 
 
 def test_a_tool_call_and_its_result_are_never_split() -> None:
-    messages = [{"role": "user", "content": "a"},
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "a"},
                 {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
                 {"role": "tool", "tool_call_id": "1", "content": "r" * 100},
                 {"role": "user", "content": [{"type": "text", "text": "images"}]},

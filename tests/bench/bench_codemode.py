@@ -40,7 +40,7 @@ from tui_agent.core.agent import Agent
 from tui_agent.core.approval import ApproveAll, Policy, ServerRules
 from tui_agent.core.events import ErrorOccurred
 from tui_agent.core.llm import LLM
-from tui_agent.core.scripts import CodeMode
+from tui_agent.core.scripts import CodeMode, run_script
 from tui_agent.tools.hub import Hub
 from tui_agent.tools.spec import ToolSpec
 
@@ -182,7 +182,9 @@ async def hundred(tag: str, tmp: Path, calls: int, rounds: int) -> None:
                 await hub.call(spec, {"a": i, "b": 1})
             direct.append(time.perf_counter() - started)
             started = time.perf_counter()
-            outcome = await agent._script("bench", {"code": script}, lambda event: None)
+            assert agent.code_mode is not None
+            outcome = await run_script(agent, agent.code_mode, "bench", {"code": script},
+                                       lambda event: None)
             scripted.append(time.perf_counter() - started)
             assert not outcome.is_error, outcome.text
             await asyncio.sleep(0.2)  # the next reply: the next child is started meanwhile

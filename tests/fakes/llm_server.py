@@ -119,6 +119,9 @@ class FakeLLM:
         self.sizes: list[int] = []
         """With a window: the tokens of each request, refused ones too."""
         self.refused = 0
+        self.summary: str | None = None
+        """Served to tui-agent's compaction requests (whatever the script holds)."""
+        self.summaries = 0
         self._script: deque[Reply] = deque(replies or [])
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
@@ -178,6 +181,11 @@ class FakeLLM:
         return size
 
     def _next(self, body: dict[str, Any]) -> Reply | None:
+        if self.summary is not None and is_compaction(body):
+            with self._lock:
+                self.requests.append(body)
+                self.summaries += 1
+            return Reply(text=self.summary, chunk_chars=64)
         with self._lock:
             self.requests.append(body)
             return self._script.popleft() if self._script else self.repeat
@@ -192,7 +200,12 @@ class FakeLLM:
                 return  # keep test output clean
 
             def do_GET(self) -> None:  # noqa: N802
-                if self.path.rstrip("/").endswith("/models"):
+                if self.path.rstrip("/").endswith("/stats"):
+                    with fake._lock:
+                        self._json(200, {"requests": len(fake.requests), "refused": fake.refused,
+                                         "summaries": fake.summaries,
+                                         "largest": max(fake.sizes, default=0)})
+                elif self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": fake.model,
                                                                  "object": "model"}]})
                 else:
@@ -308,6 +321,13 @@ class FakeLLM:
         return Handler
 
 
+def is_compaction(body: dict[str, Any]) -> bool:
+    """Whether a request is tui-agent's compaction request (its system prompt says so)."""
+    messages = body.get("messages") or [{}]
+    return messages[0].get("role") == "system" and str(
+        messages[0].get("content")).startswith("You are compacting")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Serve one scripted reply per request.")
     parser.add_argument("--text", action="append", default=[],
@@ -315,6 +335,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tokens", type=int, default=0,
                         help="serve a reply of this many 4-character tokens to every request")
+    parser.add_argument("--window", type=int, default=None,
+                        help="refuse requests of more tokens, as a provider does")
+    parser.add_argument("--summary", default=None,
+                        help="the reply to tui-agent's compaction requests")
     args = parser.parse_args()
     if args.tokens:
         # Distinct 4-character tokens: litellm aborts a stream of 100 identical chunks.
@@ -323,6 +347,7 @@ def main() -> None:
     else:
         server = FakeLLM([Reply(text=t) for t in args.text]
                          or [Reply(text="Hello from the fake LLM.")])
+    server.window, server.summary = args.window, args.summary
     if args.port:
         server._server.server_close()
         server._server = _QuietServer(("127.0.0.1", args.port), server._handler_class())
