@@ -53,7 +53,8 @@ class DenyAll:
 
 
 def message(turn: int, size: int = 1500) -> str:
-    words, i = [], 0
+    words: list[str] = []
+    i = 0
     while sum(len(w) + 1 for w in words) < size:
         words.append(f"note{turn}-{i} alpha bravo charlie delta")
         i += 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tui_agent.core.compaction import (
     KEEP_RECENT,
@@ -26,7 +26,7 @@ from tui_agent.core.compaction import (
     summary_request,
     window_in,
 )
-from tui_agent.core.context import Request
+from tui_agent.core.context import Context, Request
 from tui_agent.core.events import (
     Compacted,
     ContextSize,
@@ -37,10 +37,8 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.llm import ChatModel, Reply
 from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.session import SessionWriter
 from tui_agent.tools.text import clean
-
-if TYPE_CHECKING:
-    from tui_agent.core.agent import Agent
 
 WORTH_IT = 300
 """Tokens below which an automatic compaction is not worth a request."""
@@ -48,10 +46,24 @@ MANUAL_KEEP = 2000
 """Tokens of the latest turn ``/compact`` keeps verbatim when the window is unknown."""
 
 
+class Conversation(Protocol):
+    """What compaction needs of the chat loop (the :class:`~tui_agent.core.agent.Agent`)."""
+
+    llm: ChatModel
+    messages: list[dict[str, Any]]
+    session: SessionWriter | None
+    context: Context
+    usage: Usage
+
+    def recorded(self, index: int) -> int: ...
+
+    def request(self) -> Request: ...
+
+
 class Compactor:
     """Compacts one agent's conversation (its :class:`~tui_agent.core.context.Context`)."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Conversation) -> None:
         self.agent = agent
 
     async def measure(self, request: Request) -> ContextSize:
