@@ -60,7 +60,7 @@ def test_jsonl_output_is_the_event_contract(fake_llm: FakeLLM,
     assert "".join(e["delta"] for e in events if e["type"] == "text") == "one two"
     done = events[-1]
     assert done["reason"] == "end"
-    assert done["context"] == events[1]  # the figures of the turn's last request
+    assert {"type": "context", **done["context"]} == events[1]  # the turn's last request
     assert done["context"]["tokens"] > 0 and done["context"]["window"] is None
     assert set(done["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
     assert done["usage"]["cost"] is None
