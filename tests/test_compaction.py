@@ -246,3 +246,17 @@ def test_run_compact_on_a_resumed_session(tmp_path: Path,
     sent = server.requests[-1]["messages"]
     assert SUMMARY in sent[0]["content"] and sent[1]["content"] == words(200, 1)
     assert sent[-1]["content"] == "what now?" and len(sent) == 4
+
+
+async def test_the_offline_demo_compacts_too(tmp_path: Path) -> None:
+    """The demo's scripted model answers a compaction with its own summary."""
+    from tui_agent.demo.model import SUMMARY as DEMO_SUMMARY
+    from tui_agent.demo.model import ScriptedTour
+    from tui_agent.tools.local import NoTools
+
+    agent = Agent(ScriptedTour(pace=0), NoTools(), RecordingGate())
+    await turn(agent, "hello")
+    await turn(agent, "and again")
+    events = [e async for e in agent.compactor.manual()]
+    assert isinstance(events[0], Compacted) and events[0].summary == DEMO_SUMMARY
+    assert isinstance(events[-1], ContextSize) and events[-1].window is None

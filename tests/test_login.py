@@ -89,7 +89,9 @@ def test_login_keeps_the_tokens_privately_and_servers_says_who(tmp_path: Path) -
 
 def test_an_expired_token_is_renewed_without_a_login(tmp_path: Path) -> None:
     log = tmp_path / "browser.log"
-    with guarded("--token-ttl", "1") as url:
+    # The login's token lives 1 s, so it has expired when `servers` starts; the renewed one
+    # lives an hour, so a loaded machine cannot let it expire between its requests too.
+    with guarded("--token-ttl", "1", "--refreshed-ttl", "3600") as url:
         conf = config(tmp_path, url)
         assert tui_agent("login", "guarded", "--config", str(conf),
                          browser_log=log).returncode == 0

@@ -3,7 +3,7 @@ it is its own authorization server (metadata, dynamic client registration, an
 authorization endpoint that approves at once, PKCE, refresh tokens), and serves a
 ``whoami`` tool that says which client and scopes the call's token carries.
 
-    python -m tests.fakes.oauth_server --port N [--token-ttl S]
+    python -m tests.fakes.oauth_server --port N [--token-ttl S] [--refreshed-ttl S]
         [--client ID:SECRET --callback-port C] [--lose-codes] [--authority-port P]
 
 ``--client`` pre-registers a client (scope ``mcp``, redirect to the loopback port ``C``)
@@ -19,6 +19,7 @@ then fails, as it does when a user revokes an app).
 from __future__ import annotations
 
 import argparse
+import math
 import secrets
 import time
 from typing import Any
@@ -40,8 +41,10 @@ from pydantic import AnyHttpUrl, AnyUrl
 class MemoryAuthority:
     """An authorization server that approves every request and remembers in memory."""
 
-    def __init__(self, token_ttl: int, lose_codes: bool = False) -> None:
+    def __init__(self, token_ttl: int, lose_codes: bool = False,
+                 refreshed_ttl: int | None = None) -> None:
         self.ttl, self.lose_codes = token_ttl, lose_codes
+        self.refreshed_ttl = token_ttl if refreshed_ttl is None else refreshed_ttl
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -85,7 +88,7 @@ class MemoryAuthority:
                                      scopes: list[str]) -> OAuthToken:
         self.refresh.pop(refresh_token.token, None)
         return self._issue(refresh_token.client_id, scopes or refresh_token.scopes,
-                           refresh_token.resource)
+                           refresh_token.resource, self.refreshed_ttl)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -101,21 +104,25 @@ class MemoryAuthority:
                                           params: Any) -> OAuthToken:
         raise NotImplementedError("this server takes no identity assertions")
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None,
+               ttl: int | None = None) -> OAuthToken:
+        ttl = self.ttl if ttl is None else ttl
         access, refresh = f"at-{secrets.token_urlsafe(16)}", f"rt-{secrets.token_urlsafe(16)}"
+        # rounded up: a token is never issued already expired (int() cut up to a second)
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time()) + self.ttl,
+                                          expires_at=math.ceil(time.time() + ttl),
                                           resource=resource)
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes,
                                              resource=resource)
-        return OAuthToken(access_token=access, expires_in=self.ttl, scope=" ".join(scopes),
+        return OAuthToken(access_token=access, expires_in=ttl, scope=" ".join(scopes),
                           refresh_token=refresh)
 
 
 def build(port: int, token_ttl: int, client: str | None = None, callback_port: int = 0,
-          lose_codes: bool = False, authority_port: int | None = None) -> MCPServer:
+          lose_codes: bool = False, authority_port: int | None = None,
+          refreshed_ttl: int | None = None) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
-    authority = MemoryAuthority(token_ttl, lose_codes)
+    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl)
     if client:
         client_id, _, secret = client.partition(":")
         authority.clients[client_id] = OAuthClientInformationFull(
@@ -154,9 +161,12 @@ def main() -> None:
     parser.add_argument("--callback-port", type=int, default=0)
     parser.add_argument("--lose-codes", action="store_true")
     parser.add_argument("--authority-port", type=int)
+    parser.add_argument("--refreshed-ttl", type=int, default=None,
+                        help="seconds a token issued by a refresh lives (default: --token-ttl)")
     args = parser.parse_args()
     build(args.port, args.token_ttl, args.client, args.callback_port, args.lose_codes,
-          args.authority_port).run("streamable-http", host="127.0.0.1", port=args.port)
+          args.authority_port, args.refreshed_ttl).run("streamable-http", host="127.0.0.1",
+                                                        port=args.port)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
+from tui_agent.core.compaction import COMPACT_SYSTEM
 from tui_agent.core.events import Retrying, TextDelta, Usage
 from tui_agent.core.llm import Reply, ToolCallRequest
 from tui_agent.demo import DEMO_MODEL
@@ -55,6 +56,9 @@ auto = ["list_notes", "read_note"]
 Now a tool call. `save_note` writes a file, so it is not auto-approved:
 the approval gate will ask you first. Press `y` to let it run, `n` to refuse.
 """
+
+SUMMARY = ("(The demo's scripted summary.) The user is taking the tour of tui-agent: the "
+           "offline demo, the notes server, the approval gate and code mode.")
 
 AFTER_SAVE = """\
 The note is saved: the call went through the gate, to the `notes` MCP server,
@@ -149,6 +153,8 @@ class ScriptedTour:
     def _next(self, messages: Sequence[dict[str, Any]],
               tools: list[str]) -> tuple[str, ToolCallRequest | None]:
         last = messages[-1] if messages else {}
+        if messages and str(messages[0].get("content")).startswith(COMPACT_SYSTEM[:40]):
+            return SUMMARY, None  # /compact in the demo
         if last.get("role") == "tool":
             called = _called(messages, str(last.get("tool_call_id")))
             result = str(last.get("content", ""))

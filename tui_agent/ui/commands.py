@@ -31,10 +31,9 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),
     CommandInfo("resume", "/resume [ID]", "continue a saved conversation"),
     CommandInfo("export", "/export [FILE]", "write this conversation as Markdown"),
-    CommandInfo("compact", "/compact [INSTRUCTIONS]", "summarize the older messages for the "
-                "model now (what to keep in the summary, if you say)"),
-    CommandInfo("context", "/context", "how much of the model's context window the next "
-                "request takes, part by part"),
+    CommandInfo("compact", "/compact [WHAT TO KEEP]", "summarize older messages for the "
+                "model now"),
+    CommandInfo("context", "/context", "what the next request takes of the context window"),
     CommandInfo("clear", "/clear", "clear the screen (the conversation goes on)", "ctrl+l"),
     CommandInfo("code", "/code", "switch code mode on or off for the next turn"),
     CommandInfo("theme", "/theme [NAME]", "choose a theme"),
