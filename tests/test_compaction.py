@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import fake_server, model_for
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply, is_compaction
+from tests.fakes.tokens import prose
 from tests.test_agent import RecordingGate
 from tui_agent.config.models import AgentSettings, ModelSettings
 from tui_agent.core.agent import Agent
@@ -35,16 +36,7 @@ pytestmark = pytest.mark.anyio
 SUMMARY = "SUMMARY: the user sent numbered notes; nothing is open."
 
 
-def words(n: int, seed: int) -> str:
-    """About ``n`` characters of distinct English-like text."""
-    out: list[str] = []
-    i = 0
-    while sum(len(w) + 1 for w in out) < n:
-        out.append(f"note{seed}-{i} alpha bravo charlie")
-        i += 1
-    return " ".join(out)[:n]
-
-
+words = prose
 is_summary_request = is_compaction
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from typing import Any
 from tests.bench._common import ROOT, median, spread
 from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.fakes.tokens import tokens
 from tests.reference import EVERYTHING
 from tui_agent.codemode import spare
 from tui_agent.config.models import AgentSettings, CodeModeSettings, ModelSettings, ServerConfig
@@ -60,27 +60,6 @@ def catalog(tag: str, notes: Path) -> dict[str, ServerConfig]:
     if EVERYTHING.exists():
         servers["everything"] = ServerConfig(command=str(EVERYTHING), args=["stdio"], env=env)
     return servers
-
-
-ENCODING: Any = None
-
-
-def encoding() -> Any:
-    """tiktoken's o200k_base, from the copy litellm ships (no download)."""
-    import importlib.util
-
-    import tiktoken
-
-    spec = importlib.util.find_spec("litellm")
-    assert spec is not None and spec.origin is not None
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(spec.origin).parent
-                                                     / "litellm_core_utils" / "tokenizers"))
-    return tiktoken.get_encoding("o200k_base")
-
-
-def tokens(value: Any) -> int:
-    """Tokens of ``value`` as the JSON a request carries."""
-    return len(ENCODING.encode(value if isinstance(value, str) else json.dumps(value)))
 
 
 async def definitions(tag: str, tmp: Path) -> None:
@@ -201,8 +180,6 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    global ENCODING
-    ENCODING = encoding()
     tag = uuid.uuid4().hex
     os.environ[TAG_VAR] = tag
     with tempfile.TemporaryDirectory() as tmp:

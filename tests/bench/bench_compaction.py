@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.bench._common import env, median
+from tests.fakes.tokens import prose
 from tui_agent.config.models import AgentSettings, ModelSettings
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import Decision, PendingCall
@@ -53,12 +54,7 @@ class DenyAll:
 
 
 def message(turn: int, size: int = 1500) -> str:
-    words: list[str] = []
-    i = 0
-    while sum(len(w) + 1 for w in words) < size:
-        words.append(f"note{turn}-{i} alpha bravo charlie delta")
-        i += 1
-    return " ".join(words)[:size]
+    return prose(size, turn)
 
 
 def rss_mb() -> float:

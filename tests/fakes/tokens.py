@@ -54,3 +54,12 @@ def request_tokens(body: dict[str, Any]) -> int:
     for tool in body.get("tools") or ():
         total += tokens(tool)
     return total
+
+
+def prose(size: int, seed: int) -> str:
+    """About ``size`` characters of distinct English-like words (``seed`` makes them
+    differ from one message to the next)."""
+    words: list[str] = []
+    while sum(len(w) + 1 for w in words) < size:
+        words.append(f"note{seed}-{len(words)} alpha bravo charlie")
+    return " ".join(words)[:size]
