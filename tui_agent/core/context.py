@@ -109,6 +109,8 @@ class Context:
         """The window a provider's refusal named (or implied), when nothing else knew it."""
         self.last: ContextSize | None = None
         self._raw = 0
+        self._stubs: dict[str, dict[str, Any]] = {}
+        """The stub each stubbed result is read as, made (and the result saved) once."""
         self._counter: tuple[ChatModel, Counter] | None = None
         self._window: tuple[ChatModel, int | None] | None = None
 
@@ -127,7 +129,11 @@ class Context:
         for message in messages[self.start:]:
             call_id = message.get("tool_call_id")
             if message.get("role") == "tool" and call_id in self.stubbed:
-                out.append(self._stubbed(message, str(call_id), session))
+                stubbed = self._stubs.get(str(call_id))
+                if stubbed is None:
+                    stubbed = self._stubs[str(call_id)] = self._stubbed(
+                        message, str(call_id), session)
+                out.append(stubbed)
             else:
                 out.append(message)
         return out
@@ -204,17 +210,18 @@ class Context:
                 self.ratio = ratio
 
     def sizes(self, messages: Sequence[dict[str, Any]]) -> list[int]:
-        """Each message's tokens (counted, so :meth:`counter` has run)."""
+        """Each message's tokens (counted, so :meth:`counter` has run); 0 for those before
+        :attr:`start`, which the model no longer reads (they are not counted again)."""
         assert self._counter is not None
         counter = self._counter[1]
-        return [counter.message(m) for m in messages]
+        return [0] * self.start + [counter.message(m) for m in messages[self.start:]]
 
     def large_results(self, messages: Sequence[dict[str, Any]], need: int) -> list[str]:
         """The oldest tool results of :data:`STUB_FROM` tokens or more, not yet stubs, whose
         stubs free ``need`` tokens (all of them if that is not enough)."""
         found: list[str] = []
         freed = 0
-        for message, size in zip(messages[self.start:], self.sizes(messages[self.start:]),
+        for message, size in zip(messages[self.start:], self.sizes(messages)[self.start:],
                                  strict=True):
             call_id = message.get("tool_call_id")
             if message.get("role") != "tool" or call_id in self.stubbed or size < STUB_FROM:
