@@ -37,7 +37,7 @@ from tui_agent.core.events import (
     TurnDone,
     Usage,
 )
-from tui_agent.core.llm import ChatModel, Reply, StreamCut, ToolCallRequest
+from tui_agent.core.llm import ChatModel, Reply, StreamCut, ToolCallRequest, billed
 from tui_agent.core.llm_errors import LLMError
 from tui_agent.core.messages import media_message, system_text
 from tui_agent.core.scripts import CodeMode, Emit, run_script
@@ -159,7 +159,7 @@ class Agent:
             reason = "cancelled"
             raise
         finally:  # a turn that billed no tokens costs 0.0, or unknown for an unpriced model
-            usage = usage if usage.total_tokens else getattr(self.llm, "unbilled", Usage)()
+            usage = billed(self.llm, usage)
             self.usage = self.usage + usage
             if self.session is not None:
                 self.session.turn_end(reason, usage)

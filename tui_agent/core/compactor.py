@@ -35,8 +35,9 @@ from tui_agent.core.events import (
     Notice,
     Usage,
 )
-from tui_agent.core.llm import ChatModel, Reply
+from tui_agent.core.llm import ChatModel, billed
 from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.messages import complete
 from tui_agent.core.session import SessionWriter
 from tui_agent.tools.text import clean
 
@@ -232,12 +233,7 @@ class Compactor:
 
 async def summarize(llm: ChatModel, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
     """The model's summary (one request, no tools) and what it cost."""
-    reply: Reply | None = None
-    async with aclosing(llm.stream(messages, ())) as stream:
-        async for item in stream:
-            if isinstance(item, Reply):
-                reply = item
-    if reply is None or not reply.text.strip():
+    reply = await complete(llm, messages)
+    if not reply.text.strip():
         raise LLMError("server", "the model's summary came back empty")
-    usage = reply.usage if reply.usage.total_tokens else getattr(llm, "unbilled", Usage)()
-    return reply.text.strip(), usage
+    return reply.text.strip(), billed(llm, reply.usage)

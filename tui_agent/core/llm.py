@@ -344,6 +344,12 @@ class LLM:
         return classify(litellm, exc, self.settings)
 
 
+def billed(model: ChatModel, usage: Usage) -> Usage:
+    """``usage``, or for requests that billed no tokens what ``model`` says they cost
+    (:meth:`LLM.unbilled`: 0.0, or unknown for an unpriced model)."""
+    return usage if usage.total_tokens else getattr(model, "unbilled", Usage)()
+
+
 def rough_count(text: str) -> int:
     """Tokens of ``text`` at about four characters each: for a model with no tokenizer."""
     return (len(text) + 3) // 4

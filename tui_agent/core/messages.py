@@ -6,6 +6,7 @@ conversation (:func:`complete_text`, for a server's sampling request)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import aclosing
 from typing import Any
 
 from tui_agent.core.calls import Call
@@ -55,10 +56,16 @@ def _part(kind: str, mime: str, data: str) -> dict[str, Any] | None:
     return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format}}
 
 
+async def complete(model: ChatModel, messages: Sequence[dict[str, Any]]) -> Reply:
+    """One whole reply of ``model`` to ``messages``, without tools (empty if none came)."""
+    reply = Reply()
+    async with aclosing(model.stream(messages, ())) as stream:
+        async for item in stream:
+            if isinstance(item, Reply):
+                reply = item
+    return reply
+
+
 async def complete_text(model: ChatModel, messages: Sequence[dict[str, Any]]) -> str:
     """One reply of ``model`` to ``messages``, without tools: its text."""
-    reply: Reply | None = None
-    async for item in model.stream(messages, ()):
-        if isinstance(item, Reply):
-            reply = item
-    return reply.text if reply is not None else ""
+    return (await complete(model, messages)).text
