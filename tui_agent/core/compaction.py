@@ -54,11 +54,16 @@ def boundaries(messages: Sequence[dict[str, Any]], start: int, end: int) -> list
         if j == len(messages):
             found.append(j)
             continue
-        role = messages[j].get("role")
-        after_tool = messages[j - 1].get("role") == "tool"
-        if role == "assistant" or role == "user" and not after_tool:
+        if messages[j].get("role") in ("user", "assistant") and not is_result(
+                messages[j], messages[j - 1]):
             found.append(j)
     return found
+
+
+def is_result(message: dict[str, Any], before: dict[str, Any] | None) -> bool:
+    """A tool result, or the message of the images tool calls returned (it follows them)."""
+    return message.get("role") == "tool" or (
+        before is not None and before.get("role") == "tool" and message.get("role") == "user")
 
 
 def choose_cut(messages: Sequence[dict[str, Any]], sizes: Sequence[int], start: int,

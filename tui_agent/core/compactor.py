@@ -196,21 +196,17 @@ class Compactor:
         model = self.agent.llm.model or "the model"
         if size is None:
             return exc
-        parts = {"the tool definitions": size.tools, "the system prompt and the servers' "
-                 "instructions": size.system, "the tool results": size.results,
-                 "the messages": size.messages + size.summary}
-        biggest = max(parts, key=lambda k: parts[k])
-        advice = {
-            "the tool definitions": "switch servers or tools off (/tools, --exclude-tools) "
-                                    "or use code mode",
-            "the system prompt and the servers' instructions": "shorten [model] "
-                                                               "system_prompt or switch "
-                                                               "servers off",
-            "the tool results": "ask for smaller results, or lower [agent] max_tool_output",
-            "the messages": "send the latest message in smaller parts, or start a new "
-                            "conversation (/new)",
-        }[biggest]
-        listed = ", ".join(f"{k} {v:,}" for k, v in parts.items())
+        parts = [  # (part, its tokens, what would make it smaller)
+            ("the tool definitions", size.tools,
+             "switch servers or tools off (/tools, --exclude-tools) or use code mode"),
+            ("the system prompt and the servers' instructions", size.system,
+             "shorten [model] system_prompt or switch servers off"),
+            ("the tool results", size.results,
+             "ask for smaller results, or lower [agent] max_tool_output"),
+            ("the messages", size.messages + size.summary,
+             "send the latest message in smaller parts, or start a new conversation (/new)")]
+        biggest, _, advice = max(parts, key=lambda part: part[1])
+        listed = ", ".join(f"{name} {tokens:,}" for name, tokens, _ in parts)
         window = f"window {size.window:,} tokens" if size.window else "its window"
         return LLMError("context_window", clean(
             f"the request is still too long for {model} ({window}) after compacting the "
@@ -228,7 +224,7 @@ class Compactor:
                                  "in_turn": reason != "manual"}
         if instructions:
             facts["instructions"] = instructions
-        a.session.compaction(a.context.state(a.context.replaced), facts)
+        a.session.compaction(a.context.state(), facts)
 
 
 async def summarize(llm: ChatModel, messages: list[dict[str, Any]]) -> tuple[str, Usage]:

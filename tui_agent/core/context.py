@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.core.compaction import STUB_FROM, stub, summary_message
+from tui_agent.core.compaction import STUB_FROM, is_result, stub, summary_message
 from tui_agent.core.events import ContextSize
 from tui_agent.core.llm import ChatModel, rough_count
 from tui_agent.core.session import Compaction, SessionWriter
@@ -77,12 +77,6 @@ class Counter:
         return 0
 
 
-def is_result(message: dict[str, Any], before: dict[str, Any] | None) -> bool:
-    """A tool result, or the message of the images tool calls returned."""
-    return message.get("role") == "tool" or (
-        before is not None and before.get("role") == "tool" and message.get("role") == "user")
-
-
 @dataclass
 class Request:
     """One request about to go, as the context sees it."""
@@ -114,8 +108,9 @@ class Context:
         self._counter: tuple[ChatModel, Counter] | None = None
         self._window: tuple[ChatModel, int | None] | None = None
 
-    def state(self, replaced: int) -> Compaction:
-        return Compaction(self.summary, replaced, tuple(sorted(self.stubbed)))
+    def state(self) -> Compaction:
+        """The compaction in force, as the session file records it."""
+        return Compaction(self.summary, self.replaced, tuple(sorted(self.stubbed)))
 
     # -- the view the model reads --------------------------------------------------------
 

@@ -187,14 +187,19 @@ class Compacted(Event):
     summary: str = ""
     usage: Usage = field(default_factory=Usage)
 
-    def describe(self) -> str:
-        """One line on it, for a person."""
-        done = [f"{self.replaced} earlier messages summarized"] if self.replaced else []
+    def done(self) -> str:
+        """What it did: "12 earlier messages summarized for the model, ..."."""
+        done = [f"{self.replaced} earlier messages summarized for the model"] \
+            if self.replaced else []
         if self.stubbed:
             done.append(f"{self.stubbed} large tool results read as a stub")
+        return ", ".join(done)
+
+    def describe(self) -> str:
+        """One line on it, for a person."""
         why = {"auto": " (near the context window)",
                "overflow": " (the provider said it was too long)"}.get(self.reason, "")
-        return (f"compacted the conversation{why}: {', '.join(done)}; "
+        return (f"compacted the conversation{why}: {self.done()}; "
                 f"{self.tokens_before:,} → {self.tokens_after:,} tokens. Every message "
                 "stays in the session file")
 

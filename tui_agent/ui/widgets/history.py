@@ -99,12 +99,7 @@ def context_report(size: ContextSize, tools: int, messages: int, summarized: int
 
 def marker_text(event: Compacted) -> str:
     """What the "compacted here" line says of a compaction that just happened."""
-    done = []
-    if event.replaced:
-        done.append(f"{event.replaced} earlier messages summarized for the model")
-    if event.stubbed:
-        done.append(f"{event.stubbed} large tool results read as a stub")
-    return (f"{', '.join(done)} ({tokens_text(event.tokens_before)} → "
+    return (f"{event.done()} ({tokens_text(event.tokens_before)} → "
             f"{tokens_text(event.tokens_after)} tokens); every message stays here and on "
             "disk")
 
