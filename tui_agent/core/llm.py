@@ -300,9 +300,8 @@ class LLM:
         return self._window or None
 
     def counter(self) -> Callable[[str], int]:
-        """Tokens of a text for this model: the tiktoken encoding litellm's own
-        ``token_counter`` picks for it (provider reports correct the rest). Blocking the
-        first time (imports litellm, loads the encoding)."""
+        """Tokens of a text for this model, with the tiktoken encoding litellm's own
+        ``token_counter`` picks for it. Blocking (imports litellm, loads the encoding)."""
         load_litellm()
         try:
             from litellm.litellm_core_utils.token_counter import openai_tokenizer_encoding
@@ -345,8 +344,7 @@ class LLM:
 
 
 def billed(model: ChatModel, usage: Usage) -> Usage:
-    """``usage``, or for requests that billed no tokens what ``model`` says they cost
-    (:meth:`LLM.unbilled`: 0.0, or unknown for an unpriced model)."""
+    """``usage``, or if it billed no tokens ``model``'s :meth:`LLM.unbilled` (0.0 or unknown)."""
     return usage if usage.total_tokens else getattr(model, "unbilled", Usage)()
 
 
