@@ -31,7 +31,7 @@ where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "export": set(), "config": {"model", "api_base", "code_mode"}}
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
-            "--output", "--session", "--max-depth", "--compact")
+            "--output", "--session", "--max-depth", "--compact", "--image")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
@@ -108,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "default: deny")
     run.add_argument("--attach", action="append", metavar="SERVER:URI",
                      help="put an MCP resource before the prompt (repeatable)")
+    run.add_argument("--image", action="append", type=Path, metavar="PATH",
+                     help="send an image with the prompt (repeatable); @path in it adds files")
     run.add_argument("--mcp-prompt", nargs="+", metavar=("SERVER:PROMPT", "KEY=VALUE"),
                      help="start from an MCP server's prompt, with its arguments; PROMPT, "
                           "if given too, follows it")
@@ -347,8 +349,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
         verbose=getattr(args, "verbose", False),
         sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
-        mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact),
-        out, err)
+        mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact,
+        images=getattr(args, "image", None) or []), out, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

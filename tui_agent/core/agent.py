@@ -18,11 +18,12 @@ from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
-from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy
+from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy, with_change
 from tui_agent.core.calls import Call, capped, news_to, prepare, resumed, started
 from tui_agent.core.compaction import overflowed
 from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
+from tui_agent.core.diffs import Scopes
 from tui_agent.core.events import (
     ApprovalDecided,
     Compacted,
@@ -55,7 +56,7 @@ class Agent:
                  session: SessionWriter | None = None, system_prompt: str | None = None,
                  history: Sequence[dict[str, Any]] = (),
                  compaction: Compaction | None = None,
-                 code_mode: CodeMode | None = None) -> None:
+                 code_mode: CodeMode | None = None, scopes: Scopes | None = None) -> None:
         self.llm = llm
         self.tools = tools
         self.gate = gate
@@ -69,6 +70,7 @@ class Agent:
         self.compactor = Compactor(self)
         self.usage = Usage()
         self.code_mode = code_mode
+        self.scopes = scopes  # where each server's files are, for a write's diff
 
     def recorded(self, index: int) -> int:
         """How many of the messages before ``index`` are in the session file."""
@@ -110,10 +112,10 @@ class Agent:
         if self.session is not None:
             self.session.message(message, incomplete=incomplete, usage=usage, sync=sync)
 
-    async def run_turn(self, text: str) -> AsyncGenerator[Event, None]:
-        """Send ``text`` and run the loop until the model answers without tools, the
-        depth bound is reached, or something fails. Always ends with ``TurnDone``
-        unless the caller stops it first."""
+    async def run_turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[Event, None]:
+        """Send ``text`` (or parts: text and images) and run the loop until the model
+        answers without tools, the depth bound is reached, or something fails. Always ends
+        with ``TurnDone`` unless the caller stops it first."""
         self._record({"role": "user", "content": text})
         usage = Usage()
         reason: StopReason = "end"
@@ -233,7 +235,7 @@ class Agent:
             decision = Decision.deny(judged.why)
         else:
             try:
-                decision = await self.gate.decide(pending)
+                decision = await self.gate.decide(await with_change(pending, self.scopes))
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})")

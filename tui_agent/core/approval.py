@@ -7,6 +7,7 @@ end supplies: the TUI's modal, or a headless flag.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import json
 import os
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from tui_agent.core.diffs import FileChange, Scopes, change_of
 from tui_agent.core.filters import ToolFilter
 
 Verdict = Literal["deny", "auto", "ask"]
@@ -48,6 +50,22 @@ class PendingCall:
     """For a call made by a code-mode script: the tools (``server.tool``, this one first)
     that approving the script approves for the rest of its run; any other it reaches
     asks again."""
+    change: FileChange | None = None
+    """The file the call would write, as a diff against the file as it is (computed here
+    from the arguments)."""
+
+
+async def with_change(pending: PendingCall, scopes: Scopes | None) -> PendingCall:
+    """``pending`` with the change it would make to a file, if its tool writes one (read
+    in a thread: the file may be large)."""
+    scope = scopes(pending.server) if scopes is not None else None
+    if scope is None:
+        return pending
+    try:
+        change = await asyncio.to_thread(change_of, pending.tool, pending.arguments, scope)
+    except Exception:  # a diff is a courtesy: without one, the arguments are still shown
+        return pending
+    return pending if change is None else replace(pending, change=change)
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,8 @@ def to_markdown(conv: Conversation) -> str:
         msg = entry.message
         role = msg.get("role")
         content = msg.get("content")
+        if isinstance(content, list):  # words and images: the words (the images are named)
+            content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         text = clean(content) if isinstance(content, str) else ""
         if role == "user":
             lines += ["## You", "", text, ""]

@@ -99,8 +99,11 @@ class Conversation:
 
     def title(self, width: int = 60) -> str:
         for e in self.entries:
-            if e.message.get("role") == "user" and isinstance(e.message.get("content"), str):
-                text = " ".join(clean(e.message["content"]).split())
+            content = e.message.get("content")
+            if isinstance(content, list):  # words and images: the words
+                content = next((p.get("text") for p in content if isinstance(p, dict)), None)
+            if e.message.get("role") == "user" and isinstance(content, str):
+                text = " ".join(clean(content).split())
                 return text if len(text) <= width else text[: width - 1] + "…"
         return "(empty)"
 

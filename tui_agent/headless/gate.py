@@ -46,7 +46,15 @@ class TerminalGate:
             tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")
         if call.hints:
             tty.write(f"  the server says it is: {', '.join(call.hints)}\n")
-        tty.write("  arguments: " + args.replace("\n", "\n  ") + "\n")
+        arguments = "  arguments: " + args.replace("\n", "\n  ") + "\n"
+        change = call.change
+        if change is None:
+            tty.write(arguments)
+        else:
+            what = "creates" if change.new_file else "changes"
+            tty.write(f"  {what} {clean(change.summary())}\n")
+            tty.writelines(f"  ⚠ {clean(warning)}\n" for warning in change.warnings)
+            tty.write("".join(f"  {line}" for line in clean(change.diff).splitlines(True)))
         if call.parent:
             tty.write(f"  called by the script {clean(call.parent)} (shown above)\n")
             if call.script_tools:
@@ -56,6 +64,7 @@ class TerminalGate:
         while True:
             always = "  [a] always allow" if call.fingerprint else ""
             rest = "  [s] approve the listed tools" if call.parent else ""
+            rest += "  [d] show the arguments" if change is not None else ""
             tty.write(f"  [y] approve once{always}{rest}  [n] deny  [r] deny with a reason: ")
             tty.flush()
             answer = tty_in.readline()
@@ -68,6 +77,9 @@ class TerminalGate:
                 return Decision.approve("always allowed", always=True)
             if choice in ("s", "script") and rest:
                 return Decision.whole_script()
+            if choice in ("d", "arguments") and change is not None:
+                tty.write(arguments)
+                continue
             if choice in ("n", "no", ""):
                 return Decision.deny()
             if choice in ("r", "reason"):

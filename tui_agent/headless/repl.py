@@ -12,7 +12,8 @@ import signal
 import sys
 from typing import IO, TYPE_CHECKING
 
-from tui_agent.headless.turn import one_turn
+from tui_agent.core.attachments import AttachError, content
+from tui_agent.headless.turn import attached, one_turn
 
 if TYPE_CHECKING:
     from tui_agent.core.agent import Agent
@@ -49,7 +50,13 @@ async def chat_loop(agent: Agent, printer: Printer, out: IO[str]) -> int:
             return code
         if not line.strip():
             continue
-        turn = asyncio.create_task(one_turn(agent, line, printer))
+        try:  # @path references, as in a one-turn run
+            files = attached(line, [], agent.llm)
+        except AttachError as exc:
+            out.write(f"{exc}; nothing was sent\n")
+            continue
+        message = content(files) if files.attachments else files.text
+        turn = asyncio.create_task(one_turn(agent, message, printer))
         loop.add_signal_handler(signal.SIGINT, turn.cancel)
         try:
             code = await turn

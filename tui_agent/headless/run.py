@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 from tui_agent.codemode import spare
 from tui_agent.config import Settings
 from tui_agent.core.agent import Agent
+from tui_agent.core.attachments import AttachError, Attachment, Prepared, content
 from tui_agent.core.events import ErrorOccurred, Notice, ServerLog, SessionStarted
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm_errors import LLMError
@@ -27,7 +28,14 @@ from tui_agent.core.session import SessionError
 from tui_agent.headless.gate import make_gate
 from tui_agent.headless.login import terminal_logins
 from tui_agent.headless.printers import JsonPrinter, Printer, TextPrinter
-from tui_agent.headless.turn import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, one_turn
+from tui_agent.headless.turn import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    attached,
+    one_turn,
+)
 from tui_agent.tools.errors import ServerError
 from tui_agent.wiring import build
 
@@ -59,6 +67,10 @@ class Run:
     max_depth: int | None = None
     compact: bool = False
     """``--compact``: summarize the resumed conversation first (with no prompt: only that)."""
+    images: list[Path] = field(default_factory=list)
+    """``--image PATH``: images sent with the prompt."""
+    files: tuple[Attachment, ...] = ()
+    """The files the prompt names with ``@path``, and the images, once read."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -79,6 +91,13 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     except LLMError as exc:
         err.write(f"tui-agent: {exc}\n")
         return EXIT_USAGE if exc.is_config else EXIT_FAILED
+    try:
+        files = attached(run.prompt, run.images, llm)
+    except AttachError as exc:
+        err.write(f"tui-agent: {exc}; nothing was sent\n")
+        return EXIT_USAGE
+    run.prompt = files.text if run.prompt is not None else None
+    run.files = files.attachments
     try:
         writer, conv = build.open_session(run.settings, llm.model, resume=run.resume,
                                           session_file=run.session_file)
@@ -152,7 +171,8 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
             from tui_agent.headless.repl import chat_loop
 
             return await chat_loop(agent, printer, out)
-        return await one_turn(agent, text, printer)
+        return await one_turn(agent, content(Prepared(text, run.files)) if run.files else text,
+                              printer)
 
     work = asyncio.create_task(body())
 

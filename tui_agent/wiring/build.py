@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 from tui_agent.config import Settings, paths
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import ApprovalStore, Gate, Policy, ServerRules
+from tui_agent.core.diffs import FileScope, Scopes
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
 from tui_agent.tools.local import NoTools
 from tui_agent.tools.metrics import write_report
+from tui_agent.tools.roots import roots_of
 from tui_agent.tools.spec import ToolSource
 
 if TYPE_CHECKING:
@@ -127,7 +129,38 @@ def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
                  system_prompt=settings.config.model.system_prompt,
                  history=history.messages if history else (),
                  compaction=history.compaction if history else None,
-                 code_mode=code_mode(settings))
+                 code_mode=code_mode(settings), scopes=file_scopes(settings, Path.cwd()))
+
+
+def file_scopes(settings: Settings, project: Path) -> Scopes:
+    """Where each configured server's files are, for the diff of a call that writes one:
+    a local server's roots (relative paths from the project); a Docker server's volumes
+    (its other paths are only in the container); a remote server's are not here."""
+    def scope(server: str) -> FileScope | None:
+        config = settings.config.servers.get(server)
+        if config is None:
+            return None
+        if config.transport in ("docker", "docker-gateway"):
+            return FileScope(mounts=_mounts(config.volumes), elsewhere="the container")
+        if config.transport in ("sse", "http"):
+            return FileScope(elsewhere="the remote server")
+        base = Path(os.path.expanduser(config.cwd)) if config.cwd else project
+        return FileScope(roots_of(config, settings.config.agent.roots, project),
+                         base=base if base.is_absolute() else project / base)
+
+    return scope
+
+
+def _mounts(volumes: list[str]) -> list[tuple[str, Path]]:
+    """``/host:/target[:ro]`` as ``("/target", Path("/host"))``; named volumes have no
+    host path to read."""
+    found = []
+    for volume in volumes:
+        source, target = volume.split(":")[:2]
+        source = os.path.expandvars(os.path.expanduser(source))
+        if source.startswith("/"):
+            found.append((target, Path(source)))
+    return found
 
 
 def sessions() -> SessionStore:

@@ -177,6 +177,7 @@ class Runtime:
         self.desk.shared_roots = list(new.config.agent.roots)
         agent.system_prompt = new.config.model.system_prompt
         agent.code_mode = build.code_mode(new)
+        agent.scopes = build.file_scopes(new, Path.cwd())
         if old.config.model != new.config.model:
             agent.llm = self._model(self.chosen_model or new.config.model.name)
         if self.hub is None:
