@@ -69,6 +69,8 @@ async def _tools(app: ChatApp, command: Command) -> None:
 async def _new(app: ChatApp, command: Command) -> None:
     app.action_stop()
     app.backend.new_conversation()
+    app.images.clear()
+    app.show_pending()
     await app.transcript.clear()
     app.status.usage = app.backend.agent.usage
     await app.transcript.note("new conversation")
@@ -148,6 +150,7 @@ async def _attach(app: ChatApp, command: Command) -> None:
             await _fill(app, ref.removeprefix(TEMPLATE), chosen)
         elif ref:
             app.attachments.append(ref)
+            app.show_pending()
             watched = await app.backend.watch(ref)
             await app.transcript.note(f"attached {ref} to the next message" + (
                 "; when it changes, the new content goes with the message after" if watched
@@ -231,6 +234,30 @@ async def _context(app: ChatApp, command: Command) -> None:
                                              agent.context.start))
 
 
+async def _image(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import composer
+
+    if not command.arg:
+        await app.transcript.note("/image PATH: an image file (PNG, JPEG, GIF, WebP); pasting "
+                                  "its path into the prompt attaches it too", "warning")
+        return
+    shown = command.arg.strip().strip("'\"")
+    path = Path(shown).expanduser()
+    await composer.attach_image(app, path if path.is_absolute() else Path.cwd() / path, shown)
+
+
+async def _copy(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import composer
+
+    await composer.copy_reply(app, command.arg)
+
+
+async def _edit(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import composer
+
+    await composer.edit_prompt(app)
+
+
 async def _quit(app: ChatApp, command: Command) -> None:
     await app.action_quit()
 
@@ -251,4 +278,5 @@ HANDLERS: dict[str, Handler] = {
     "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
+    "image": _image, "copy": _copy, "edit": _edit,
 }

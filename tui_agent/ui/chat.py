@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.screen import Screen
 from textual.widget import MountError
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from tui_agent.config import paths
+from tui_agent.core.attachments import Attachment, Prepared, content
 from tui_agent.core.events import ContextSize, EventMasker, TurnDone
 from tui_agent.tools.text import clean
 from tui_agent.ui import exits, textual_fixes
@@ -42,6 +44,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
+        yield Static(id="pending")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
         yield Footer()
@@ -68,6 +71,7 @@ class ChatApp(App[int]):
         self.config_error: str | None = None
         """Why the config could not be loaded (the app then exits with code 2)."""
         self.attachments: list[str] = []
+        self.images: list[Attachment] = []  # /image and pasted images, for the next message
         self.prompt_list: list[tuple[str, str]] = []
         self.theme_problems: list[str] = []
         self._log_refresh_due = False
@@ -156,29 +160,10 @@ class ChatApp(App[int]):
         files."""
 
     async def _ask_about_project(self, options: Options) -> Options:
-        """A project whose servers (or model endpoint) the user has not agreed to yet:
-        show exactly what they would run and ask. Agreeing records this content as
-        trusted and loads again (asking again if the files changed meanwhile)."""
-        from tui_agent.config.project import trust_store
-        from tui_agent.ui.screens.consent import ProjectConsent
+        from tui_agent.ui.screens.consent import settle_project
 
         assert isinstance(self.start, Startup)
-        while (held := options.settings.held) is not None and self.return_code is None:
-            if not await self.push_screen_wait(ProjectConsent(held)):
-                options.settings.warnings.append(
-                    f"the project in {held.project.root} is not trusted: its servers were "
-                    "not started and its model endpoint is not used (you will be asked "
-                    "again at the next start)")
-                break
-            try:
-                await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
-            except OSError as exc:
-                options.settings.warnings.append(
-                    f"cannot record that you trust {held.project.root} ({exc}); its servers "
-                    "stay off")
-                break
-            options = await asyncio.to_thread(self.start.options)
-        return options
+        return await settle_project(self, self.start, options)
 
     def _script_servers(self) -> list[str]:
         code = self.backend.agent.code_mode
@@ -232,6 +217,7 @@ class ChatApp(App[int]):
         ref = f"{server}:{uri}"
         if ref not in self.attachments:
             self.attachments.append(ref)
+            self.show_pending()
             self.run_worker(self.transcript.note(
                 f"{clean(ref)} changed: its new content goes with your next message"),
                 group="notes")
@@ -271,7 +257,8 @@ class ChatApp(App[int]):
 
     # -- sending ----------------------------------------------------------------------
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, files: Prepared | None = None) -> None:
+        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
         await self.loaded.wait()
         if self.turn_running():
             self.notify("a reply is still coming: esc stops it", severity="warning")
@@ -282,15 +269,29 @@ class ChatApp(App[int]):
             await self.transcript.note(NO_MODEL_HELP.replace("no model is configured",
                                                              "No model yet"), "warning")
             return
-        await self.transcript.user(text + "".join(f"\n📎 {a}" for a in self.attachments))
-        self.run_turn(text, list(self.attachments))
+        files = files or Prepared(text)
+        await self.transcript.user(files.text + "".join(f"\n📎 {a}" for a in self.attachments),
+                                   [a.chip() for a in files.attachments])
+        self.run_turn(files, list(self.attachments))
         self.attachments.clear()
+        if files.images:
+            self.images.clear()
+        self.show_pending()
+
+    def show_pending(self) -> None:
+        """The line above the prompt: the images and resources for the next message."""
+        from tui_agent.ui.widgets.messages import with_chips
+
+        chips = [a.chip() for a in self.images] + [f"resource {ref}" for ref in self.attachments]
+        line = self.chat.query_one("#pending", Static)
+        line.display = bool(chips)
+        line.update(with_chips(Content("next message:"), chips, below=False) if chips else "")
 
     def turn_running(self) -> bool:
         return any(w.group == "turn" and w.is_running for w in self.workers)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def run_turn(self, text: str, attachments: list[str]) -> None:
+    async def run_turn(self, files: Prepared, attachments: list[str]) -> None:
         transcript, status = self.transcript, self.status
         status.activity = "working… (esc stops)"
         try:
@@ -299,7 +300,7 @@ class ChatApp(App[int]):
             self.backend.ensure_session()
             agent = self.backend.agent
             masked = EventMasker(self.backend.settings.secrets)
-            async with aclosing(agent.run_turn("\n\n".join([*blocks, text]))) as events:
+            async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
                 async for event in events:
                     for shown in masked(event):  # what the model or a server echoed
                         await transcript.show(shown)

@@ -11,7 +11,10 @@ call and every later one of the same script run to a tool the script names in it
 
 Server names, tool names, descriptions and arguments come from MCP servers and
 the model: all of it is cleaned of control characters and shown as inert
-content. The arguments are highlighted JSON in a scrolling pane; nothing is cut.
+content. The arguments are highlighted JSON in a scrolling pane; nothing is cut. A call
+that writes a file shows the diff it would make instead (computed here, coloured, whole;
+a new file as additions; a path outside the server's roots flagged), and ``d`` swaps it
+with the arguments.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from textual.highlight import highlight
 from textual.widgets import Input, Static
 
 from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.core.diffs import FileChange
 from tui_agent.tools.text import clean
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
@@ -43,6 +47,10 @@ class ApprovalScreen(Question[Decision]):
     ApprovalScreen.-reason #reason { display: block; }
     ApprovalScreen .keys { dock: bottom; }
     ApprovalScreen .badges { margin: 0 0 1 0; }
+    ApprovalScreen .flag { color: $error; text-style: bold; }
+    ApprovalScreen .diff { background: $surface; }
+    ApprovalScreen .-args, ApprovalScreen.-args .-diff { display: none; }
+    ApprovalScreen.-args .-args { display: block; }
     """
 
     BINDINGS = [
@@ -51,6 +59,7 @@ class ApprovalScreen(Question[Decision]):
         Binding("s", "script", "Approve the script's listed tools", show=False),
         Binding("n", "deny", "Deny"),
         Binding("r", "reason", "Deny with a reason"),
+        Binding("d", "swap", "Diff or arguments", show=False),
         Binding("escape", "deny", "Deny", show=False),
     ]
 
@@ -73,9 +82,12 @@ class ApprovalScreen(Question[Decision]):
                 yield Static("description", classes="label")
                 yield Static(plain(call.description or "(the server gave none)"),
                              classes="description")
-                yield Static("arguments", classes="label")
+                if call.change is not None:
+                    yield from change_widgets(call.change)
+                more = "" if call.change is None else " -args"
+                yield Static("arguments", classes="label" + more)
                 text = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
-                yield Static(highlight(text, language="json"), classes="arguments")
+                yield Static(highlight(text, language="json"), classes="arguments" + more)
                 if call.parent:
                     yield Static(f"\ncalled by the script {clean(call.parent)}",
                                  classes="label")
@@ -95,7 +107,13 @@ class ApprovalScreen(Question[Decision]):
         if self.call.parent:
             keys.append(("s", "approve the listed tools"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
+        if self.call.change is not None:
+            keys.append(("d", "diff/arguments"))
         return key_hints(keys)
+
+    def action_swap(self) -> None:
+        if self.call.change is not None:
+            self.toggle_class("-args")
 
     def action_approve(self) -> None:
         self.dismiss(Decision.approve())
@@ -118,6 +136,29 @@ class ApprovalScreen(Question[Decision]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(Decision.deny(event.value.strip() or None))
+
+
+def change_widgets(change: FileChange) -> ComposeResult:
+    """What a call would do to its file: the path, any warning, the diff."""
+    what = "creates" if change.new_file else "changes"
+    yield Static(plain(f"{what} {change.summary()}"), classes="label -diff")
+    for warning in change.warnings:
+        yield Static(plain(f"⚠ {warning}"), classes="flag -diff")
+    if change.diff:
+        yield Static(diff_content(change.diff), classes="diff -diff")
+
+
+DIFF_STYLE = {"+": "$text-success on $success-muted", "-": "$text-error on $error-muted",
+              "@": "$text-accent", "\\": "$text-muted italic"}
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff, each line in its colour (file headers bold)."""
+    parts: list[tuple[str, str] | str] = []
+    for line in clean(diff).splitlines(keepends=True):
+        header = line.startswith(("+++ ", "--- "))
+        parts.append((line, "bold" if header else DIFF_STYLE.get(line[:1], "")))
+    return Content.assemble(*parts)
 
 
 BADGE_STYLE = {"destructive": "bold $text-error on $error-muted",

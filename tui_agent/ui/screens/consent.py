@@ -9,7 +9,10 @@ is cleaned of control characters and shown as inert text.
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -20,6 +23,10 @@ from tui_agent.config.show import held_lines
 from tui_agent.tools.text import clean
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
+
+if TYPE_CHECKING:
+    from tui_agent.ui.startup import Startup
+    from tui_agent.wiring.runtime import Options
 
 
 class ProjectConsent(Question[bool]):
@@ -52,3 +59,27 @@ class ProjectConsent(Question[bool]):
 
     def action_decline(self) -> None:
         self.dismiss(False)
+
+
+async def settle_project(app: App[Any], start: Startup, options: Options) -> Options:
+    """A project whose servers (or model endpoint) the user has not agreed to yet: show
+    exactly what they would run and ask. Agreeing records this content as trusted and
+    loads again (asking again if the files changed meanwhile)."""
+    from tui_agent.config.project import trust_store
+
+    while (held := options.settings.held) is not None and app.return_code is None:
+        if not await app.push_screen_wait(ProjectConsent(held)):
+            options.settings.warnings.append(
+                f"the project in {held.project.root} is not trusted: its servers were "
+                "not started and its model endpoint is not used (you will be asked "
+                "again at the next start)")
+            break
+        try:
+            await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
+        except OSError as exc:
+            options.settings.warnings.append(
+                f"cannot record that you trust {held.project.root} ({exc}); its servers "
+                "stay off")
+            break
+        options = await asyncio.to_thread(start.options)
+    return options

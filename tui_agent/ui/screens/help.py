@@ -18,6 +18,10 @@ KEYS = (
     ("enter", "send the message"),
     ("ctrl+j", "new line (or end a line with \\ and press enter)"),
     ("up / down", "earlier prompts (on the first / last line)"),
+    ("@", "at the start of a word: pick a project file to send with the message"),
+    ("ctrl+e", "write the prompt in $EDITOR"),
+    ("paste", "a path to an image attaches the image"),
+    ("tab / click", "focus a message or code block; then c copies it"),
     ("esc", "stop the reply or tool call in flight"),
     ("ctrl+p", "command palette: every command, searchable"),
     ("ctrl+s", "servers screen"),
@@ -26,7 +30,8 @@ KEYS = (
     ("ctrl+q", "quit"),
 )
 APPROVAL = (("y", "approve once"), ("a", "always allow (written to the config)"),
-            ("n", "deny"), ("r", "deny with a reason the model receives"), ("esc", "deny"))
+            ("n", "deny"), ("r", "deny with a reason the model receives"), ("esc", "deny"),
+            ("d", "a call that writes a file: its diff or its arguments"))
 
 
 def _section(title: str, rows: Sequence[tuple[str, str]]) -> Content:

@@ -8,9 +8,13 @@ passed through :func:`~tui_agent.tools.text.clean` and shown as plain
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from textual.binding import Binding
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownFence, MarkdownStream
 
 from tui_agent.tools.text import StreamCleaner, clean
 from tui_agent.ui.widgets.md_lists import BulletList, OrderedList
@@ -29,7 +33,10 @@ def key_hints(keys: list[tuple[str, str]]) -> Content:
     return Content.assemble(*parts)
 
 
-class UserMessage(Static):
+class UserMessage(Static, can_focus=True):
+    """What the user sent, with a chip for each file and image that went with it.
+    Focused (a click, or tab), ``c`` copies it."""
+
     DEFAULT_CSS = """
     UserMessage {
         margin: 1 0 0 0;
@@ -38,15 +45,50 @@ class UserMessage(Static):
         background: $boost;
         color: $foreground;
     }
+    UserMessage:focus { background: $primary-muted; }
     """
+    BINDINGS = [Binding("c", "copy", "Copy")]
 
-    def __init__(self, text: str) -> None:
-        super().__init__(plain(text))
+    def __init__(self, text: str, chips: Sequence[str] = ()) -> None:
+        self.text = text
+        super().__init__(with_chips(plain(text), chips))
+
+    def action_copy(self) -> None:
+        copy_out(self, self.text, "your message")
 
 
-class AssistantMessage(Markdown):
+def with_chips(text: Content, chips: Sequence[str], *, below: bool = True) -> Content:
+    """``text``, then a row of chips (``file a.py · 1.2 KB``), each shown as a tag."""
+    if not chips:
+        return text
+    parts: list[Content | tuple[str, str] | str] = [text, "\n" if below else " "]
+    for chip in chips:
+        parts += [(f" {clean(chip)} ", "$text-secondary on $secondary-muted"), " "]
+    return Content.assemble(*parts)
+
+
+def copy_out(widget: Widget, text: str, what: str) -> None:
+    """Put ``text`` on the clipboard (OSC 52: it works over SSH) and say what went."""
+    widget.app.copy_to_clipboard(text)
+    lines = text.count("\n") + 1
+    widget.app.notify(f"copied {what} ({lines} line{'s' if lines != 1 else ''}, "
+                      f"{len(text):,} characters)", title="clipboard", markup=False)
+
+
+class CodeBlock(MarkdownFence, can_focus=True):
+    """A code block of a reply: focused (a click, or tab), ``c`` copies its code."""
+
+    DEFAULT_CSS = "CodeBlock:focus { background: $accent-muted; }"
+    BINDINGS = [Binding("c", "copy", "Copy the code")]
+
+    def action_copy(self) -> None:
+        copy_out(self, self.code, "the code block")
+
+
+class AssistantMessage(Markdown, can_focus=True):
     """A reply. Streamed through Textual's ``MarkdownStream``, which coalesces fragments
-    when rendering falls behind, so a fast stream never queues up work."""
+    when rendering falls behind, so a fast stream never queues up work. Focused, ``c``
+    copies it (as Markdown)."""
 
     DEFAULT_CSS = """
     AssistantMessage {
@@ -55,9 +97,14 @@ class AssistantMessage(Markdown):
         background: transparent;
     }
     AssistantMessage.-incomplete { border-left: outer $warning; }
+    AssistantMessage:focus { background: $boost; }
     """
     BLOCKS = {**Markdown.BLOCKS, "bullet_list_open": BulletList,
-              "ordered_list_open": OrderedList}
+              "ordered_list_open": OrderedList, "fence": CodeBlock, "code_block": CodeBlock}
+    BINDINGS = [Binding("c", "copy", "Copy the reply")]
+
+    def action_copy(self) -> None:
+        copy_out(self, self.source, "the reply")
 
     def __init__(self, text: str = "") -> None:
         # Links from a model are not opened on a click: the URL could be anything.

@@ -3,7 +3,9 @@
 ``enter`` sends; ``ctrl+j`` (or a trailing backslash, then ``enter``) starts a new
 line; a paste is inserted whole, newlines and all, and never sends. ``up`` on the
 first line and ``down`` on the last walk through earlier prompts, which are kept
-across runs in the state directory.
+across runs in the state directory. ``@`` at the start of a word asks for the file
+picker, a pasted path to an image attaches the image, and ``ctrl+e`` asks for the
+prompt in ``$EDITOR``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ class PromptHistory:
 class PromptInput(TextArea):
     """Where the user writes. Posts :class:`PromptInput.Submitted` on ``enter``."""
 
-    BINDINGS = [Binding("ctrl+j", "newline", "New line", show=False)]
+    BINDINGS = [Binding("ctrl+j", "newline", "New line", show=False),
+                Binding("ctrl+e", "editor", "Edit in $EDITOR", show=False)]
 
     class Submitted(Message):
         """The user sent ``text`` (never empty)."""
@@ -56,6 +59,19 @@ class PromptInput(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class FileWanted(Message):
+        """``@`` was typed at the start of a word: the picker may fill in a path."""
+
+    class ImagePasted(Message):
+        """A path to an image file was pasted (it is not inserted as text)."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
+
+    class EditorWanted(Message):
+        """``ctrl+e``: the prompt wants to be written in ``$EDITOR``."""
 
     def __init__(self, history: PromptHistory | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
@@ -75,7 +91,29 @@ class PromptInput(TextArea):
                 return
             self._submit()
             return
+        row, column = self.cursor_location
+        at_word = column == 0 or self.document.get_line(row)[column - 1:column].isspace()
         await super()._on_key(event)
+        if event.character == "@" and at_word:
+            self.post_message(self.FileWanted())
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        from tui_agent.core.attachments import pasted_image
+
+        image = pasted_image(event.text, Path.cwd())
+        if image is not None:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ImagePasted(image))
+            return
+        await super()._on_paste(event)
+
+    def action_editor(self) -> None:
+        self.post_message(self.EditorWanted())
+
+    def insert_reference(self, path: str) -> None:
+        """Complete the ``@`` just typed with ``path`` (quoted if it has spaces)."""
+        self.insert((f'"{path}"' if " " in path else path) + " ")
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Button
 
 from tui_agent.codemode.meta import META, META_SERVER
+from tui_agent.core.attachments import split_message
 from tui_agent.core.events import (
     ApprovalDecided,
     Compacted,
@@ -127,11 +128,11 @@ class Transcript(VerticalScroll):
     async def add(self, widget: Widget) -> None:
         await self.mount(widget)
 
-    async def user(self, text: str) -> None:
+    async def user(self, text: str, chips: Sequence[str] = ()) -> None:
         from tui_agent.ui.widgets.messages import UserMessage
 
         await self.end_reply()
-        await self.mount(UserMessage(text))
+        await self.mount(UserMessage(text, chips))
 
     async def note(self, text: str, kind: str = "info") -> None:
         from tui_agent.ui.widgets.messages import Note
@@ -310,7 +311,7 @@ class Transcript(VerticalScroll):
         for message in messages:
             role, content = message.get("role"), message.get("content")
             if role == "user":
-                out.append(UserMessage(text_of(content)))
+                out.append(UserMessage(*split_message(text_of(content))))
             elif role == "assistant":
                 if text_of(content).strip():
                     out.append(AssistantMessage(text_of(content)))
