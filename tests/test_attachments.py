@@ -182,3 +182,19 @@ def test_the_diff_of_a_write_and_of_edits(project: Path) -> None:
     assert inside is not None and inside.local is None and inside.warnings == (
         "the file is in the container, not on this machine: the diff is against nothing "
         "known",)
+
+
+def test_the_terminal_gate_shows_the_diff_and_the_arguments_on_d(project: Path) -> None:
+    from tui_agent.core.approval import PendingCall
+    from tui_agent.headless.gate import TerminalGate
+
+    arguments = {"path": "notes.md", "content": "# Notes\nmore\n"}
+    change = change_of("write_file", arguments, FileScope(roots=[project], base=project))
+    call = PendingCall("c", "fs__write_file", "fs", "write_file", arguments, change=change)
+    said = io.StringIO()
+    decision = TerminalGate()._dialogue(call, io.StringIO("d\ny\n"), said)
+    assert decision.approved
+    shown = said.getvalue()
+    assert "changes notes.md (+1 −0)\n  --- a/notes.md\n  +++ b/notes.md\n" in shown
+    assert shown.index("+more") < shown.index('"content"')  # the arguments after d
+    assert "[d] show the arguments" in shown
