@@ -80,10 +80,14 @@ async def test_files_images_copy_and_editor(project: Path, tmp_path: Path,
 
             await send(pilot, app, "/copy")
             await until(pilot, lambda: app.clipboard.startswith("It returns 42:"))
-            block = app.transcript.query_one(CodeBlock)
-            block.focus()
+            prompt.focus()
+            await pilot.press("shift+tab")  # the latest code block is one key up
+            assert app.focused is app.transcript.query_one(CodeBlock)
             await pilot.press("c")
             await until(pilot, lambda: app.clipboard == "print(42)", what="the code copied")
+            await pilot.press("o", "k")  # typing goes on in the prompt
+            await until(pilot, lambda: prompt.has_focus and prompt.text == "ok")
+            prompt.clear()
 
             before = len(server.requests)
             for bad, said in (("@missing.txt look", "missing.txt: no such file"),

@@ -21,7 +21,7 @@ KEYS = (
     ("@", "at the start of a word: pick a project file to send with the message"),
     ("ctrl+e", "write the prompt in $EDITOR"),
     ("paste", "a path to an image attaches the image"),
-    ("tab / click", "focus a message or code block; then c copies it"),
+    ("shift+tab", "focus the messages and code blocks, latest first (or click one); c copies"),
     ("esc", "stop the reply or tool call in flight"),
     ("ctrl+p", "command palette: every command, searchable"),
     ("ctrl+s", "servers screen"),

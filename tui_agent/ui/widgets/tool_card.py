@@ -79,6 +79,8 @@ class ToolCard(Vertical):
         self.nested = nested
         """Made by a script: arguments on one line when they fit."""
         self.status: Status = "pending"
+        self._label = LABELS["pending"]
+        self._shown: Static | None = None
         self.reason: str | None = None
         self._progress: Static | None = None
         self.saved_result: tuple[str, bool] | None = None
@@ -88,7 +90,8 @@ class ToolCard(Vertical):
         title = f"{self.server} · {self.tool}" if self.server else self.tool
         with Horizontal(classes="head"):
             yield Static(plain(title), classes="name")
-            yield Static(LABELS["pending"], classes="status")
+            self._shown = Static(plain(self._label), classes="status")
+            yield self._shown
         if self.script is not None:
             yield from self._script(self.script)
         else:
@@ -124,6 +127,8 @@ class ToolCard(Vertical):
 
     def set_status(self, status: Status, *, reason: str | None = None,
                    duration: float | None = None) -> None:
+        """Show ``status`` (a card asked about before it has composed shows it once it
+        does)."""
         self.remove_class(f"-{self.status}")
         self.status, self.reason = status, reason or self.reason
         self.add_class(f"-{status}")
@@ -132,7 +137,9 @@ class ToolCard(Vertical):
             label += f" · {duration:.2f} s"
         if status == "denied" and self.reason:
             label += f": {self.reason}"
-        self.query_one(".status", Static).update(plain(label))
+        self._label = label
+        if self._shown is not None:
+            self._shown.update(plain(label))
 
     def show_result(self, text: str, *, is_error: bool, duration: float | None = None) -> None:
         if self.status == "denied":
