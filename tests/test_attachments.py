@@ -135,6 +135,8 @@ def test_a_pasted_path_to_an_image(project: Path) -> None:
     assert pasted_image((project / "red.png").as_uri(), project) == project / "red.png"
     assert pasted_image("notes.md", project) is None
     assert pasted_image("red.png\nand more", project) is None
+    assert pasted_image("x" * 5000 + ".png", project) is None  # too long a name
+    assert references("see @" + "y" * 5000 + " now", project) == []
 
 
 def test_the_picker_lists_what_git_or_gitignore_keeps(project: Path) -> None:

@@ -121,6 +121,10 @@ async def test_an_image_for_a_model_that_reads_none(project: Path, tmp_path: Pat
         await send(pilot, app, "/image notes.md")
         await until(pilot, lambda: any("not an image the models read" in n
                                        for n in notes(app)))
+        await send(pilot, app, "@" + "z" * 5000 + ".txt hi")  # a name too long for the system
+        await until(pilot, lambda: any("cannot read it" in n or "no such file" in n
+                                       for n in notes(app)))
+        assert fake_llm.requests == []
         await finish(app)
 
 

@@ -183,12 +183,20 @@ def references(text: str, root: Path) -> list[tuple[str, Path]]:
             found.append((quoted, _resolve(quoted, root)))
             continue
         shown = word
-        while not _resolve(shown, root).exists() and shown[-1:] in _TRAILING and len(shown) > 1:
+        while not _there(_resolve(shown, root)) and shown[-1:] in _TRAILING and len(shown) > 1:
             shown = shown[:-1]
         path = _resolve(shown, root)
-        if path.exists() or path.is_symlink() or _PATHLIKE.search(shown):
+        if _there(path) or _PATHLIKE.search(shown):
             found.append((shown, path))
     return _unique(found)
+
+
+def _there(path: Path) -> bool:
+    """Whether anything is at ``path`` (a name too long for the system is not)."""
+    try:
+        return path.exists() or path.is_symlink()
+    except (OSError, ValueError):
+        return False
 
 
 def _unique(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
@@ -271,4 +279,7 @@ def pasted_image(text: str, root: Path) -> Path | None:
     if not candidate.lower().endswith(IMAGE_SUFFIXES):
         return None
     path = _resolve(candidate, root)
-    return path if path.is_file() else None
+    try:
+        return path if path.is_file() else None
+    except (OSError, ValueError):
+        return None

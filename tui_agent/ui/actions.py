@@ -237,9 +237,16 @@ async def _context(app: ChatApp, command: Command) -> None:
 async def _image(app: ChatApp, command: Command) -> None:
     from tui_agent.ui import composer
 
+    if not command.arg and app.images:
+        dropped = ", ".join(a.shown for a in app.images)
+        app.images.clear()
+        app.show_pending()
+        await app.transcript.note(f"the next message goes without {dropped}")
+        return
     if not command.arg:
         await app.transcript.note("/image PATH: an image file (PNG, JPEG, GIF, WebP); pasting "
-                                  "its path into the prompt attaches it too", "warning")
+                                  "its path into the prompt attaches it too (/image alone "
+                                  "drops the images waiting)", "warning")
         return
     shown = command.arg.strip().strip("'\"")
     path = Path(shown).expanduser()

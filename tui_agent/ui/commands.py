@@ -38,7 +38,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("code", "/code", "switch code mode on or off for the next turn"),
     CommandInfo("theme", "/theme [NAME]", "choose a theme"),
     CommandInfo("attach", "/attach [SERVER:URI]", "attach an MCP resource to the next message"),
-    CommandInfo("image", "/image PATH", "attach an image to the next message"),
+    CommandInfo("image", "/image [PATH]", "attach an image to the next message (alone: drop "
+                "the images waiting)"),
     CommandInfo("copy", "/copy [N]", "copy the last reply (or the N-th last) to the clipboard"),
     CommandInfo("edit", "/edit", "write the prompt in $EDITOR", "ctrl+e"),
     CommandInfo("quit", "/quit", "leave (the conversation is saved)", "ctrl+q"),

@@ -42,7 +42,7 @@ async def outgoing(app: ChatApp, text: str) -> Prepared | None:
         files = await asyncio.to_thread(prepare, text, Path.cwd(), list(app.images))
         if files.images:
             refuse_images(files, app.backend.model_name or "", await _reads_images(app))
-    except AttachError as exc:
+    except (AttachError, OSError, ValueError) as exc:  # ValueError: a NUL in a path
         await app.transcript.note(f"{exc}; nothing was sent", "error")
         prompt = _prompt(app)
         if not prompt.text.strip():
