@@ -53,7 +53,7 @@ class BackToPrompt:
 
 class UserMessage(BackToPrompt, Static, can_focus=True):
     """What the user sent, with a chip for each file and image that went with it.
-    Focused (a click, or tab), ``c`` copies it."""
+    Focused (a click, or shift+tab), ``c`` copies it."""
 
     DEFAULT_CSS = """
     UserMessage {
@@ -94,7 +94,7 @@ def copy_out(widget: Widget, text: str, what: str) -> None:
 
 
 class CodeBlock(BackToPrompt, MarkdownFence, can_focus=True):
-    """A code block of a reply: focused (a click, or tab), ``c`` copies its code."""
+    """A code block of a reply: focused (a click, or shift+tab), ``c`` copies its code."""
 
     DEFAULT_CSS = "CodeBlock:focus { background: $accent-muted; }"
     BINDINGS = [Binding("c", "copy", "Copy the code")]
