@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, tagged_env
+from tests.conftest import ROOT, TAG_VAR, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
 from tests.test_client_side import hub_of
@@ -54,3 +54,21 @@ async def test_the_hints_of_its_tools(tmp_path: Path) -> None:
     assert hints["echo"] == ("read-only",)
     assert "open-world" in hints["gzip-file-as-resource"]
     assert "trigger-url-elicitation" not in hints  # registered only for clients that elicit
+
+
+def test_the_servers_command_declares_what_the_app_declares(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tui-agent servers` opens the servers as the app does (elicitation, sampling and
+    roots declared), so it lists the tools server-everything registers only for clients
+    that offer them, instead of 13 of its 17."""
+    from tui_agent.cli import main
+
+    conf = tmp_path / "config.toml"
+    conf.write_text(f'[servers.every]\ncommand = {json.dumps(everything())}\n'
+                    f'args = ["stdio"]\nenv = {{ {TAG_VAR} = "{tagged_env()[TAG_VAR]}" }}\n',
+                    encoding="utf-8")
+    assert main(["servers", "--config", str(conf)]) == 0
+    out = capsys.readouterr().out
+    listed = {line.split()[0] for line in out.splitlines() if line.startswith("  every__")}
+    assert {"every__trigger-elicitation-request", "every__trigger-sampling-request",
+            "every__trigger-url-elicitation", "every__get-roots-list"} <= listed, out

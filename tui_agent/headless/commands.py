@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import ServerConfig, Settings
 from tui_agent.core.filters import ToolFilter
@@ -16,6 +16,9 @@ from tui_agent.headless.login import describe_login, show_login, terminal_logins
 from tui_agent.wiring import build
 from tui_agent.wiring.build import LATEST
 
+if TYPE_CHECKING:
+    from tui_agent.tools.frontdesk import FrontDesk
+
 
 def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
             resources: bool = False, config: Path | None = None) -> int:
@@ -23,7 +26,7 @@ def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], 
     from tui_agent.headless.report import report
 
     logins = terminal_logins(err)
-    hub = build.open_hub(settings, logins=lambda: logins)
+    hub = build.open_hub(settings, logins=lambda: logins, desk=_desk(settings, err))
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(report(settings, build.policy_from(settings, chosen), hub, out,
@@ -35,12 +38,30 @@ def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
     """``stubs``: the stub tree code mode would show the model (as if it were on)."""
     from tui_agent.headless.report import stubs as print_stubs
 
-    hub = build.open_hub(settings, logins=lambda: terminal_logins(err))
+    hub = build.open_hub(settings, logins=lambda: terminal_logins(err),
+                         desk=_desk(settings, err))
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(print_stubs(build.code_mode(settings, on=True),
                                    build.policy_from(settings, chosen), hub, out, err,
                                    only=only, names_only=names_only))
+
+
+def _desk(settings: Settings, err: IO[str]) -> FrontDesk:
+    """What ``servers`` and ``stubs`` offer the servers: what the app offers (a person to
+    ask, the model, the roots), so a server lists the tools it registers only for a client
+    that declares them. Nobody answers during a report: a question is declined and a
+    request for the model refused, as ``run`` does without a terminal, each said on
+    ``err``."""
+    from tui_agent.headless.elicit import TerminalAsker
+    from tui_agent.headless.sampling import terminal_sampler
+    from tui_agent.tools.frontdesk import FrontDesk
+
+    complete = build.sampling_complete(lambda: settings.config.model,
+                                       lambda: settings.config.model.name)
+    return FrontDesk(ask=TerminalAsker("decline", err), project=Path.cwd(),
+                     shared_roots=list(settings.config.agent.roots),
+                     sampler=terminal_sampler("deny", complete, err))
 
 
 def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
