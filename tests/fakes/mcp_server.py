@@ -83,11 +83,13 @@ def build(name: str, marks: Path | None, description: str) -> MCPServer:
         mark("late")
         return "late answer"
 
-    @server.tool(description="Sleep, reporting progress every `every` seconds.")
+    @server.tool(description="Sleep, reporting progress every `every` seconds "
+                             "(every = 0: `total` steps, as fast as it can).")
     async def progress(total: float, every: float, ctx: Context) -> str:
-        steps = int(total / every)
+        steps = int(total / every) if every else int(total)
         for i in range(steps):
-            await anyio.sleep(every)
+            if every:
+                await anyio.sleep(every)
             await ctx.report_progress(i + 1, steps, f"step {i + 1}")
         return f"done after {steps} steps"
 

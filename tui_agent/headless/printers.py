@@ -26,6 +26,7 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
+from tui_agent.headless.progress import ProgressLines
 from tui_agent.tools.text import StreamCleaner, clean
 
 
@@ -47,24 +48,31 @@ class TextPrinter:
     _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
     _inner: set[str] = field(init=False, default_factory=set)
     """Ids of calls made by scripts: their lines are indented under the script."""
-    _progress: dict[str, str] = field(init=False, default_factory=dict)
-    """The last progress line shown of each call (the same line is not repeated)."""
+    _progress: ProgressLines = field(init=False)
+    """Progress reports, at a pace a person can read (one line rewritten on a terminal)."""
 
     def __post_init__(self) -> None:
         self._masker = StreamMasker(self.secrets)
+        self._progress = ProgressLines(self.err, self.secrets)
 
     def _text(self, text: str) -> None:
         if text:
+            self._progress.end_line()
             self.out.write(text)
             self.out.flush()
             self._mid_line = not text.endswith("\n")
 
-    def _note(self, text: str) -> None:
+    def _end_reply_line(self) -> None:
+        """Before a line on stderr: the reply's text so far, and its line ended."""
         self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
+
+    def _note(self, text: str) -> None:
+        self._progress.end_line()
+        self._end_reply_line()
         self.err.write(mask(text, self.secrets) + "\n")
         self.err.flush()
 
@@ -88,13 +96,14 @@ class TextPrinter:
             case ApprovalDecided(decision="denied", reason=reason):
                 self._note(f"  denied{f': {clean(reason)}' if reason else ''}")
             case ToolProgress(id=call_id, progress=done, total=total, message=message):
-                line = f"  … {progress_text(done, total)}{f' {clean(message)}' if message else ''}"
-                if self._progress.get(call_id) != line:
-                    self._progress[call_id] = line
-                    self._note(line)
+                indent = "    " if call_id in self._inner else ""
+                self._end_reply_line()
+                self._progress.show(call_id, f"{indent}  … {progress_text(done, total)}"
+                                             f"{f' {clean(message)}' if message else ''}")
             case ServerLog(server=server, level=level, text=text, id=None) if self.verbose:
                 self._note(f"[{clean(server)}] {level}: {clean(text)}")
             case ToolResult(id=call_id, is_error=is_error, text=text):
+                self._progress.finish(call_id)
                 first = clean(text).strip().splitlines()[0][:200] if text.strip() else "(empty)"
                 indent = "      " if call_id in self._inner else "  "
                 self._note(f"{indent}{'✗' if is_error else '←'} {first}")
@@ -107,6 +116,7 @@ class TextPrinter:
             case Compacted():
                 self._note(f"note: {event.describe()}")
             case TurnDone():
+                self._progress.close()
                 self._text(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
                 if self._mid_line:
                     self.out.write("\n")

@@ -1,0 +1,104 @@
+"""``tui-agent run --output text`` against a tool that reports thousands of progress
+steps (our fake server's ``progress`` with ``every = 0``): in a pipe a few lines a
+second, on a terminal one line rewritten at most ten times a second, the last state
+always shown; ``--output jsonl`` keeps every report."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.test_agent_tools import fake_entry, write_config
+from tests.test_terminal import read_until
+from tui_agent.headless.progress import CLEAR, PIPE_EVERY, TERMINAL_EVERY
+
+pytestmark = pytest.mark.slow
+
+STEPS = 3000
+FINAL = f"… {STEPS}/{STEPS} (100%) step {STEPS}"
+
+
+def command(tmp_path: Path, fake_llm: FakeLLM, output: str) -> list[str]:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("calc__progress",
+                                                 {"total": STEPS, "every": 0}, id="p")]),
+                  Reply(text="all done"))
+    conf = write_config(tmp_path / "c.toml", calc=fake_entry(auto=["progress"]))
+    return [sys.executable, "-m", "tui_agent", "run", "--config", str(conf), "--model",
+            "openai/fake-model", "--api-base", fake_llm.base_url, "--output", output, "go"]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"}
+
+
+def test_in_a_pipe_a_few_lines_a_second_and_the_last(tmp_path: Path,
+                                                     fake_llm: FakeLLM) -> None:
+    started = time.monotonic()
+    done = subprocess.run(command(tmp_path, fake_llm, "text"), capture_output=True,
+                          text=True, timeout=120, env=env(), stdin=subprocess.DEVNULL)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if "… " in line]
+    assert 1 <= len(lines) <= 2 + took / PIPE_EVERY, (len(lines), took)
+    assert lines[-1].strip() == FINAL
+    assert "\r" not in done.stderr and "\x1b" not in done.stderr  # a log gets plain lines
+    assert done.stderr.splitlines().index(lines[-1]) + 1 == \
+        done.stderr.splitlines().index("  ← done after 3000 steps")
+    assert done.stdout == "all done\n"
+
+
+def test_jsonl_keeps_every_report(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    done = subprocess.run(command(tmp_path, fake_llm, "jsonl"), capture_output=True,
+                          text=True, timeout=120, env=env(), stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    steps = [e["progress"] for e in map(json.loads, done.stdout.splitlines())
+             if e["type"] == "progress"]
+    assert steps == [float(i) for i in range(1, STEPS + 1)]
+
+
+def test_on_a_terminal_one_line_is_rewritten(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    argv = command(tmp_path, fake_llm, "text")
+    started = time.monotonic()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real CLI with stdout and stderr on a real terminal
+        os.execve(argv[0], argv, env())
+    try:
+        shown = read_until(fd, b"all done", timeout=120)
+        _, status = os.waitpid(pid, 0)
+        shown += read_rest(fd)
+    finally:
+        os.close(fd)
+    took = time.monotonic() - started
+    text = shown.decode()
+    assert os.waitstatus_to_exitcode(status) == 0, text[-2000:]
+    rewrites = text.count(CLEAR)
+    assert 1 <= rewrites <= 2 + took / TERMINAL_EVERY, (rewrites, took)
+    # What the terminal shows once each line's last rewrite has painted over the others.
+    screen = [re.split(r"\r\x1b\[K|\r", row)[-1] for row in text.split("\r\n")]
+    progress = [row for row in screen if "… " in row]
+    assert [row.strip() for row in progress] == [FINAL]
+    assert screen[screen.index(progress[0]) + 1] == "  ← done after 3000 steps"
+
+
+def read_rest(fd: int) -> bytes:
+    """What the child wrote after the marker, up to the terminal's end."""
+    rest = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            return rest
+        if not chunk:
+            return rest
+        rest += chunk
+
