@@ -29,7 +29,7 @@ from tui_agent.core.events import (
     TurnDone,
 )
 from tui_agent.core.llm import LLM
-from tui_agent.core.scripts import CodeMode
+from tui_agent.core.scripts import UNMARKED, CodeMode
 from tui_agent.tools.hub import Hub
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -166,8 +166,8 @@ async def test_aliasing_dict_dispatch_and_getattr_still_ask(
 
 
 async def test_approve_all_calls_of_this_script(fake_llm: FakeLLM, tmp_path: Path) -> None:
-    fake_llm.push(script('result = [calc.echo(text=str(i)) for i in range(3)]'),
-                  script('result = calc.echo(text="next run asks again")', "s2"),
+    fake_llm.push(script('result = [calc.add(a=i, b=1) for i in range(3)]'),  # read-only
+                  script('result = calc.add(a=0, b=0)  # the next run asks again', "s2"),
                   Reply(text="ok"))
     gate = RecordingGate(Decision.approve(script=True), Decision.deny())
     async with coded(fake_llm, tmp_path, {"calc": fake_server()}, gate) as agent:
@@ -177,6 +177,22 @@ async def test_approve_all_calls_of_this_script(fake_llm: FakeLLM, tmp_path: Pat
     assert decided[:4] == [("s1", "auto"), ("s1.1", "approved"), ("s1.2", "approved"),
                            ("s1.3", "approved")]
     assert result_of(events, "s2").is_error
+
+
+async def test_s_does_not_approve_ahead_a_tool_that_may_be_destructive(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """MCP's destructiveHint defaults to true for a tool that is not read-only: echo says
+    nothing of itself, so `s` approves only the call asked about, and each later call of
+    echo asks too; add, marked read-only, is approved ahead."""
+    fake_llm.push(script('calc.echo(text="1")\ncalc.add(a=1, b=1)\ncalc.add(a=2, b=2)\n'
+                         'result = calc.echo(text="2")'), Reply(text="ok"))
+    gate = RecordingGate(Decision.whole_script(), Decision.approve())
+    async with coded(fake_llm, tmp_path, {"calc": fake_server()}, gate) as agent:
+        events = await turn(agent)
+    assert not result_of(events).is_error, result_of(events).text
+    assert [(a.tool, a.script_tools, a.script_held) for a in gate.asked] == [
+        ("echo", ("calc.add",), (("calc.echo", UNMARKED),)),
+        ("echo", (), (("calc.echo", UNMARKED),))]
 
 
 async def test_tool_errors_and_bad_arguments_name_the_call(

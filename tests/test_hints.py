@@ -27,6 +27,7 @@ def test_the_hints_of_annotations() -> None:
     assert hints_of(ToolAnnotations(destructive_hint=True, idempotent_hint=True)) == \
         ("destructive", "idempotent")
     assert hints_of(ToolAnnotations(open_world_hint=False)) == ()
+    assert hints_of(ToolAnnotations(destructive_hint=False)) == ("non-destructive",)
 
 
 @pytest.mark.slow

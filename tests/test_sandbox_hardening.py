@@ -123,15 +123,15 @@ async def test_time_spent_deciding_does_not_count_against_the_deadline() -> None
 @pytest.mark.slow
 async def test_approving_the_script_covers_only_the_tools_it_listed(
         fake_llm: FakeLLM, tmp_path: Path) -> None:
-    code = ('calc.echo(text="a")\ncalc.echo(text="b")\n'
-            'tools = {"sum": getattr(calc, "ad" + "d")}\nresult = tools["sum"](a=1, b=2)')
+    code = ('calc.add(a=1, b=1)\ncalc.add(a=2, b=2)\n'  # read-only tools: s may cover them
+            'tools = {"p": getattr(calc, "pi" + "d")}\nresult = tools["p"]()')
     fake_llm.push(script(code), Reply(text="ok"))
     gate = RecordingGate(Decision.whole_script(), Decision.approve())
     async with coded(fake_llm, tmp_path, {"calc": fake_server()}, gate) as agent:
         events = await turn(agent)
     assert not result_of(events).is_error, result_of(events).text
     assert [(a.tool, a.script_tools) for a in gate.asked] == [
-        ("echo", ("calc.echo",)), ("add", ("calc.add",))]
+        ("add", ("calc.add",)), ("pid", ("calc.pid",))]
 
 
 # -- 10: one budget for all scripts ------------------------------------------------------

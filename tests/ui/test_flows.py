@@ -234,14 +234,14 @@ async def test_resume_shows_the_saved_conversation(fake_llm: FakeLLM, tmp_path: 
 
 async def test_a_script_card_nests_its_calls_and_s_approves_the_rest(
         fake_llm: FakeLLM, tmp_path: Path) -> None:
-    code = ('total = r.add(a=1, b=2)\n'
-            'result = [r.echo(text=str(total)), r.echo(text="again")]')
+    code = ('total = r.add(a=1, b=2)\n'  # add is read-only: s may approve it ahead
+            'result = [r.echo(text=str(total)), r.add(a=total, b=1)]')
     fake_llm.push(tool_reply(FakeToolCall("executeToolCode", {"code": code}, id="s1")),
                   Reply(text="script done"))
     config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, servers={"r": []},
                           extra='[code_mode]\nenabled = true\n')
     config.write_text(config.read_text().replace('startup_timeout = 20',
-                                                 'startup_timeout = 20\nauto = ["add"]'))
+                                                 'startup_timeout = 20\nauto = ["echo"]'))
     app = make_app(config)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
@@ -249,7 +249,7 @@ async def test_a_script_card_nests_its_calls_and_s_approves_the_rest(
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="a modal")
         screen = app.screen
         assert isinstance(screen, ApprovalScreen)
-        assert screen.call.parent == "s1" and screen.call.arguments == {"text": "3"}
+        assert screen.call.parent == "s1" and screen.call.arguments == {"a": 1, "b": 2}
         assert "r.echo" in screen.call.script
         await pilot.press("s")
         await until(pilot, lambda: app.turns_ended == 1)

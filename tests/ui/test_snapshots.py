@@ -33,6 +33,7 @@ from tui_agent.core.events import (
     TurnDone,
     Usage,
 )
+from tui_agent.core.scripts import DESTRUCTIVE
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.spec import ToolSpec
 from tui_agent.ui.app import AgentApp
@@ -199,11 +200,12 @@ def test_script_card_with_nested_calls(snap_compare: Snap, tmp_path: Path) -> No
 
 def test_approval_modal_for_a_call_inside_a_script(snap_compare: Snap, tmp_path: Path) -> None:
     """The call, the script that makes it, and 's' to approve the tools the script names
-    for the rest of its run (listed under it)."""
+    for the rest of its run (listed under it), and the named tools it leaves asking."""
     call = PendingCall("s1.2", "notes__save", "notes", "save", {"title": "week", "text": "12"},
                        "Save a note.", parent="s1", fingerprint="c" * 32,
                        script=SCRIPT + '\nnotes.save(title="week", text=str(result["total"]))',
-                       script_tools=("notes.save", "notes.delete"))
+                       script_tools=("notes.save", "notes.tag"),
+                       script_held=(("notes.delete", DESTRUCTIVE),))
     assert snap_compare(app_for(tmp_path), terminal_size=(100, 40), run_before=modal(call))
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 
 from tui_agent.core.diffs import FileChange, Scopes, change_of
 from tui_agent.core.filters import ToolFilter
+from tui_agent.tools.text import clean
 
 Verdict = Literal["deny", "auto", "ask"]
 SCRIPT_REASON = "approved with the script (a tool it lists)"
@@ -47,12 +48,31 @@ class PendingCall:
     """What the server says of the tool (``read-only``, ``destructive``, ...): shown,
     never trusted."""
     script_tools: tuple[str, ...] = ()
-    """For a call made by a code-mode script: the tools (``server.tool``, this one first)
-    that approving the script approves for the rest of its run; any other it reaches
-    asks again."""
+    """For a call made by a code-mode script: the tools (``server.tool``, this one first
+    when it is one) that approving the script approves for the rest of its run; any other
+    it reaches asks again."""
+    script_held: tuple[tuple[str, str], ...] = ()
+    """For a call made by a code-mode script: the tools it names that approving the
+    script does not approve ahead, each with why (it writes files, or may be
+    destructive): every call of them still asks."""
     change: FileChange | None = None
     """The file the call would write, as a diff against the file as it is (computed here
     from the arguments)."""
+
+    def script_scope(self, key: str = "s") -> list[str]:
+        """What approving the script (``key``) does, in words for the question: the tools
+        it approves for the rest of the run, and those it leaves asking, grouped by why."""
+        if self.script_tools:
+            first = (f"{key} approves this call and, for the rest of this run, the script's "
+                     f"calls of: {', '.join(map(clean, self.script_tools))} (any other "
+                     "tool it reaches asks again)")
+        else:
+            first = f"{key} approves this call only: no tool the script names can be approved ahead"
+        reasons: dict[str, list[str]] = {}
+        for name, why in self.script_held:
+            reasons.setdefault(why, []).append(clean(name))
+        held = "; ".join(f"{', '.join(names)} ({why})" for why, names in reasons.items())
+        return [first, f"still asks at each call: {held}"] if held else [first]
 
 
 async def with_change(pending: PendingCall, scopes: Scopes | None) -> PendingCall:

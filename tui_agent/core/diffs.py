@@ -70,16 +70,12 @@ class FileChange:
 def change_of(tool: str, arguments: dict[str, Any], scope: FileScope) -> FileChange | None:
     """The change a call of ``tool`` with ``arguments`` would make, or None when the call
     does not write a file (as far as its name and arguments tell)."""
-    if not WRITES.search(tool):
+    if not writes_file(tool, arguments):
         return None
-    path = next((arguments[k] for k in PATH_KEYS if isinstance(arguments.get(k), str)), None)
-    if not path:
-        return None
+    path = _path(arguments)
+    assert path is not None
     edits = _edits(arguments)
-    content = next((arguments[k] for k in CONTENT_KEYS if isinstance(arguments.get(k), str)),
-                   None)
-    if edits is None and content is None:
-        return None
+    content = _content(arguments)
     warnings: list[str] = []
     local = locate(path, scope, warnings)
     old, exists = _current(local, path, warnings)
@@ -90,6 +86,36 @@ def change_of(tool: str, arguments: dict[str, Any], scope: FileScope) -> FileCha
     else:
         new = content or ""
     return _change(path, local, old, new, exists, warnings)
+
+
+def writes_file(tool: str, arguments: dict[str, Any]) -> bool:
+    """Whether a call of ``tool`` with ``arguments`` writes a file (the rule above)."""
+    return bool(WRITES.search(tool)) and bool(_path(arguments)) and \
+        (_edits(arguments) is not None or _content(arguments) is not None)
+
+
+def may_write_files(tool: str, parameters: dict[str, Any]) -> bool:
+    """Whether calls of ``tool`` can write a file, judged before any call from its name
+    and the parameters it declares: a path, and content or edits. A tool whose name says
+    it writes and that declares no parameters may too (its calls are judged each time
+    by :func:`writes_file`)."""
+    if not WRITES.search(tool):
+        return False
+    declared = parameters.get("properties")
+    names = set(declared) if isinstance(declared, dict) else set()
+    if not names:
+        return True
+    body = CONTENT_KEYS + ("edits",) + tuple(old for old, _ in EDIT_PAIRS)
+    return bool(names & set(PATH_KEYS)) and bool(names & set(body))
+
+
+def _path(arguments: dict[str, Any]) -> str | None:
+    return next((arguments[k] for k in PATH_KEYS if isinstance(arguments.get(k), str)), None)
+
+
+def _content(arguments: dict[str, Any]) -> str | None:
+    return next((arguments[k] for k in CONTENT_KEYS if isinstance(arguments.get(k), str)),
+                None)
 
 
 def _edits(arguments: dict[str, Any]) -> list[tuple[str, str]] | None:

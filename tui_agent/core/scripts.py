@@ -21,6 +21,7 @@ from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree, referenced
 from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.core.approval import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
+from tui_agent.core.diffs import may_write_files, writes_file
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
@@ -213,20 +214,24 @@ class ScriptBridge:
         if judged.verdict == "auto":
             self.emit(ApprovalDecided(call_id, "auto"))
             return Decision.approve()
-        if judged.verdict == "ask" and key in self.approved:
+        if judged.verdict == "ask" and key in self.approved and \
+                not writes_file(spec.tool, args):
             decision = Decision.approve(SCRIPT_REASON)
             self.emit(ApprovalDecided(call_id, "approved", decision.reason))
             return decision
         name = self.tools[key].call_name
-        covered = {name: key, **{n: k for n, k in self.listed.items()
-                                 if k not in self.approved and self._asks(k)}}
+        named = {name: key, **{n: k for n, k in self.listed.items()
+                               if k not in self.approved and self._asks(k)}}
+        held = {n: why for n, k in named.items()
+                if (why := held_back(self._spec(k), args if k == key else None))}
+        covered = {n: k for n, k in named.items() if n not in held}
         self._asking_since = time.monotonic()
         try:
             decision = await self.agent.ask(spec, PendingCall(
                 call_id, spec.name, spec.server, spec.tool, args, spec.description,
                 why=judged.why, parent=self.parent, fingerprint=spec.fingerprint,
-                script=self.code, hints=spec.hints, script_tools=tuple(covered)),
-                judged, self.emit)
+                script=self.code, hints=spec.hints, script_tools=tuple(covered),
+                script_held=tuple(held.items())), judged, self.emit)
         finally:
             self._paused += time.monotonic() - self._asking_since
             self._asking_since = None
@@ -234,11 +239,38 @@ class ScriptBridge:
             self.approved |= set(covered.values())
         return decision
 
-    def _asks(self, key: str) -> bool:
-        """Whether a call of the tool ``key`` would stop at the gate now."""
+    def _spec(self, key: str) -> ToolSpec:
         spec = self.tools[key].spec
         assert isinstance(spec, ToolSpec)
+        return spec
+
+    def _asks(self, key: str) -> bool:
+        """Whether a call of the tool ``key`` would stop at the gate now."""
+        spec = self._spec(key)
         return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint).verdict == "ask"
+
+
+WRITES_FILES = "writes files: each write shows its diff"
+DESTRUCTIVE = "marked destructive by the server"
+UNMARKED = "not marked read-only or non-destructive by the server"
+
+
+def held_back(spec: ToolSpec, arguments: dict[str, Any] | None = None) -> str | None:
+    """Why approving a script (``s``) cannot approve calls of ``spec`` ahead, or None
+    when it can: a tool that writes files (``arguments``: this call's, if it is the one
+    asked about) asks at each write, with its diff; a tool that may be destructive asks
+    at each call. MCP's ``destructiveHint`` defaults to true for a tool that is not
+    read-only, so only a tool its server marks read-only or non-destructive may be
+    approved ahead; the hint is the server's word, which the person reads in the
+    question before answering."""
+    if may_write_files(spec.tool, spec.parameters) or \
+            (arguments is not None and writes_file(spec.tool, arguments)):
+        return WRITES_FILES
+    if "destructive" in spec.hints:
+        return DESTRUCTIVE
+    if "read-only" not in spec.hints and "non-destructive" not in spec.hints:
+        return UNMARKED
+    return None
 
 
 def _arguments(bound: BoundTool, name: str, given: dict[str, Any]) -> dict[str, Any]:

@@ -57,10 +57,7 @@ class TerminalGate:
             tty.write("".join(f"  {line}" for line in clean(change.diff).splitlines(True)))
         if call.parent:
             tty.write(f"  called by the script {clean(call.parent)} (shown above)\n")
-            if call.script_tools:
-                tty.write(f"  [s] approves, for the rest of this run: "
-                          f"{', '.join(map(clean, call.script_tools))} (any other tool the "
-                          "script reaches asks again)\n")
+            tty.writelines(f"  {line}\n" for line in call.script_scope("[s]"))
         while True:
             always = "  [a] always allow" if call.fingerprint else ""
             rest = "  [s] approve the listed tools" if call.parent else ""

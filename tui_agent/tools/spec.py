@@ -33,8 +33,10 @@ class ToolSpec:
     """The JSON Schema of the tool's structured result, when it declares one."""
     hints: tuple[str, ...] = ()
     """What the server says of the tool (its annotations): ``read-only``, ``destructive``,
-    ``idempotent``, ``open-world``. Hints from an untrusted server: shown to a person,
-    never a reason to run anything without asking."""
+    ``non-destructive``, ``idempotent``, ``open-world``. Hints from an untrusted server:
+    shown to a person, never a reason to run anything without asking (approving a
+    script ahead is the person's answer, and leaves a tool not marked read-only or
+    non-destructive asking)."""
 
     def to_openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {
@@ -86,7 +88,9 @@ class Preparing(Protocol):
 
 def hints_of(annotations: Any) -> tuple[str, ...]:
     """The hints of MCP ``ToolAnnotations`` (duck-typed), in a fixed order. A destructive
-    hint counts only on a tool that is not read-only, as the spec says."""
+    hint counts only on a tool that is not read-only, as the spec says; ``non-destructive``
+    is a ``destructiveHint`` of false said outright (the spec's default, for a tool that
+    is not read-only, is true: one that says nothing may be destructive)."""
     if annotations is None:
         return ()
     read_only = getattr(annotations, "read_only_hint", None) is True
@@ -95,6 +99,8 @@ def hints_of(annotations: Any) -> tuple[str, ...]:
         found.append("read-only")
     elif getattr(annotations, "destructive_hint", None) is True:
         found.append("destructive")
+    elif getattr(annotations, "destructive_hint", None) is False:
+        found.append("non-destructive")
     if getattr(annotations, "idempotent_hint", None) is True and not read_only:
         found.append("idempotent")
     if getattr(annotations, "open_world_hint", None) is True:

@@ -7,7 +7,8 @@ shown, never acted on.
 from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny. For
 a call a code-mode script makes, the script is shown too, and ``s`` approves this
 call and every later one of the same script run to a tool the script names in its text
-(listed under it); a tool it reaches another way asks again.
+(listed under it); a tool it reaches another way asks again, and so does each call of a
+named tool that writes files (with its diff) or may be destructive (listed apart).
 
 Server names, tool names, descriptions and arguments come from MCP servers and
 the model: all of it is cleaned of control characters and shown as inert
@@ -93,8 +94,7 @@ class ApprovalScreen(Question[Decision]):
                                  classes="label")
                     yield Static(highlight(clean(call.script) or "(not shown)",
                                            language="python"), classes="script")
-                    if call.script_tools:
-                        yield Static(plain(script_scope(call)), classes="label")
+                    yield Static(plain(script_scope(call)), classes="label")
             yield Input(placeholder="why not? (enter sends it to the model; esc denies "
                                     "without a reason)", id="reason")
             yield Static(self._keys(), classes="keys")
@@ -164,7 +164,8 @@ def diff_content(diff: str) -> Content:
 BADGE_STYLE = {"destructive": "bold $text-error on $error-muted",
                "read-only": "$text-success on $success-muted",
                "open-world": "$text-accent on $accent-muted",
-               "idempotent": "$text-muted on $boost"}
+               "idempotent": "$text-muted on $boost",
+               "non-destructive": "$text-muted on $boost"}
 
 
 def badges(hints: tuple[str, ...]) -> Content:
@@ -178,6 +179,6 @@ def badges(hints: tuple[str, ...]) -> Content:
 
 
 def script_scope(call: PendingCall) -> str:
-    """What ``s`` approves: the tools the script names, and no other."""
-    return (f"\ns approves, for the rest of this run: {', '.join(map(clean, call.script_tools))}"
-            " (any other tool the script reaches asks again)")
+    """What ``s`` approves ahead (tools the script names, no other) and which of the
+    tools it names still ask at each call."""
+    return "\n" + "\n".join(call.script_scope())
