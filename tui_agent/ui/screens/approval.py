@@ -1,7 +1,8 @@
 """The approval modal: one tool call, everything needed to judge it, and five answers.
-The server's hints about the tool (read-only, destructive, open-world, idempotent) are
-badges under the title, destructive in the error colour: hints from an untrusted server,
-shown, never acted on.
+The server's hints about the tool (read-only, destructive, non-destructive, open-world,
+idempotent) are badges under the title, destructive in the error colour: hints from an
+untrusted server, shown, never acted on by themselves (only the person's ``s`` relies on
+them, to leave a tool that may be destructive asking).
 
 ``y`` approve once · ``a`` always allow (written to the config file the server came
 from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny. For
