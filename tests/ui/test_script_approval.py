@@ -48,6 +48,11 @@ def filesystem_server(project: Path) -> str:
             "startup_timeout = 30\n")
 
 
+def labels(screen: ApprovalScreen) -> str:
+    return "\n".join(str(label.render()) for label in screen.query(".label")
+                     if isinstance(label, Static))
+
+
 async def test_s_on_a_read_leaves_the_scripts_write_asking_with_its_diff(
         fake_llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = project_files(tmp_path, monkeypatch)
@@ -63,8 +68,8 @@ async def test_s_on_a_read_leaves_the_scripts_write_asking_with_its_diff(
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 30, "the read")
         first = app.screen
         assert isinstance(first, ApprovalScreen) and first.call.tool == "read_text_file"
-        said = "\n".join(str(label.render()) for label in first.query(".label")
-                         if isinstance(label, Static))
+        await until(pilot, lambda: "still asks" in labels(first), what="the scope line")
+        said = labels(first)  # read now: the labels go with the modal
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen)
                     and app.screen is not first, 30, "the write's own question")
