@@ -7,7 +7,6 @@ types they do not know: new ones may be added.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
@@ -240,6 +239,16 @@ class EventMasker:
             if isinstance(value, str):
                 changes[f.name] = mask(value, self.secrets)
             elif isinstance(value, dict | list):
-                with contextlib.suppress(TypeError, ValueError):  # not JSON: left as it is
-                    changes[f.name] = json.loads(mask_json(json.dumps(value), self.secrets))
+                changes[f.name] = masked(value, self.secrets)
         return dataclasses.replace(event, **changes)
+
+
+def masked(value: Any, secrets: frozenset[str]) -> Any:
+    """``value`` (a message, arguments: anything JSON holds) with every secret in it masked;
+    ``value`` itself when there was none, or when it is not JSON."""
+    try:
+        line = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return value
+    hidden = mask_json(line, secrets)
+    return value if hidden == line else json.loads(hidden)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
-from tui_agent.core.session import Conversation, Marker
+from tui_agent.config.interpolate import mask
+from tui_agent.core.session import Conversation, Marker, known_secrets
 from tui_agent.tools.text import clean
 
 RESULT_PREVIEW = 4000
@@ -35,7 +37,12 @@ def _tool_call(call: dict[str, Any]) -> str:
     return f"**Tool call** `{clean(str(fn.get('name')))}`\n\n" + _block(clean(args), "json")
 
 
-def to_markdown(conv: Conversation) -> str:
+def to_markdown(conv: Conversation, secrets: Iterable[str] = ()) -> str:
+    """``conv`` as Markdown, masked again with ``secrets`` (and the environment's keys)."""
+    return mask(_markdown(conv), known_secrets(secrets))
+
+
+def _markdown(conv: Conversation) -> str:
     meta = conv.meta
     lines = [f"# Conversation {conv.id}", ""]
     facts = [f"created {meta['created']}" if meta.get("created") else "",

@@ -33,8 +33,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from tui_agent.config.interpolate import mask, mask_json
-from tui_agent.core.events import Usage
+from tui_agent.config.interpolate import StreamMasker, mask, mask_json
+from tui_agent.core.events import Usage, masked
 from tui_agent.tools.text import clean
 
 FORMAT_VERSION = 1
@@ -122,7 +122,9 @@ class SessionWriter:
         self._secrets = frozenset(secrets)
         self._seq = 0
         self._pending: list[str] = []
-        self._pending_seq = -1
+        self._held = ""
+        """Streamed text that could begin a secret: written with the next flush, masked
+        with what follows it (a key streamed in pieces never lands split in the file)."""
         self._last_flush = 0.0
         created = not path.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -171,6 +173,7 @@ class SessionWriter:
         if usage is not None:
             record["usage"] = asdict(usage)
         self._pending.clear()
+        self._held = ""
         self._write(record, sync=sync)
         self._seq += 1
 
@@ -181,10 +184,17 @@ class SessionWriter:
         if now - self._last_flush >= PARTIAL_FLUSH_SECONDS:
             self.flush_partial(now)
 
-    def flush_partial(self, now: float | None = None) -> None:
-        if self._pending:
-            self._write({"kind": "partial", "seq": self._seq,
-                         "delta": "".join(self._pending)}, sync=False)
+    def flush_partial(self, now: float | None = None, *, final: bool = False) -> None:
+        """Write the streamed text noted since the last flush, masked; a tail that could
+        begin a secret waits for the next flush (``final``: written now, the reply ends)."""
+        if self._pending or (final and self._held):
+            stream = StreamMasker(self._secrets)
+            text = stream.feed(self._held + "".join(self._pending))
+            self._held = stream.flush()
+            if final:
+                text, self._held = text + self._held, ""
+            if text:
+                self._write({"kind": "partial", "seq": self._seq, "delta": text}, sync=False)
             self._pending.clear()
         self._last_flush = time.monotonic() if now is None else now
 
@@ -216,6 +226,8 @@ class SessionWriter:
 
     def close(self) -> None:
         if not self._file.closed:
+            with contextlib.suppress(OSError):
+                self.flush_partial(final=True)
             with contextlib.suppress(OSError):
                 self.sync()
             self._file.close()
@@ -260,8 +272,20 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def load(path: Path) -> Conversation:
-    """Read a session file. Torn or corrupt lines are skipped and counted, never fatal."""
+def known_secrets(secrets: Iterable[str] = ()) -> frozenset[str]:
+    """``secrets`` and the environment's keys (``OPENAI_API_KEY``, ...): what a reader of
+    saved conversations masks again (OAuth tokens learned so far are masked too)."""
+    from tui_agent.config.loader import environment_keys
+
+    return frozenset(secrets) | environment_keys(os.environ)
+
+
+def load(path: Path, secrets: Iterable[str] = ()) -> Conversation:
+    """Read a session file. Torn or corrupt lines are skipped and counted, never fatal.
+
+    Masked again with :func:`known_secrets` of ``secrets``: a secret the file holds whole
+    (one it was written before it was known, or one that an older writer left split
+    across ``partial`` records, joined here) is never shown or sent again."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -269,6 +293,7 @@ def load(path: Path) -> Conversation:
     except OSError as exc:
         raise SessionError(f"cannot read session {path}: {exc}") from None
     conv = Conversation(id=path.stem, path=path)
+    hidden = known_secrets(secrets)
     partials: dict[int, list[str]] = {}
     messages: dict[int, Entry] = {}
     for line in raw.split(b"\n"):
@@ -285,7 +310,8 @@ def load(path: Path) -> Conversation:
             conv.meta = record
         elif kind == "message" and isinstance(record.get("message"), dict):
             key = seq if isinstance(seq, int) else conv.next_seq
-            messages[key] = Entry(record["message"], bool(record.get("incomplete")))
+            messages[key] = Entry(masked(record["message"], hidden),
+                                  bool(record.get("incomplete")))
             conv.next_seq = max(conv.next_seq, key + 1)
         elif kind == "partial" and isinstance(seq, int):
             partials.setdefault(seq, []).append(str(record.get("delta")))
@@ -293,7 +319,7 @@ def load(path: Path) -> Conversation:
         elif kind == "turn" or kind == "compaction" and record.get("in_turn") is False:
             with contextlib.suppress(TypeError):  # a compaction outside a turn bills itself
                 conv.usage = conv.usage + Usage(**record.get("usage", {}))
-        state = _compaction(record) if kind == "compaction" else None
+        state = _compaction(masked(record, hidden)) if kind == "compaction" else None
         if state is not None:
             conv.compaction = state
             replaced = record.get("replaced")
@@ -302,8 +328,8 @@ def load(path: Path) -> Conversation:
                                            replaced if isinstance(replaced, int) else 0))
     for seq, pieces in partials.items():
         if seq not in messages:
-            messages[seq] = Entry({"role": "assistant", "content": "".join(pieces)},
-                                  incomplete=True)
+            messages[seq] = Entry({"role": "assistant",
+                                   "content": mask("".join(pieces), hidden)}, incomplete=True)
     order = sorted(messages)
     conv.entries = [messages[k] for k in order]
     # where each compaction happened, as a count of the messages before it

@@ -187,9 +187,9 @@ def open_session(settings: Settings, model: str | None, *, resume: str | None = 
     named (``session_file``, continued if it exists), or new. Raises ``SessionError``."""
     conv: Conversation | None = None
     if resume is not None:
-        conv = load(sessions().find(None if resume == LATEST else resume))
+        conv = load(sessions().find(None if resume == LATEST else resume), settings.secrets)
     elif session_file is not None and session_file.exists():
-        conv = load(session_file)
+        conv = load(session_file, settings.secrets)
     if conv is not None:
         return resumed_session(settings, conv), conv
     return new_session(settings, model, session_file), None
