@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, tagged_env
-from tests.fakes.llm_server import FakeLLM, Reply
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tui_agent.config import paths
 from tui_agent.core.export import to_markdown
 from tui_agent.core.session import SessionWriter, load
@@ -111,3 +111,27 @@ def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
     again = tui_agent("run", "--config", str(conf), "-c", "and now?")
     assert again.returncode == 0, again.stderr
     assert KEY not in sent_text(fake_llm, 1) and "Here: *** and" in sent_text(fake_llm, 1)
+@pytest.mark.slow
+def test_a_secret_a_tool_echoes_reaches_the_model_masked_live_and_resumed(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A server's tool gives back the configured key (here the fake server's ``echo``, the
+    key in its arguments): the provider gets ``***`` in the tool result and in the call,
+    and ``run -c`` then sends the very same messages."""
+    server = (f'\n[servers.fake]\ncommand = "{sys.executable}"\n'
+              'args = ["-m", "tests.fakes.mcp_server"]\n'
+              f'cwd = "{ROOT}"\nauto = ["echo"]\n'
+              f'env = {{ TUI_AGENT_TEST_TAG = "{os.environ["TUI_AGENT_TEST_TAG"]}" }}\n')
+    conf = conf_with_key(tmp_path, fake_llm, server)
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("fake__echo", {"text": f"key={KEY}"},
+                                                 id="e1")]),
+                  Reply(text="echoed"), Reply(text="again"))
+    live = tui_agent("run", "--config", str(conf), "--output", "jsonl", "echo the key")
+    assert live.returncode == 0, live.stderr
+    tool_result = fake_llm.requests[1]["messages"][-1]
+    assert tool_result["role"] == "tool" and "key=***" in tool_result["content"]
+    assert KEY not in sent_text(fake_llm, 1)
+    resumed = tui_agent("run", "--config", str(conf), "-c", "once more")
+    assert resumed.returncode == 0, resumed.stderr
+    assert KEY not in sent_text(fake_llm, 2)
+    live_messages = fake_llm.requests[1]["messages"]
+    assert fake_llm.requests[2]["messages"][:len(live_messages)] == live_messages

@@ -148,7 +148,9 @@ async def test_deny_with_a_reason_reaches_the_model(fake_llm: FakeLLM, tmp_path:
     card, _, messages = await approve_flow(
         fake_llm, tmp_path, ["r", *"use the other tool", "enter"])
     assert card.status == "denied" and card.reason == "use the other tool"
-    assert "Reason: use the other tool" in str(messages[-1]["content"])
+    assert str(messages[-1]["content"]) == (
+        "The user denied this call of r__echo. Reason: use the other tool. "
+        "Do not retry it unchanged.")
 
 
 async def test_two_pending_calls_are_asked_in_order(fake_llm: FakeLLM, tmp_path: Path) -> None:

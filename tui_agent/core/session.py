@@ -159,6 +159,11 @@ class SessionWriter:
     def next_seq(self) -> int:
         return self._seq
 
+    @property
+    def secrets(self) -> frozenset[str]:
+        """The values masked in everything written (OAuth tokens learned are, too)."""
+        return self._secrets
+
     def mask_also(self, secrets: Iterable[str]) -> None:
         """Mask these values too from now on (a reloaded config brought new ones)."""
         self._secrets = self._secrets | frozenset(secrets)
