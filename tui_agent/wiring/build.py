@@ -170,9 +170,14 @@ def sessions() -> SessionStore:
 
 def new_session(settings: Settings, model: str | None, path: Path | None = None
                 ) -> SessionWriter:
-    """A new session file (at ``path``, or a fresh one in the store)."""
-    return SessionWriter.create(path or sessions().new_path(),
-                                {"model": model, "cwd": os.getcwd()}, settings.secrets)
+    """A new session file (at ``path``, or a fresh one in the store); one with the demo's
+    scripted model is marked ``demo`` (listed, never continued without its id)."""
+    from tui_agent.demo import DEMO_MODEL
+
+    meta: dict[str, Any] = {"model": model, "cwd": os.getcwd()}
+    if model == DEMO_MODEL:
+        meta["demo"] = True
+    return SessionWriter.create(path or sessions().new_path(), meta, settings.secrets)
 
 
 def resumed_session(settings: Settings, conversation: Conversation) -> SessionWriter:
