@@ -112,8 +112,8 @@ async def test_the_servers_screen_and_the_session_keep_call_metrics(
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ServersScreen), what="/servers")
         detail = str(app.screen.query_one("#detail", Static).render())
-        assert "calls: 1 calls · 0 errors · 0 timeouts · p50 " in detail
-        assert "  echo: 1 calls" in detail and "8 B" in detail
+        assert "calls: 1 call · 0 errors · 0 timeouts · p50 " in detail
+        assert "  echo: 1 call ·" in detail and "8 B" in detail
 
     card, _, _ = await approve_flow(fake_llm, tmp_path, ["y"], servers_screen)
     assert card.status == "done"

@@ -47,6 +47,7 @@ from tui_agent.core.session import Compaction, SessionWriter
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 
 
 class Agent:
@@ -153,9 +154,9 @@ class Agent:
                         async for event in refused:
                             yield event
                     yield ErrorOccurred(
-                        f"stopped: the model was still calling tools after {depth} rounds "
-                        f"(max_depth = {depth}). Send another message to let it go on, or "
-                        "raise [agent] max_depth.", kind="max_depth")
+                        "stopped: the model was still calling tools after "
+                        f"{counted(depth, 'round')} (max_depth = {depth}). Send another "
+                        "message to let it go on, or raise [agent] max_depth.", kind="max_depth")
                     break
                 async with aclosing(self._run_tools(reply.tool_calls, offered)) as running:
                     async for event in running:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
 
 from tui_agent.config.interpolate import StreamMasker, mask, mask_json
+from tui_agent.tools.wording import counted
 
 Decision = Literal["approved", "denied", "auto"]
 StopReason = Literal["end", "max_depth", "error", "cancelled"]
@@ -188,10 +189,10 @@ class Compacted(Event):
 
     def done(self) -> str:
         """What it did: "12 earlier messages summarized for the model, ..."."""
-        done = [f"{self.replaced} earlier messages summarized for the model"] \
+        done = [f"{counted(self.replaced, 'earlier message')} summarized for the model"] \
             if self.replaced else []
         if self.stubbed:
-            done.append(f"{self.stubbed} large tool results read as a stub")
+            done.append(f"{counted(self.stubbed, 'large tool result')} read as a stub")
         return ", ".join(done)
 
     def describe(self) -> str:

@@ -12,6 +12,7 @@ from tui_agent.config.interpolate import mask
 from tui_agent.core.session import Conversation, Marker, known_secrets
 from tui_agent.core.session.writer import PRIVATE_FILE
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 
 RESULT_PREVIEW = 4000
 
@@ -95,8 +96,8 @@ def _markdown(conv: Conversation) -> str:
 
 def _marker(marker: Marker) -> list[str]:
     """Where the model's view was compacted, and what it read from then on."""
-    said = [f"{marker.replaced} earlier messages as the summary below"] if marker.replaced \
-        else []
+    said = [f"{counted(marker.replaced, 'earlier message')} as the summary below"] \
+        if marker.replaced else []
     if marker.state.stubbed and not marker.replaced:
         said.append("its largest tool results as a stub naming the file that keeps them")
     lines = ["---", "", f"*compacted here ({clean(marker.reason) or 'compaction'}): from "
