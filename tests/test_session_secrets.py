@@ -135,3 +135,23 @@ def test_a_secret_a_tool_echoes_reaches_the_model_masked_live_and_resumed(
     assert KEY not in sent_text(fake_llm, 2)
     live_messages = fake_llm.requests[1]["messages"]
     assert fake_llm.requests[2]["messages"][:len(live_messages)] == live_messages
+
+
+@pytest.mark.anyio
+async def test_a_learned_token_never_reaches_the_model_in_a_sampling_request(
+        fake_llm: FakeLLM) -> None:
+    """A server's sampling request (answered by the model, outside the conversation) that
+    carries an OAuth token tui-agent holds: the provider gets ``***``."""
+    from tests.conftest import model_for
+    from tui_agent.config.interpolate import learn_secret
+    from tui_agent.core.llm import LLM
+    from tui_agent.core.messages import complete_text
+
+    token = "oauth-token-only-this-test-5b1f0c"
+    learn_secret(token)
+    fake_llm.push(Reply(text="summarized"))
+    said = await complete_text(LLM(model_for(fake_llm)), [
+        {"role": "user", "content": f"summarize: Authorization: Bearer {token}"}])
+    assert said == "summarized"
+    assert fake_llm.requests[0]["messages"][-1]["content"] == \
+        "summarize: Authorization: Bearer ***"

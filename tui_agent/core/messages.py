@@ -11,6 +11,7 @@ from typing import Any
 
 from tui_agent.codemode.meta import META_SERVER
 from tui_agent.core.calls import Call
+from tui_agent.core.events import masked
 from tui_agent.core.llm import ChatModel, Reply
 from tui_agent.tools.spec import ToolSource, ToolSpec
 
@@ -77,9 +78,12 @@ def _part(kind: str, mime: str, data: str) -> dict[str, Any] | None:
 
 
 async def complete(model: ChatModel, messages: Sequence[dict[str, Any]]) -> Reply:
-    """One whole reply of ``model`` to ``messages``, without tools (empty if none came)."""
+    """One whole reply of ``model`` to ``messages``, without tools (empty if none came).
+    The OAuth tokens learned are masked in what is sent (a server's sampling request comes
+    here), as in every other request."""
     reply = Reply()
-    async with aclosing(model.stream(messages, ())) as stream:
+    sent = [masked(message, frozenset()) for message in messages]
+    async with aclosing(model.stream(sent, ())) as stream:
         async for item in stream:
             if isinstance(item, Reply):
                 reply = item
