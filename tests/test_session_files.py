@@ -82,9 +82,9 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.anyio
 async def test_continue_after_the_demo_never_picks_the_demo(fake_llm: FakeLLM) -> None:
     """A real conversation (``run``), then the demo in the app as ``tui-agent --demo``
-    starts it: ``sessions`` lists the demo's conversation marked ``(demo)``, and ``run -c``
-    goes on with the real one; with only the demo's left, ``-c`` says so and sends
-    nothing."""
+    starts it: ``sessions`` lists the demo's conversation marked ``(demo)``, and the app's
+    ``-c`` and ``run -c`` go on with the real one; with only the demo's left, ``-c`` says
+    so and sends nothing."""
     from tui_agent.ui.app import AgentApp
     from tui_agent.ui.screens.approval import ApprovalScreen
 
@@ -105,6 +105,14 @@ async def test_continue_after_the_demo_never_picks_the_demo(fake_llm: FakeLLM) -
     listed = cli("sessions").stdout.splitlines()
     assert listed[0].startswith(demo.id) and listed[0].endswith("(demo) hello demo")
     assert listed[1].endswith("  a real question")
+    app = AgentApp(startup(build_parser().parse_args(
+        ["-c", "--model", "openai/fake-model", "--api-base", fake_llm.base_url])))
+    async with app.run_test(size=SIZE) as pilot:  # the app's -c: the real one too
+        await until(pilot, lambda: getattr(app, "backend", None) is not None
+                    and app.backend.resumed is not None, what="the resumed conversation")
+        assert app.backend.resumed is not None and not app.backend.resumed.demo
+        assert app.backend.resumed.title() == "a real question"
+        await finish(app)
     fake_llm.push(Reply(text="going on"))
     going_on = cli(*base, "-c", "and then?")
     assert going_on.returncode == 0, going_on.stderr
