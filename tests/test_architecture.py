@@ -36,7 +36,7 @@ def test_the_import_contracts_hold() -> None:
 
 
 @pytest.mark.parametrize(("module", "added", "broken"), [
-    ("core/session.py", "def _f() -> None:\n    import tui_agent.ui.app\n",
+    ("core/session/store.py", "def _f() -> None:\n    import tui_agent.ui.app\n",
      "Imports point down"),
     ("tools/text.py", "def _f() -> None:\n    import textual\n",
      "Below the front ends nothing imports textual"),

@@ -88,6 +88,13 @@ def test_what_cannot_go_is_named_and_why(project: Path) -> None:
         "@blob.bin": "blob.bin is a binary file: only text files and images (PNG, JPEG, "
                      "GIF, WebP) can be attached",
         "@pipe": "pipe is not a regular file",
+        '@"my\nnotes.txt"': '@"my: the quoted name is not closed on its line (a file name '
+                            'cannot hold a line break): end it with " on the same line, or '
+                            "write @@ for a plain @",
+        '@"notes.md': '@"notes.md please: the quoted name is not closed on its line (a file '
+                      'name cannot hold a line break): end it with " on the same line, or '
+                      "write @@ for a plain @",
+        '@""': "@\"\" names no file: put the file's name between the quotes",
     }
     message = unreadable(project)
     expected["@" + message.split(":")[0]] = message
@@ -118,6 +125,7 @@ def test_headless_refusals_send_nothing(project: Path, fake_llm: FakeLLM,
     base = ["run", "--model", "openai/fake-model", "--api-base", fake_llm.base_url]
     for args, said in (
             (["explain @nope.py"], "nope.py: no such file"),
+            (['explain @"my\nnotes.md"'], '@"my: the quoted name is not closed on its line'),
             (["--image", "notes.md", "hi"], "notes.md is not an image the models read"),
             (["--image", "red.png"], "the prompt is empty"),
             (["--image", "red.png", "hi"],

@@ -158,7 +158,8 @@ def test_with_a_keyring_the_tokens_live_there(tmp_path: Path) -> None:
 def test_no_token_leaves_the_token_store(tmp_path: Path, fake_llm: FakeLLM) -> None:
     """A whole turn that calls the server's tools, one of which echoes the token it got:
     the access and refresh tokens are in the token store and nowhere else the app wrote
-    (session, logs, metrics, output), masked as every other secret."""
+    (session, logs, metrics, output) or sent (the model provider), masked as every other
+    secret."""
     fake_llm.push(Reply(tool_calls=[FakeToolCall("guarded__whoami", {}, id="w1"),
                                     FakeToolCall("guarded__echo_auth", {}, id="e1")]),
                   Reply(text="done"))
@@ -181,6 +182,9 @@ def test_no_token_leaves_the_token_store(tmp_path: Path, fake_llm: FakeLLM) -> N
         text = path.read_text(encoding="utf-8", errors="replace")
         assert not any(s in text for s in secrets), path
     assert not any(s in turn.stdout + turn.stderr for s in secrets)
+    sent = json.dumps(fake_llm.requests)  # nor does the model provider get them
+    assert not any(s in sent for s in secrets)
+    assert fake_llm.requests[1]["messages"][-1]["content"] == "you sent Bearer ***"
 
 
 def test_what_cannot_log_in_is_named(tmp_path: Path) -> None:

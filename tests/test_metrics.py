@@ -30,8 +30,10 @@ def test_percentiles_counts_and_the_breaker_trip_count() -> None:
     stats.record(1.5, "timeout", 0)
     assert stats.as_dict() == {"calls": 3, "errors": 2, "timeouts": 1, "bytes": 100,
                                "p50_ms": 20.0, "p95_ms": 1500.0}
-    assert summary(stats.as_dict()) == ("3 calls · 2 errors · 1 timeouts · p50 20 ms · "
+    assert summary(stats.as_dict()) == ("3 calls · 2 errors · 1 timeout · p50 20 ms · "
                                         "p95 1500 ms · 100 B")
+    assert summary({**stats.as_dict(), "restarts": 1, "breaker_trips": 1}).endswith(
+        "100 B · 1 restart · 1 breaker trip")
     breaker = Breaker(threshold=2, cooldown=0)
     breaker.failure()
     assert breaker.trips == 0
@@ -95,12 +97,12 @@ def test_a_run_keeps_metrics_and_servers_stats_shows_them(
     assert main(["servers", "--stats"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"metrics of {session.stem}")
-    assert out[1].startswith("a  4 calls · 2 errors · 1 timeouts · p50 ")
+    assert out[1].startswith("a  4 calls · 2 errors · 1 timeout · p50 ")
     assert out[1].endswith("0 restarts · 0 breaker trips")
     tools = {line.split()[0]: line for line in out[2:]}
     assert set(tools) == {"echo", "hang", "late", "structured_error"}
-    assert "1 calls · 0 errors · 0 timeouts" in tools["echo"] and "5 B" in tools["echo"]
-    assert "1 calls · 1 errors · 1 timeouts" in tools["hang"]
+    assert "1 call · 0 errors · 0 timeouts" in tools["echo"] and "5 B" in tools["echo"]
+    assert "1 call · 1 error · 1 timeout" in tools["hang"]
 
 
 def test_servers_stats_without_metrics_or_sessions(capsys: pytest.CaptureFixture[str]) -> None:

@@ -47,7 +47,7 @@ def test_allowed_the_model_answers_the_server(tmp_path: Path, fake_llm: FakeLLM,
         {"role": "system", "content": "You are a poet. Answer in three lines."},
         {"role": "user", "content": "Write a haiku about a table by the window."}]
     assert asked["max_tokens"] == 60 and "tools" not in asked
-    assert "asking asked the model (1 messages, up to 60 tokens)" in done.stderr
+    assert "asking asked the model (1 message, up to 60 tokens)" in done.stderr
 
 
 def test_denied_by_default_and_said(tmp_path: Path, fake_llm: FakeLLM) -> None:

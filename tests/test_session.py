@@ -99,6 +99,26 @@ def test_a_torn_tail_is_cut_before_the_next_record(tmp_path: Path, torn: bytes) 
     assert conv.entries[-1].incomplete and conv.usage == Usage(1, 1, 2, None)
 
 
+def test_a_whole_record_lacking_only_its_newline_is_kept_by_loader_and_writer(
+        tmp_path: Path) -> None:
+    """One rule for a last line without its newline: a whole record is read by the loader,
+    and the writer, continuing the file, ends that line instead of cutting it."""
+    w = writer_at(tmp_path)
+    w.message({"role": "user", "content": "first"})
+    w.close()
+    with open(w.path, "ab") as f:
+        f.write(b'{"kind":"message","seq":1,"message":{"role":"assistant","content":"whole"}}')
+    conv = load(w.path)
+    assert conv.messages[-1] == {"role": "assistant", "content": "whole"}
+    assert conv.skipped_lines == 0 and conv.next_seq == 2
+    resumed = SessionWriter.resume(conv)
+    resumed.message({"role": "user", "content": "next"})
+    resumed.close()
+    again = load(w.path)
+    assert [m["content"] for m in again.messages] == ["first", "whole", "next"]
+    assert again.skipped_lines == 0 and w.path.read_bytes().count(b"\n") == 4
+
+
 def test_corrupt_line_in_the_middle_is_skipped(tmp_path: Path) -> None:
     w = writer_at(tmp_path)
     w.message({"role": "user", "content": "one"})

@@ -112,8 +112,8 @@ async def test_the_servers_screen_and_the_session_keep_call_metrics(
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ServersScreen), what="/servers")
         detail = str(app.screen.query_one("#detail", Static).render())
-        assert "calls: 1 calls · 0 errors · 0 timeouts · p50 " in detail
-        assert "  echo: 1 calls" in detail and "8 B" in detail
+        assert "calls: 1 call · 0 errors · 0 timeouts · p50 " in detail
+        assert "  echo: 1 call ·" in detail and "8 B" in detail
 
     card, _, _ = await approve_flow(fake_llm, tmp_path, ["y"], servers_screen)
     assert card.status == "done"
@@ -148,7 +148,9 @@ async def test_deny_with_a_reason_reaches_the_model(fake_llm: FakeLLM, tmp_path:
     card, _, messages = await approve_flow(
         fake_llm, tmp_path, ["r", *"use the other tool", "enter"])
     assert card.status == "denied" and card.reason == "use the other tool"
-    assert "Reason: use the other tool" in str(messages[-1]["content"])
+    assert str(messages[-1]["content"]) == (
+        "The user denied this call of r__echo. Reason: use the other tool. "
+        "Do not retry it unchanged.")
 
 
 async def test_two_pending_calls_are_asked_in_order(fake_llm: FakeLLM, tmp_path: Path) -> None:

@@ -4,7 +4,8 @@
 :mod:`tui_agent.core.events`. The caller may stop it at any point (cancel the
 task, or ``aclose()`` the generator): what streamed so far is kept, marked
 incomplete, and every tool call the model made gets an answer in the history,
-so the next turn starts from a valid conversation.
+so the next turn starts from a valid conversation. Each request to the model and its
+reply is a round (:mod:`tui_agent.core.rounds`); the tool calls between rounds run here.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from contextlib import aclosing
 from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
+from tui_agent.config.interpolate import mask
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy, with_change
 from tui_agent.core.calls import Call, capped, news_to, prepare, resumed, started
-from tui_agent.core.compaction import overflowed
 from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
 from tui_agent.core.diffs import Scopes
@@ -31,21 +32,22 @@ from tui_agent.core.events import (
     ErrorOccurred,
     Event,
     Notice,
-    Retrying,
     StopReason,
-    TextDelta,
     ToolResult,
     TurnDone,
     Usage,
+    masked,
 )
-from tui_agent.core.llm import ChatModel, Reply, StreamCut, ToolCallRequest, billed
+from tui_agent.core.llm import ChatModel, Reply, ToolCallRequest, billed
 from tui_agent.core.llm_errors import LLMError
-from tui_agent.core.messages import media_message, system_text
+from tui_agent.core.messages import instructions_for, media_message, sentence, system_text
+from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import Compaction, SessionWriter
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 
 
 class Agent:
@@ -80,24 +82,22 @@ class Agent:
         """What the next request carries besides the messages: the system text (with the
         instructions of the servers whose tools are offered) and the tool definitions."""
         offered = self._offered() if offered is None else offered
-        return Request(system_text(self.system_prompt, self._instructions(offered)),
+        system = system_text(self.system_prompt, instructions_for(
+            self.tools, offered, code_mode=self.code_mode is not None))
+        return Request(system and mask(system, self.secrets()),
                        [s.to_openai() for s in offered.values()])
 
-    def _instructions(self, offered: dict[str, ToolSpec]) -> dict[str, str]:
-        """The ``instructions`` of the servers whose tools the model has this turn."""
-        given = getattr(self.tools, "instructions", None)
-        if given is None:
-            return {}
-        servers = {spec.server for spec in offered.values()}
-        code_mode = self.code_mode is not None and any(
-            spec.server == META_SERVER for spec in offered.values())
-        return {name: text for name, text in given().items() if code_mode or name in servers}
+    def secrets(self) -> frozenset[str]:
+        """What the model never reads: the secrets its session file masks (the model reads
+        what the file holds, so a resumed conversation reads the same), and every OAuth
+        token learned (always masked)."""
+        return self.session.secrets if self.session is not None else frozenset()
 
     def add_messages(self, messages: Sequence[tuple[str, str]]) -> None:
         """Put ``(role, text)`` messages into the conversation as they are (a server's
         prompt, its roles kept), before the next turn."""
         for role, text in messages:
-            self._record({"role": role, "content": text}, sync=False)
+            self.record({"role": role, "content": text}, sync=False)
         if self.session is not None:
             self.session.sync()
 
@@ -106,8 +106,11 @@ class Agent:
                    if self.policy.offered(s.server, s.tool)}
         return self.code_mode.offered(allowed) if self.code_mode is not None else allowed
 
-    def _record(self, message: dict[str, Any], *, incomplete: bool = False,
-                usage: Usage | None = None, sync: bool = True) -> None:
+    def record(self, message: dict[str, Any], *, incomplete: bool = False,
+               usage: Usage | None = None, sync: bool = True) -> None:
+        """Add ``message`` to the conversation, masked, and write it to the session file
+        (on disk when this returns, with ``sync``)."""
+        message = masked(message, self.secrets())
         self.messages.append(message)
         if self.session is not None:
             self.session.message(message, incomplete=incomplete, usage=usage, sync=sync)
@@ -116,7 +119,7 @@ class Agent:
         """Send ``text`` (or parts: text and images) and run the loop until the model
         answers without tools, the depth bound is reached, or something fails. Always ends
         with ``TurnDone`` unless the caller stops it first."""
-        self._record({"role": "user", "content": text})
+        self.record({"role": "user", "content": text})
         usage = Usage()
         reason: StopReason = "end"
         size: ContextSize | None = None
@@ -130,7 +133,8 @@ class Agent:
                 offered = self._offered()
                 reply = Reply()
                 try:
-                    async with aclosing(self._round(offered, reply)) as stream:
+                    async with aclosing(exchange(self, self.request(offered), reply)
+                                        ) as stream:
                         async for item in stream:
                             if isinstance(item, Compacted):  # its request bills the turn
                                 usage = usage + item.usage
@@ -150,9 +154,9 @@ class Agent:
                         async for event in refused:
                             yield event
                     yield ErrorOccurred(
-                        f"stopped: the model was still calling tools after {depth} rounds "
-                        f"(max_depth = {depth}). Send another message to let it go on, or "
-                        "raise [agent] max_depth.", kind="max_depth")
+                        "stopped: the model was still calling tools after "
+                        f"{counted(depth, 'round')} (max_depth = {depth}). Send another "
+                        "message to let it go on, or raise [agent] max_depth.", kind="max_depth")
                     break
                 async with aclosing(self._run_tools(reply.tool_calls, offered)) as running:
                     async for event in running:
@@ -166,65 +170,6 @@ class Agent:
             if self.session is not None:
                 self.session.turn_end(reason, usage)
         yield TurnDone(usage, reason, size)
-
-    async def _round(self, offered: dict[str, ToolSpec], reply: Reply
-                     ) -> AsyncGenerator[Event, None]:
-        """One request: measured (and compacted first past ``compact_at``), then streamed.
-        A refusal as too long is met by compacting, then by reading old tool results as
-        stubs; a third refusal ends the turn with an error naming what is too big."""
-        request = self.request(offered)
-        for attempt in range(3):
-            async with aclosing(self.compactor.before(request)) as before:
-                async for event in before:
-                    yield event
-            try:
-                async with aclosing(self._stream(request, reply)) as stream:
-                    async for item in stream:
-                        yield item
-            except LLMError as exc:
-                if isinstance(exc, StreamCut) or not overflowed(exc):
-                    raise
-                if attempt == 2:
-                    raise self.compactor.too_big(exc) from None
-                async with aclosing(self.compactor.recover(exc, attempt, request)) as fixing:
-                    async for event in fixing:
-                        yield event
-                continue
-            self.context.reported(reply.usage.prompt_tokens)
-            return
-
-    async def _stream(self, request: Request,
-                      reply: Reply) -> AsyncGenerator[TextDelta | Retrying, None]:
-        """Stream one reply into ``reply`` and record it, however the stream ends."""
-        view = self.context.view(self.messages, self.session)
-        messages = [{"role": "system", "content": request.system}, *view] \
-            if request.system else view
-        parts: list[str] = []
-        done = False
-        try:
-            async with aclosing(self.llm.stream(messages, request.tools)) as stream:
-                async for item in stream:
-                    if isinstance(item, Reply):
-                        reply.take(item)
-                        done = True
-                        continue
-                    if isinstance(item, TextDelta):
-                        parts.append(item.delta)
-                        if self.session is not None:
-                            self.session.partial(item.delta)
-                    yield item
-        except StreamCut as cut:
-            reply.take(cut.partial)
-            if reply.text:
-                self._record(reply.message(), incomplete=True, usage=reply.usage)
-            raise
-        finally:
-            if not done and not reply.incomplete and parts:
-                # Cancelled mid-stream: keep what arrived, marked incomplete.
-                reply.text, reply.incomplete = "".join(parts), True
-                self._record(reply.message(), incomplete=True)
-        if done:
-            self._record(reply.message(), usage=reply.usage)
 
     async def ask(self, spec: ToolSpec, pending: PendingCall, judged: Judgement,
                   emit: Emit) -> Decision:
@@ -265,7 +210,7 @@ class Agent:
         for event in events:
             yield event
         if not decision.approved:
-            why = f" Reason: {decision.reason}" if decision.reason else ""
+            why = f" Reason: {sentence(decision.reason)}" if decision.reason else ""
             call.outcome = ToolOutcome(f"The user denied this call of {req.name}.{why} "
                                        "Do not retry it unchanged.", is_error=True)
 
@@ -327,13 +272,13 @@ class Agent:
         answered; a call with no outcome yet gets ``unfinished``."""
         for call in calls:
             text = call.outcome.text if call.outcome is not None else unfinished
-            self._record({"role": "tool", "tool_call_id": call.request.id, "content": text},
+            self.record({"role": "tool", "tool_call_id": call.request.id, "content": text},
                          sync=False)
         kinds = self._media_kinds() if any(c.outcome and c.outcome.media for c in calls) \
             else frozenset()
         shown = media_message(calls, kinds) if kinds else None
         if shown is not None:
-            self._record(shown, sync=False)
+            self.record(shown, sync=False)
         if self.session is not None:
             self.session.sync()
 

@@ -152,7 +152,9 @@ def _decode(head: bytes, cut: bool) -> str:
 
 # -- references in the prompt ---------------------------------------------------------
 
-_REFERENCE = re.compile(r'(?<!\S)@(@?)(?:"([^"\n]+)"|(\S+))')
+_REFERENCE = re.compile(r'(?<!\S)@(@?)(?:"([^"\n]+)"|("[^"]*"?)|(\S+))')
+"""``@path``, ``@"a name"``, ``@@`` (a plain ``@``); the third group is a quote that cannot
+be a name: empty, or not closed on its line."""
 _TRAILING = ",.;:!?)]}'\""
 _PATHLIKE = re.compile(r"[/\\~]|\.[A-Za-z0-9]{1,8}$")
 
@@ -173,12 +175,15 @@ def references(text: str, root: Path) -> list[tuple[str, Path]]:
     """The ``@path`` references in ``text``, as ``(shown, path)``; ``@"a b.txt"`` for a
     name with spaces, ``@@`` for a plain ``@``. A word after ``@`` that is not a file and
     does not look like a path (``@alice``) is left as text; one that looks like a path
-    but is not there is an :class:`AttachError`."""
+    but is not there, and a quote that cannot hold a name (``@""``, or not closed on its
+    line), are an :class:`AttachError`."""
     found: list[tuple[str, Path]] = []
     for match in _REFERENCE.finditer(text):
-        escaped, quoted, word = match.groups()
+        escaped, quoted, unclosed, word = match.groups()
         if escaped:
             continue
+        if unclosed:
+            raise AttachError(_not_a_name(unclosed))
         if quoted:
             found.append((quoted, _resolve(quoted, root)))
             continue
@@ -189,6 +194,16 @@ def references(text: str, root: Path) -> list[tuple[str, Path]]:
         if _there(path) or _PATHLIKE.search(shown):
             found.append((shown, path))
     return _unique(found)
+
+
+def _not_a_name(quote: str) -> str:
+    """Why ``@"...`` (``quote``, from its opening quote) names no file."""
+    if quote == '""':
+        return '@"" names no file: put the file\'s name between the quotes'
+    first = quote.split("\n", 1)[0]
+    shown = first if len(first) <= 40 else first[:39] + "…"
+    return (f"@{shown}: the quoted name is not closed on its line (a file name cannot hold "
+            'a line break): end it with " on the same line, or write @@ for a plain @')
 
 
 def _there(path: Path) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tui_agent.core.llm_errors import LLMError
+from tui_agent.tools.wording import counted
 
 KEEP_RECENT = 0.25
 """The part of the window the recent messages kept verbatim may take (automatic
@@ -137,7 +138,8 @@ def render(messages: Sequence[dict[str, Any]], budget: int, count: Callable[[str
             (head if i % 2 == 0 else tail).append(line)
             used += len(line)
         left_out = len(lines) - len(head) - len(tail)
-        text = "\n\n".join([*head, f"[... {left_out} messages left out ...]", *reversed(tail)])
+        text = "\n\n".join([*head, f"[... {counted(left_out, 'message')} left out ...]",
+                            *reversed(tail)])
         if count(text) <= budget or budget_chars < 400:
             return text
         budget_chars = budget_chars * 3 // 4

@@ -7,13 +7,13 @@ types they do not know: new ones may be added.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
 
 from tui_agent.config.interpolate import StreamMasker, mask, mask_json
+from tui_agent.tools.wording import counted
 
 Decision = Literal["approved", "denied", "auto"]
 StopReason = Literal["end", "max_depth", "error", "cancelled"]
@@ -189,10 +189,10 @@ class Compacted(Event):
 
     def done(self) -> str:
         """What it did: "12 earlier messages summarized for the model, ..."."""
-        done = [f"{self.replaced} earlier messages summarized for the model"] \
+        done = [f"{counted(self.replaced, 'earlier message')} summarized for the model"] \
             if self.replaced else []
         if self.stubbed:
-            done.append(f"{self.stubbed} large tool results read as a stub")
+            done.append(f"{counted(self.stubbed, 'large tool result')} read as a stub")
         return ", ".join(done)
 
     def describe(self) -> str:
@@ -240,6 +240,16 @@ class EventMasker:
             if isinstance(value, str):
                 changes[f.name] = mask(value, self.secrets)
             elif isinstance(value, dict | list):
-                with contextlib.suppress(TypeError, ValueError):  # not JSON: left as it is
-                    changes[f.name] = json.loads(mask_json(json.dumps(value), self.secrets))
+                changes[f.name] = masked(value, self.secrets)
         return dataclasses.replace(event, **changes)
+
+
+def masked(value: Any, secrets: frozenset[str]) -> Any:
+    """``value`` (a message, arguments: anything JSON holds) with every secret in it masked;
+    ``value`` itself when there was none, or when it is not JSON."""
+    try:
+        line = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return value
+    hidden = mask_json(line, secrets)
+    return value if hidden == line else json.loads(hidden)

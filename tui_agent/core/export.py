@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from tui_agent.core.session import Conversation, Marker
+from tui_agent.config.interpolate import mask
+from tui_agent.core.session import Conversation, Marker, known_secrets
+from tui_agent.core.session.writer import PRIVATE_FILE
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 
 RESULT_PREVIEW = 4000
 
@@ -35,7 +41,21 @@ def _tool_call(call: dict[str, Any]) -> str:
     return f"**Tool call** `{clean(str(fn.get('name')))}`\n\n" + _block(clean(args), "json")
 
 
-def to_markdown(conv: Conversation) -> str:
+def save(target: Path, text: str) -> None:
+    """Write an export to ``target``. It holds the conversation (tool results, attached
+    files): a new file is created private (0600), as the session file is; an existing one
+    keeps its mode. Raises OSError."""
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def to_markdown(conv: Conversation, secrets: Iterable[str] = ()) -> str:
+    """``conv`` as Markdown, masked again with ``secrets`` (and the environment's keys)."""
+    return mask(_markdown(conv), known_secrets(secrets))
+
+
+def _markdown(conv: Conversation) -> str:
     meta = conv.meta
     lines = [f"# Conversation {conv.id}", ""]
     facts = [f"created {meta['created']}" if meta.get("created") else "",
@@ -76,8 +96,8 @@ def to_markdown(conv: Conversation) -> str:
 
 def _marker(marker: Marker) -> list[str]:
     """Where the model's view was compacted, and what it read from then on."""
-    said = [f"{marker.replaced} earlier messages as the summary below"] if marker.replaced \
-        else []
+    said = [f"{counted(marker.replaced, 'earlier message')} as the summary below"] \
+        if marker.replaced else []
     if marker.state.stubbed and not marker.replaced:
         said.append("its largest tool results as a stub naming the file that keeps them")
     lines = ["---", "", f"*compacted here ({clean(marker.reason) or 'compaction'}): from "

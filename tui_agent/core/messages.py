@@ -9,8 +9,29 @@ from collections.abc import Sequence
 from contextlib import aclosing
 from typing import Any
 
+from tui_agent.codemode.meta import META_SERVER
 from tui_agent.core.calls import Call
+from tui_agent.core.events import masked
 from tui_agent.core.llm import ChatModel, Reply
+from tui_agent.tools.spec import ToolSource, ToolSpec
+
+
+def instructions_for(tools: ToolSource, offered: dict[str, ToolSpec], *,
+                     code_mode: bool) -> dict[str, str]:
+    """The ``instructions`` of the servers whose tools the model has this turn (with code
+    mode's meta-tools offered, every server's: a script may call any of them)."""
+    given = getattr(tools, "instructions", None)
+    if given is None:
+        return {}
+    servers = {spec.server for spec in offered.values()}
+    every = code_mode and META_SERVER in servers
+    return {name: text for name, text in given().items() if every or name in servers}
+
+
+def sentence(text: str) -> str:
+    """``text`` ending as a sentence does (a full stop added unless it has one)."""
+    text = text.rstrip()
+    return text if not text or text[-1] in ".!?…" else f"{text}."
 
 
 def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
@@ -57,9 +78,12 @@ def _part(kind: str, mime: str, data: str) -> dict[str, Any] | None:
 
 
 async def complete(model: ChatModel, messages: Sequence[dict[str, Any]]) -> Reply:
-    """One whole reply of ``model`` to ``messages``, without tools (empty if none came)."""
+    """One whole reply of ``model`` to ``messages``, without tools (empty if none came).
+    The OAuth tokens learned are masked in what is sent (a server's sampling request comes
+    here), as in every other request."""
     reply = Reply()
-    async with aclosing(model.stream(messages, ())) as stream:
+    sent = [masked(message, frozenset()) for message in messages]
+    async with aclosing(model.stream(sent, ())) as stream:
         async for item in stream:
             if isinstance(item, Reply):
                 reply = item

@@ -171,7 +171,7 @@ def sessions(limit: int, out: IO[str]) -> int:
 
 def export(ref: str, target: Path | None, out: IO[str], err: IO[str]) -> int:
     """``export``: a conversation as Markdown, to ``target`` or ``out``."""
-    from tui_agent.core.export import to_markdown
+    from tui_agent.core.export import save, to_markdown
 
     try:
         conv = load(build.sessions().find(ref))
@@ -182,6 +182,6 @@ def export(ref: str, target: Path | None, out: IO[str], err: IO[str]) -> int:
     if target is None:
         out.write(text)
     else:
-        target.write_text(text, encoding="utf-8")
+        save(target, text)
         err.write(f"wrote {target}\n")
     return 0

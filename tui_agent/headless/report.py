@@ -19,6 +19,7 @@ from tui_agent.headless.login import describe_login
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.hub import Hub, Listing
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
@@ -49,7 +50,7 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
 def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> None:
     about = " · ".join(x for x in (status.server_info, status.protocol and
                                    f"protocol {status.protocol}") if x)
-    out.write(f"{status.name}  {status.state}  {status.transport}  {status.tools} tools"
+    out.write(f"{status.name}  {status.state}  {status.transport}  {counted(status.tools, 'tool')}"
               f"{f'  ({about})' if about else ''}\n")
     specs = hub.tools_of(status.name)
     width = max((len(s.name) for s in specs), default=0)

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import IO
 
 from tui_agent.tools.sampling import Complete, Sampler, SampleRequest
+from tui_agent.tools.wording import counted
 
 
 def terminal_sampler(mode: str, complete: Complete, err: IO[str]) -> Sampler:
     """The :class:`Sampler` of ``tui-agent run --sampling MODE``."""
     async def review(request: SampleRequest) -> SampleRequest | None:
-        asked = f"{request.server} asked the model ({len(request.messages)} messages, up to " \
+        asked = f"{request.server} asked the model " \
+                f"({counted(len(request.messages), 'message')}, up to " \
                 f"{request.max_tokens} tokens)"
         if mode != "allow":
             err.write(f"tui-agent: {asked}: declined (--sampling allow lets servers use "

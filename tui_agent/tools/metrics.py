@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui_agent.config.atomic import write_text
+from tui_agent.tools.wording import counted
 
 Kind = Literal["ok", "error", "timeout"]
 KEEP = 10_000
@@ -111,11 +112,12 @@ def format_bytes(size: int) -> str:
 
 def summary(stats: dict[str, Any]) -> str:
     """One line for a server's or a tool's stats."""
-    parts = [f"{stats['calls']} calls", f"{stats['errors']} errors",
-             f"{stats['timeouts']} timeouts"]
+    parts = [counted(stats["calls"], "call"), counted(stats["errors"], "error"),
+             counted(stats["timeouts"], "timeout")]
     if stats.get("p50_ms") is not None:
         parts.append(f"p50 {stats['p50_ms']:g} ms · p95 {stats['p95_ms']:g} ms")
     parts.append(format_bytes(int(stats["bytes"])))
     if "restarts" in stats:
-        parts += [f"{stats['restarts']} restarts", f"{stats['breaker_trips']} breaker trips"]
+        parts += [counted(stats["restarts"], "restart"),
+                  counted(stats["breaker_trips"], "breaker trip")]
     return " · ".join(parts)

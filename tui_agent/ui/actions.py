@@ -94,7 +94,7 @@ async def _resume(app: ChatApp, command: Command) -> None:
 
 
 async def _export(app: ChatApp, command: Command) -> None:
-    from tui_agent.core.export import to_markdown
+    from tui_agent.core.export import save, to_markdown
     from tui_agent.core.session import load
 
     session = app.backend.agent.session
@@ -104,7 +104,8 @@ async def _export(app: ChatApp, command: Command) -> None:
     session.sync()
     target = Path(command.arg or f"tui-agent-{session.id}.md").expanduser()
     try:
-        target.write_text(to_markdown(load(session.path)), encoding="utf-8")
+        secrets = app.backend.settings.secrets
+        save(target, to_markdown(load(session.path, secrets), secrets))
     except OSError as exc:
         await app.transcript.note(f"could not write {target}: {exc}", "error")
         return

@@ -170,9 +170,14 @@ def sessions() -> SessionStore:
 
 def new_session(settings: Settings, model: str | None, path: Path | None = None
                 ) -> SessionWriter:
-    """A new session file (at ``path``, or a fresh one in the store)."""
-    return SessionWriter.create(path or sessions().new_path(),
-                                {"model": model, "cwd": os.getcwd()}, settings.secrets)
+    """A new session file (at ``path``, or a fresh one in the store); one with the demo's
+    scripted model is marked ``demo`` (listed, never continued without its id)."""
+    from tui_agent.demo import DEMO_MODEL
+
+    meta: dict[str, Any] = {"model": model, "cwd": os.getcwd()}
+    if model == DEMO_MODEL:
+        meta["demo"] = True
+    return SessionWriter.create(path or sessions().new_path(), meta, settings.secrets)
 
 
 def resumed_session(settings: Settings, conversation: Conversation) -> SessionWriter:
@@ -187,9 +192,9 @@ def open_session(settings: Settings, model: str | None, *, resume: str | None = 
     named (``session_file``, continued if it exists), or new. Raises ``SessionError``."""
     conv: Conversation | None = None
     if resume is not None:
-        conv = load(sessions().find(None if resume == LATEST else resume))
+        conv = load(sessions().find(None if resume == LATEST else resume), settings.secrets)
     elif session_file is not None and session_file.exists():
-        conv = load(session_file)
+        conv = load(session_file, settings.secrets)
     if conv is not None:
         return resumed_session(settings, conv), conv
     return new_session(settings, model, session_file), None

@@ -352,7 +352,7 @@ class Runtime:
     def resume(self, ref: str | None) -> Conversation:
         """Load a saved conversation (None: the latest) and continue it. Raises
         ``SessionError`` naming what was wrong."""
-        conv = load(build.sessions().find(ref))
+        conv = load(build.sessions().find(ref), self.settings.secrets)
         self.new_conversation(conv)
         return conv
 

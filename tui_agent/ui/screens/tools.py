@@ -20,6 +20,7 @@ from textual.widgets.selection_list import Selection
 from tui_agent.core.approval import Policy
 from tui_agent.core.filters import SEP, ToolFilter
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 from tui_agent.ui.widgets.messages import plain
 
 
@@ -31,7 +32,7 @@ def choices(policy: Policy, base: ToolFilter,
     out: list[Selection[str]] = []
     for server, tools in servers:
         offered = [t for t in tools if policy.allowed(server, t) and base.allows(server, t)]
-        out.append(Selection(plain(f"{clean(server)}  ({len(offered)} tools)"), server,
+        out.append(Selection(plain(f"{clean(server)}  ({counted(len(offered), 'tool')})"), server,
                              server not in now.off))
         for tool in offered:
             out.append(Selection(plain(f"    {clean(tool)}"), f"{server}{SEP}{tool}",

@@ -8,6 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.tools.wording import counted
+
 if TYPE_CHECKING:
     from tui_agent.core.events import Compacted, ContextSize
     from tui_agent.core.session import Marker
@@ -85,15 +87,15 @@ def context_report(size: ContextSize, tools: int, messages: int, summarized: int
         " (the model's window is unknown: set [model] context_window)"
     at = f"; older messages are summarized past {size.compact_at:,}" if size.compact_at else ""
     rows = [("system prompt and server instructions", size.system, ""),
-            ("tool definitions", size.tools, f"{tools} tools"),
-            ("summary", size.summary, f"of {summarized} earlier messages"),
+            ("tool definitions", size.tools, counted(tools, "tool")),
+            ("summary", size.summary, f"of {counted(summarized, 'earlier message')}"),
             ("messages", size.messages, ""),
             ("tool results", size.results, "")]
     lines = [f"context: {size.tokens:,} tokens{window}{at}"]
     lines += [f"  {name:<38} {n:>8,}{share(n)}{f'  {note}' if note else ''}"
               for name, n, note in rows if n or name != "summary"]
-    lines.append(f"  {messages} messages read verbatim; counted with the model's tokenizer, "
-                 "corrected by the provider's last report")
+    lines.append(f"  {counted(messages, 'message')} read verbatim; counted with the model's "
+                 "tokenizer, corrected by the provider's last report")
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from tui_agent.core.events import ContextSize, Usage
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 from tui_agent.ui.widgets.history import tokens_text
 
 
@@ -33,7 +34,7 @@ class ServerCount:
     def summary(self) -> str:
         if not self.total:
             return "no MCP servers"
-        text = f"{self.up}/{self.total} servers, {self.tools} tools"
+        text = f"{self.up}/{self.total} servers, {counted(self.tools, 'tool')}"
         return text + (f" ({self.failed} failed)" if self.failed else "")
 
 

@@ -1,0 +1,157 @@
+"""Secrets and saved conversations: a key the model streams in pieces never lands whole in
+the session file, nor comes back whole from it (load, export, ``run -c``); a secret a tool
+echoes reaches the model provider as ``***``, the same form live and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, tagged_env
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tui_agent.config import paths
+from tui_agent.core.export import to_markdown
+from tui_agent.core.session import SessionWriter, load
+
+KEY = "sk-streamed-key-0123456789"
+
+
+def conf_with_key(tmp_path: Path, fake_llm: FakeLLM, extra: str = "") -> Path:
+    """A config whose model key is ``KEY`` (written as it is: a secret all the same)."""
+    path = tmp_path / "config.toml"
+    path.write_text(f'[model]\nname = "openai/fake-model"\napi_base = "{fake_llm.base_url}"\n'
+                    f'api_key = "{KEY}"\nmax_retries = 0\n{extra}', encoding="utf-8")
+    return path
+
+
+def tui_agent(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)})
+
+
+def sent_text(fake_llm: FakeLLM, index: int) -> str:
+    return json.dumps(fake_llm.requests[index]["messages"], ensure_ascii=False)
+
+
+def test_a_key_streamed_in_pieces_is_masked_across_partial_records(tmp_path: Path) -> None:
+    """The writer's side, record by record: every flush of ``partial`` records holds back
+    what could begin the key, so no two records hold its halves; the loader and the export
+    show it masked."""
+    writer = SessionWriter.create(tmp_path / "s.jsonl", {}, [KEY])
+    writer.message({"role": "user", "content": "what is the key?"})
+    for piece in ("It is sk", "-streamed", "-key-01", "23456789", " and sk-", "no more"):
+        writer.partial(piece)
+        writer.flush_partial()  # one record per piece, as a slow stream writes them
+    writer.close()
+    raw = writer.path.read_text(encoding="utf-8")
+    deltas = "".join(json.loads(line).get("delta", "") for line in raw.splitlines())
+    assert deltas == "It is *** and sk-no more"
+    assert "sk-streamed" not in raw and "0123456789" not in raw
+    conv = load(writer.path)
+    assert conv.messages[-1] == {"role": "assistant", "content": "It is *** and sk-no more"}
+    assert KEY not in to_markdown(conv)
+
+
+def test_a_file_that_holds_a_split_key_is_masked_on_load_and_export(tmp_path: Path) -> None:
+    """A file an older tui-agent wrote, the key split across two partial records: joined on
+    load, it is masked there and in the export."""
+    path = tmp_path / "20260101-000000-abcdef.jsonl"
+    lines = [{"kind": "meta", "version": 1, "id": path.stem},
+             {"kind": "message", "seq": 0, "message": {"role": "user", "content": "key?"}},
+             {"kind": "partial", "seq": 1, "delta": f"It is {KEY[:9]}"},
+             {"kind": "partial", "seq": 1, "delta": f"{KEY[9:]}."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    conv = load(path, [KEY])
+    assert conv.messages[-1]["content"] == "It is ***."
+    assert KEY not in to_markdown(conv) and KEY not in to_markdown(load(path), [KEY])
+
+
+@pytest.mark.slow
+def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
+                                                       fake_llm: FakeLLM) -> None:
+    """The model streams the configured key in small, slow pieces (each occurrence spans
+    more than one flush of partial records); ``run`` is killed mid-reply. Neither the
+    session file, nor ``export``, nor what ``run -c`` sends the model holds the key."""
+    text = "Here: " + f"{KEY} and " * 3 + "AFTER " + "word " * 400
+    fake_llm.push(Reply(text=text, chunk_chars=3, delay=0.05))
+    conf = conf_with_key(tmp_path, fake_llm)
+    env = {**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "--config", str(conf),
+                             "what is my key?"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            found = list(paths.sessions_dir().glob("*.jsonl"))
+            if found and b"AFTER" in found[0].read_bytes():
+                break
+            assert time.monotonic() < deadline, "the reply never reached the session file"
+            assert proc.poll() is None, "run ended before it was killed"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    session = found[0]
+    raw = session.read_text(encoding="utf-8")
+    assert KEY not in raw
+    deltas = "".join(json.loads(line).get("delta", "") for line in raw.splitlines())
+    assert KEY not in deltas and deltas.startswith("Here: *** and *** and *** and AFTER")
+    exported = tui_agent("export", session.stem)
+    assert exported.returncode == 0, exported.stderr
+    assert KEY not in exported.stdout and "Here: *** and" in exported.stdout
+    fake_llm.push(Reply(text="ok"))
+    again = tui_agent("run", "--config", str(conf), "-c", "and now?")
+    assert again.returncode == 0, again.stderr
+    assert KEY not in sent_text(fake_llm, 1) and "Here: *** and" in sent_text(fake_llm, 1)
+@pytest.mark.slow
+def test_a_secret_a_tool_echoes_reaches_the_model_masked_live_and_resumed(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A server's tool gives back the configured key (here the fake server's ``echo``, the
+    key in its arguments): the provider gets ``***`` in the tool result and in the call,
+    and ``run -c`` then sends the very same messages."""
+    server = (f'\n[servers.fake]\ncommand = "{sys.executable}"\n'
+              'args = ["-m", "tests.fakes.mcp_server"]\n'
+              f'cwd = "{ROOT}"\nauto = ["echo"]\n'
+              f'env = {{ TUI_AGENT_TEST_TAG = "{os.environ["TUI_AGENT_TEST_TAG"]}" }}\n')
+    conf = conf_with_key(tmp_path, fake_llm, server)
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("fake__echo", {"text": f"key={KEY}"},
+                                                 id="e1")]),
+                  Reply(text="echoed"), Reply(text="again"))
+    live = tui_agent("run", "--config", str(conf), "--output", "jsonl", "echo the key")
+    assert live.returncode == 0, live.stderr
+    tool_result = fake_llm.requests[1]["messages"][-1]
+    assert tool_result["role"] == "tool" and "key=***" in tool_result["content"]
+    assert KEY not in sent_text(fake_llm, 1)
+    resumed = tui_agent("run", "--config", str(conf), "-c", "once more")
+    assert resumed.returncode == 0, resumed.stderr
+    assert KEY not in sent_text(fake_llm, 2)
+    live_messages = fake_llm.requests[1]["messages"]
+    assert fake_llm.requests[2]["messages"][:len(live_messages)] == live_messages
+
+
+@pytest.mark.anyio
+async def test_a_learned_token_never_reaches_the_model_in_a_sampling_request(
+        fake_llm: FakeLLM) -> None:
+    """A server's sampling request (answered by the model, outside the conversation) that
+    carries an OAuth token tui-agent holds: the provider gets ``***``."""
+    from tests.conftest import model_for
+    from tui_agent.config.interpolate import learn_secret
+    from tui_agent.core.llm import LLM
+    from tui_agent.core.messages import complete_text
+
+    token = "oauth-token-only-this-test-5b1f0c"
+    learn_secret(token)
+    fake_llm.push(Reply(text="summarized"))
+    said = await complete_text(LLM(model_for(fake_llm)), [
+        {"role": "user", "content": f"summarize: Authorization: Bearer {token}"}])
+    assert said == "summarized"
+    assert fake_llm.requests[0]["messages"][-1]["content"] == \
+        "summarize: Authorization: Bearer ***"
