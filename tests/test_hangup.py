@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -153,3 +154,20 @@ def test_an_npx_server_that_outlives_its_input_does_not_hold_the_exit(
     assert servers_gone - input_ended < 2.0, (input_ended, servers_gone)
     assert app_gone < 4.0  # the README's 2 s is measured idle; this is a shared machine
     assert cpu - cpu_before < 0.6 + 0.1 * app_gone, "the app spun while it closed"
+
+
+def test_a_stray_sigcont_does_not_start_the_terminal_a_second_time(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A killed tmux sends SIGCONT with its SIGHUP (so does ``kill -CONT``). Textual took
+    any SIGCONT for the end of a suspend and started the terminal again: a second pair of
+    input and output threads (both spun on a hung-up terminal) and a second switch to the
+    alternate screen. Only the app's own suspend (ctrl+z) is resumed."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url)
+    term = Terminal("--config", str(config))
+    term.wait_for(FAKE_MODEL.encode())
+    os.kill(term.pid, signal.SIGCONT)
+    term.type(b"still here")
+    term.wait_for(b"still here")
+    term.type(b"\x11")  # ctrl+q
+    assert term.end() == 0
+    assert term.seen.count(b"\x1b[?1049h") == 1, "the terminal was started twice"
