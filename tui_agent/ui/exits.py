@@ -102,7 +102,8 @@ class HangUpSelector(selectors.SelectSelector):
                 return ready
             self.gone = True
             if SafeWriter.on_gone is not None:
-                SafeWriter.on_gone()
+                with contextlib.suppress(RuntimeError):  # the app's loop has closed already
+                    SafeWriter.on_gone()
         time.sleep(POLL_EVERY if timeout is None else timeout)
         return []
 

@@ -6,7 +6,8 @@ and their stderr goes to a log file, never the terminal (and never an unread
 pipe, which blocks a chatty server at 64 KB). The stdio read stream is watched,
 so a server that exits is noticed at once instead of at the next call. On Linux a
 stdio server dies with tui-agent, even killed with -9 (:func:`dies_with_us`); elsewhere
-it has the end of its input (every stdio server stops there).
+it has the end of its input (every stdio server stops there). Once the terminal went away
+a close does not wait out the SDK's polite stop (:mod:`.stopping`).
 """
 
 from __future__ import annotations
