@@ -65,7 +65,7 @@ class ChatApp(App[int]):
         ``loaded`` is set, and the commands wait for it."""
         super().__init__()
         textual_fixes.apply()
-        exits.use_safe_writer()
+        exits.harden_driver()
         self.start = start
         self.loaded = asyncio.Event()
         self.config_error: str | None = None
@@ -369,7 +369,7 @@ class ChatApp(App[int]):
         terminal was found gone is the same news twice, not a second signal."""
         if signum == signal.SIGHUP and self._hung_up:
             return
-        self._hung_up = self._hung_up or signum == signal.SIGHUP
+        self._hung_up = exits.hung_up(signum) or self._hung_up
         self._signals_seen += 1
         if self._signals_seen == 1:
             self.run_worker(self.shut_down(128 + signum), group="shutdown")

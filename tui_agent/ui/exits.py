@@ -12,6 +12,15 @@ gone its first write raises, the thread dies, the queue fills, and the next writ
 exit's own "leave the alternate screen") blocks the app forever, orphaned and spinning
 on the dead terminal's endless end of input. :class:`SafeWriter` takes its place: a
 failed write marks the terminal gone, and from then on writes are dropped, never queued.
+
+Textual's input thread has the opposite trouble: a hung-up terminal is always "ready"
+with nothing to read, so the thread spins a core until the app has ended (seconds, while
+servers close), and the SIGCONT a killed tmux sends with its SIGHUP started a second
+pair of terminal threads spinning beside it. :class:`HangUpSelector` makes the input
+thread wait instead (and tell the app, the fourth way of noticing), and a SIGCONT
+resumes the app only after a suspend, on a terminal that is still there. A hang-up also
+hurries the servers' close (:mod:`tui_agent.tools.transports.stopping`): the person is
+gone, and the app has 2 s to end.
 """
 
 from __future__ import annotations
@@ -19,12 +28,17 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import selectors
 import signal
 import sys
+import time
 from collections.abc import Callable
-from typing import IO
+from types import SimpleNamespace
+from typing import IO, Any
 
 from textual.drivers._writer_thread import WriterThread
+
+from tui_agent.tools.transports import stopping
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 POLL_EVERY = 0.5
@@ -72,14 +86,62 @@ class SafeWriter(WriterThread):
             SafeWriter.on_gone()
 
 
-def use_safe_writer() -> None:
-    """Make Textual's Linux driver write through :class:`SafeWriter` (before it starts);
-    nothing where there is no such driver."""
+class HangUpSelector(selectors.SelectSelector):
+    """What Textual's input thread waits on for keys. Once the terminal is hung up it
+    tells the app (through ``SafeWriter.on_gone``, once), then waits out each timeout and
+    reports nothing, instead of reporting the endless end of input at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gone = False
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        if not self.gone:
+            ready = super().select(timeout)
+            if not ready or not terminal_gone(ready[0][0].fd):
+                return ready
+            self.gone = True
+            if SafeWriter.on_gone is not None:
+                with contextlib.suppress(RuntimeError):  # the app's loop has closed already
+                    SafeWriter.on_gone()
+        time.sleep(POLL_EVERY if timeout is None else timeout)
+        return []
+
+
+def harden_driver() -> None:
+    """Make Textual's Linux driver (before it starts) write through :class:`SafeWriter`,
+    wait for keys on a :class:`HangUpSelector`, and resume on SIGCONT only after a
+    suspend and on a terminal still there; nothing where there is no such driver."""
     try:
         from textual.drivers import linux_driver
     except ImportError:  # no termios: not a POSIX terminal
         return
-    setattr(linux_driver, "WriterThread", SafeWriter)  # noqa: B010 (not exported)
+    # None of these is exported: the module's own names are replaced.
+    setattr(linux_driver, "WriterThread", SafeWriter)  # noqa: B010
+    setattr(linux_driver, "selectors", SimpleNamespace(  # noqa: B010
+        SelectSelector=HangUpSelector, EVENT_READ=selectors.EVENT_READ))
+    driver: Any = linux_driver.LinuxDriver
+    resume = driver.__dict__.get("_sigcont_application")
+    if resume is None or getattr(resume, "hardened", False):
+        return
+
+    def resume_after_suspend(self: Any, *args: Any) -> None:
+        # Only a SIGTSTP of the app's own sets the flag; a stray SIGCONT (`kill -CONT`,
+        # or the one a killed tmux sends) would start a second set of terminal threads.
+        if getattr(self, "_must_signal_resume", True) and not terminal_gone():
+            resume(self, *args)
+
+    resume_after_suspend.hardened = True  # type: ignore[attr-defined]
+    driver._sigcont_application = resume_after_suspend
+
+
+def hung_up(signum: int) -> bool:
+    """Whether ``signum`` says the terminal hung up; if so, the servers' close is
+    hurried from now on (nobody waits for it, and the app has 2 s to end)."""
+    if signum != signal.SIGHUP:
+        return False
+    stopping.hurry()
+    return True
 
 
 def terminal_gone(fd: int | None = None) -> bool:

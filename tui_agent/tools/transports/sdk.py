@@ -6,7 +6,8 @@ and their stderr goes to a log file, never the terminal (and never an unread
 pipe, which blocks a chatty server at 64 KB). The stdio read stream is watched,
 so a server that exits is noticed at once instead of at the next call. On Linux a
 stdio server dies with tui-agent, even killed with -9 (:func:`dies_with_us`); elsewhere
-it has the end of its input (every stdio server stops there).
+it has the end of its input (every stdio server stops there). Once the terminal went away
+a close does not wait out the SDK's polite stop (:mod:`.stopping`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from tui_agent.config.models import ServerConfig
+from tui_agent.tools.transports import stopping
 
 OnEvent = Callable[[str, str], None]
 """``(kind, detail)``: ``closed`` when the stream ends."""
@@ -71,19 +73,36 @@ class WatchedRead:
 
 
 class Watched(AbstractAsyncContextManager[Any]):
-    """Wraps a transport so that :class:`WatchedRead` sees everything it reads."""
+    """Wraps a stdio transport so that :class:`WatchedRead` sees everything it reads, and
+    its close is hurried when the app is (:mod:`.stopping`)."""
 
     def __init__(self, inner: AbstractAsyncContextManager[Any], on_event: OnEvent) -> None:
         self._inner = inner
         self._on_event = on_event
+        self._pid: int | None = None
 
     async def __aenter__(self) -> Any:
         read, write = await self._inner.__aenter__()
+        self._pid = server_pid(self._inner)
         return WatchedRead(read, self._on_event), write
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
+        watcher = stopping.watch(self._pid)
+        try:
+            return await self._inner.__aexit__(exc_type, exc, tb)
+        finally:
+            await stopping.finish(watcher, self._pid)
+
+
+def server_pid(transport: Any) -> int | None:
+    """The pid of the server the SDK's ``stdio_client`` started (a process group leader),
+    or None. The SDK hands out only the streams; its generator, suspended while the
+    session runs, holds the process as ``process``."""
+    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
+    process = frame.f_locals.get("process") if frame is not None else None
+    pid = getattr(process, "pid", None)
+    return pid if isinstance(pid, int) else None
 
 
 def route_sdk_logs(log_file: Path) -> None:

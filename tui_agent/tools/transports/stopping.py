@@ -1,0 +1,122 @@
+"""Stopping a stdio server when nobody is waiting for it: the terminal went away.
+
+The SDK stops a stdio server politely: its stdin closes, it gets 2 s to exit, then its
+process group gets SIGTERM, and SIGKILL once the group has not vanished 2 s later. Two
+things stretch that past the 2 s the app has to end in when its terminal is gone. A
+server that does not exit at the end of its input (server-everything with one of its
+timers running keeps its event loop alive) takes the whole first wait. And a group
+vanishes only once every member is *reaped*: a grandchild orphaned by its parent's death
+(the ``node`` that ``npx`` started through ``sh``) is reaped by PID 1, which on some
+machines does so only every two seconds or so, so the second wait runs out on a zombie.
+
+Once :func:`hurry` was called (the app's terminal went away), each stdio server that is
+being closed gets :data:`GRACE` seconds after the end of its input, then SIGTERM to its
+process group, then, :data:`KILL_AFTER` seconds later, SIGKILL to whatever of the group
+still runs; a zombie counts as gone. The SDK's own close then finds its process exited
+and returns. :func:`watch` starts this beside a close; :func:`finish` ends it. The rest of
+the way out (the turn, the session, the hub) is the caller's; the transport that uses
+this is :mod:`.sdk`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+
+GRACE = 0.5
+"""Seconds a server gets to exit at the end of its input once the app is in a hurry."""
+KILL_AFTER = 0.5
+"""Seconds between SIGTERM and SIGKILL once the app is in a hurry."""
+POLL = 0.02
+"""Seconds between two looks at whether a process group still runs."""
+
+_hurried = False
+_waiting: set[asyncio.Event] = set()
+
+
+def hurry() -> None:
+    """From now on (for the rest of the process), servers are stopped without the
+    polite waits. Call it from the event loop's thread."""
+    global _hurried
+    _hurried = True
+    for event in list(_waiting):
+        event.set()
+
+
+def hurried() -> bool:
+    return _hurried
+
+
+def watch(pgid: int | None) -> asyncio.Task[None] | None:
+    """Beside the close of the server whose process group is ``pgid`` (the SDK starts each
+    server as a group leader): stop it quickly if :func:`hurry` is called meanwhile."""
+    if pgid is None or not hasattr(os, "killpg"):
+        return None
+    return asyncio.get_running_loop().create_task(_hasten(pgid, time.monotonic()),
+                                                  name=f"stop-group:{pgid}")
+
+
+async def finish(watcher: asyncio.Task[None] | None, pgid: int | None) -> None:
+    """After the SDK's close returned: in a hurry, what is left of the group is stopped
+    (waited for, within ``GRACE + KILL_AFTER``); otherwise the watcher just ends."""
+    if watcher is None:
+        return
+    if not (_hurried and pgid is not None and group_runs(pgid)):
+        watcher.cancel()
+        return
+    await asyncio.shield(watcher)  # a cancelled close leaves it to end the group alone
+
+
+async def _hasten(pgid: int, began: float) -> None:
+    if not _hurried:
+        event = asyncio.Event()
+        _waiting.add(event)
+        try:
+            await event.wait()
+        finally:
+            _waiting.discard(event)
+    await asyncio.sleep(max(0.0, began + GRACE - time.monotonic()))
+    if not group_runs(pgid):
+        return
+    _signal(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + KILL_AFTER
+    while time.monotonic() < deadline:
+        await asyncio.sleep(POLL)
+        if not group_runs(pgid):
+            return
+    _signal(pgid, signal.SIGKILL)
+
+
+def _signal(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+def group_runs(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs. On Linux a zombie does not count
+    (it has exited; only its reaping, maybe by a slow PID 1, is missing); elsewhere any
+    member does."""
+    if not sys.platform.startswith("linux"):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
+    with os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+                return True
+    return False
