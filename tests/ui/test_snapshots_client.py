@@ -200,3 +200,17 @@ def test_sampling_reply(snap_compare: Snap, tmp_path: Path) -> None:
     """The model's reply, shown before it goes back to the server."""
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
                         run_before=pushing(SampledReply(SAMPLE, "Buy milk; call Ada.")))
+
+
+def test_prompt_arguments(snap_compare: Snap, tmp_path: Path) -> None:
+    """A prompt called without its required argument: a form of its arguments with what
+    each is for, the one given filled in, the missing one starred and focused."""
+    from tui_agent.tools.prompts import PromptArgument, PromptInfo
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    prompt = PromptInfo("weather", "forecast", f"The week's weather for a place {MARKUP}",
+                        (PromptArgument("city", "Name of the city", True),
+                         PromptArgument("state", "Name of the state"),
+                         PromptArgument("days", "How many days ahead (1 to 7)")))
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24),
+                        run_before=pushing(PromptArguments(prompt, {"state": "Ohio"})))
