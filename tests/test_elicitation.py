@@ -340,6 +340,7 @@ async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
         await pilot.press(*"ask me", "enter")
         await until(pilot, lambda: isinstance(app.screen, ElicitScreen), what="the form")
         screen = app.screen
+        assert isinstance(screen, ElicitScreen)
         await pilot.press(*"Ada")
         body, send = screen.query_one("#body"), screen.query_one("#do-send", Button)
         screen_area = app.screen.region
