@@ -308,8 +308,9 @@ async def test_what_is_typed_right_after_an_approval_lands_in_the_first_field(
         await pilot.press(*"book", "enter")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen), what="the form")
-        await pilot.press("backspace", "5")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
+                    and app.screen.is_mounted, what="the form")
+        await pilot.press("backspace", "5")  # at once: nothing waits for the focus
         guests = app.screen.query_one("#field-0", Input)
         assert app.focused is guests and guests.value == "5"
         await pilot.press("enter")
@@ -338,7 +339,8 @@ async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot, app)
         await pilot.press(*"ask me", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen), what="the form")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
+                    and app.screen.is_mounted, what="the form")
         screen = app.screen
         assert isinstance(screen, ElicitScreen)
         await pilot.press(*"Ada")

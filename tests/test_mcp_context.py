@@ -183,7 +183,8 @@ async def test_a_typed_prompt_lacking_an_argument_asks_for_it_in_a_form(
         shown = " ".join(str(w.render()) for w in form.query("Static"))
         assert "city *" in shown and "Name of the city" in shown and "state" in shown
         assert form.query_one("#field-1", Input).value == "Ohio"
-        assert app.focused is form.query_one("#field-0", Input)
+        city = form.query_one("#field-0", Input)
+        await until(pilot, lambda: app.focused is city, what="the missing one focused")
         await pilot.press("enter")  # city is still missing: nothing goes
         assert "required" in str(form.query_one("#problem-0").render())
         await pilot.press(*"Columbus", "enter")
@@ -223,8 +224,9 @@ async def test_the_palette_offers_the_servers_prompts(tmp_path: Path,
         await until(pilot, lambda: "/asking:plan_dinner" in offered(), what="the prompt")
         assert "MCP prompt of asking: Plan a dinner" in offered()
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptArguments), what="the form")
-        assert app.focused is app.screen.query_one("#field-0", Input)
+        await until(pilot, lambda: isinstance(app.screen, PromptArguments)
+                    and app.focused is app.screen.query_one("#field-0", Input),
+                    what="the form, its field focused")
         await pilot.press(*"4", "enter")
         await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
         messages = fake_llm.requests[0]["messages"][1:]

@@ -1,14 +1,15 @@
 """The arguments of a server's prompt, asked for in a form before the prompt is used: one
 text field per argument of the prompt's definition, with what it is for, the required ones
-starred, the ones already given filled in. ``ctrl+s`` (or enter) uses the prompt · ``esc``
-gives up. Opened when ``/SERVER:PROMPT`` lacks a required argument, and from the command
-palette for a prompt that takes any."""
+starred, the ones already given filled in, the first missing one focused. ``ctrl+s`` (or
+enter) uses the prompt · ``esc`` gives up. Opened when ``/SERVER:PROMPT`` lacks a required
+argument, and from the command palette for a prompt that takes any."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from textual.content import Content
+from textual.widget import Widget
 
 from tui_agent.tools.elicit import Field, Form
 from tui_agent.tools.prompts import PromptInfo
@@ -24,6 +25,13 @@ class PromptArguments(FormScreen):
                              given.get(a.name) or None) for a in prompt.arguments)
         super().__init__(Form(prompt.server, prompt.description or "(no description)", fields))
         self.prompt = prompt
+
+    def opening_focus(self) -> Widget:
+        """The first required argument not given yet, else the first."""
+        for i, f in enumerate(self.form.fields):
+            if f.required and f.default is None:
+                return self.query_one(f"#field-{i}")
+        return super().opening_focus()
 
     def heading(self) -> Content:
         return Content.assemble("Arguments for the prompt ", (self.prompt.ref, "bold"))
