@@ -46,8 +46,13 @@ BOOKING = {"type": "object", "required": ["name", "guests"], "properties": {
 
 def pushing(screen: Screen[Any]) -> Before:
     async def before(pilot: Pilot[Any]) -> None:
+        from textual.widgets import Input, TextArea
+
         await settle(pilot)
         await pilot.app.push_screen(screen)
+        for field in screen.query("Input, TextArea"):  # a focused field's cursor: no blink
+            assert isinstance(field, Input | TextArea)
+            field.cursor_blink = False
         await pilot.pause(0.2)
     return before
 
