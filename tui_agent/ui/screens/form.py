@@ -38,7 +38,6 @@ class FormScreen(Question[Answer]):
     FormScreen #body { height: auto; max-height: 1fr; padding: 0 1; }
     FormScreen #actions { dock: bottom; height: auto; }
     FormScreen #actions Button { width: auto; min-width: 6; margin: 0 1 0 0; }
-    FormScreen #actions Button.-default { background: $panel; }
     FormScreen #actions .keys { width: 1fr; margin: 0 0 0 1; }
     FormScreen .field { margin: 1 0 0 0; text-style: bold; }
     FormScreen .hint { color: $text-muted; }
