@@ -360,3 +360,31 @@ async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
         assert "User provided the requested information" in told[0]["content"]
         assert "- Name: Ada" in told[0]["content"]
         await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_a_long_message_leaves_room_for_the_fields_and_the_buttons(
+        tmp_path: Path) -> None:
+    """A server's message of 2,000 characters at 80x24: it scrolls in the form's head
+    (a third of the screen at most); the first field and the buttons stay in sight. (The
+    schema's choices without a default open blank: they used to crash the app.)"""
+    from textual.widgets import Select
+
+    from tests.ui.kit import write_config
+    from tui_agent.ui.screens.elicit import ElicitScreen
+
+    form = parse_form("srv", "Please read this carefully. " * 80, SCHEMA)
+    app = make_app(write_config(tmp_path / "c.toml"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, app.backend.ready.is_set, what="the backend")
+        screen = ElicitScreen(form)
+        await app.push_screen(screen)
+        head, first = screen.query_one("#head"), screen.query_one("#field-0")
+        send = screen.query_one("#do-send")
+        await until(pilot, lambda: app.focused is first, what="the first field focused")
+        assert head.region.height <= 8 < head.virtual_size.height  # it scrolls
+        for widget in (first, send):
+            assert screen.query_one("#dialog").region.contains_region(widget.region)
+        hero = [f.name for f in form.fields].index("hero")
+        assert screen.query_one(f"#field-{hero}", Select).is_blank()
+        await app.shut_down(0)

@@ -5,7 +5,8 @@ defaults filled in, the required ones starred, each problem shown under its fiel
 Its parts: a head (the title and why it asks), the fields, and a row of actions (buttons
 and their keys). The head and the actions are docked, so however many fields there are and
 however small the terminal, the fields scroll between them and the way to send the form
-stays in sight. The first field has the focus when the form opens.
+stays in sight; a long message scrolls in the head, which takes a third of the screen at
+most. The first field has the focus when the form opens.
 
 What a server asks (``elicit.ElicitScreen``) and a prompt's missing arguments
 (``prompt_args.PromptArguments``) are such forms. Everything shown came from a server:
@@ -34,7 +35,7 @@ class FormScreen(Question[Answer]):
     right; ``esc`` cancels. Subclasses name the heading and add their own actions."""
 
     DEFAULT_CSS = """
-    FormScreen #head { dock: top; height: auto; }
+    FormScreen #head { dock: top; height: auto; max-height: 35vh; }
     FormScreen #body { height: auto; max-height: 1fr; padding: 0 1; }
     FormScreen #actions { dock: bottom; height: auto; }
     FormScreen #actions Button { width: auto; min-width: 6; margin: 0 1 0 0; }
@@ -67,7 +68,7 @@ class FormScreen(Question[Answer]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            with Vertical(id="head"):
+            with VerticalScroll(id="head"):
                 yield Static(self.heading(), classes="title")
                 yield Static(plain(self.form.message or "(no message)"), classes="why")
             with VerticalScroll(id="body"):
@@ -156,7 +157,7 @@ def _inputs(i: int, f: Field) -> ComposeResult:
     if f.kind == "choice":
         yield Select([(label, value) for value, label in f.options], id=f"field-{i}",
                      allow_blank=not f.required or f.default is None,
-                     value=f.default if isinstance(f.default, str) else Select.BLANK,
+                     value=f.default if isinstance(f.default, str) else Select.NULL,
                      prompt="(choose one)", compact=True)
     elif f.kind == "choices":
         chosen = f.default if isinstance(f.default, list) else []
