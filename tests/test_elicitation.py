@@ -22,6 +22,7 @@ from tests.reference import everything
 from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
 from tui_agent.headless.elicit import TerminalAsker, form_dialogue, url_dialogue
 from tui_agent.tools.elicit import (
+    Answer,
     Form,
     FormError,
     UrlAsk,
@@ -378,7 +379,8 @@ async def test_a_long_message_leaves_room_for_the_fields_and_the_buttons(
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, app.backend.ready.is_set, what="the backend")
         screen = ElicitScreen(form)
-        await app.push_screen(screen)
+        answers: list[Answer | None] = []
+        await app.push_screen(screen, answers.append)
         head, first = screen.query_one("#head"), screen.query_one("#field-0")
         send = screen.query_one("#do-send")
         await until(pilot, lambda: app.focused is first, what="the first field focused")
@@ -387,4 +389,7 @@ async def test_a_long_message_leaves_room_for_the_fields_and_the_buttons(
             assert screen.query_one("#dialog").region.contains_region(widget.region)
         hero = [f.name for f in form.fields].index("hero")
         assert screen.query_one(f"#field-{hero}", Select).is_blank()
+        await pilot.click("#do-decline")  # the buttons do what their keys do
+        await until(pilot, lambda: answers, what="the answer")
+        assert answers == [Answer("decline")]
         await app.shut_down(0)
