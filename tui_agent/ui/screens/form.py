@@ -35,6 +35,8 @@ class FormScreen(Question[Answer]):
     right; ``esc`` cancels. Subclasses name the heading and add their own actions."""
 
     DEFAULT_CSS = """
+    /* The head and the actions are docked: 1fr is the room left between them, so the
+       body is as tall as its fields up to that, and scrolls beyond. */
     FormScreen #head { dock: top; height: auto; max-height: 35vh; }
     FormScreen #body { height: auto; max-height: 1fr; padding: 0 1; }
     FormScreen #actions { dock: bottom; height: auto; }
