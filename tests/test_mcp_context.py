@@ -132,3 +132,103 @@ async def test_an_attached_resource_that_changes_goes_again(tmp_path: Path,
                                        for n in app.query(Note)), what="the note")
         assert app.attachments == ["asking:menu://today"]
         await app.shut_down(0)
+
+
+def test_a_headless_prompt_without_its_required_argument_names_it(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """server-everything's ``args-prompt`` without ``city``: an error naming the prompt, its
+    server and the argument with what it is for (not the server's raw -32602), exit 2,
+    nothing sent to the model."""
+    import json
+
+    from tests.reference import everything
+
+    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
+    conf = asking_config(tmp_path, fake_llm, server)
+    done = run(conf, "--mcp-prompt", "asking:args-prompt", "state=Ohio")
+    assert done.returncode == 2, done.stderr
+    assert "prompt 'args-prompt' of server 'asking' needs the argument city (Name of the " \
+        "city): add city=VALUE after asking:args-prompt" in done.stdout
+    assert "-32602" not in done.stdout and not fake_llm.requests
+    fake_llm.push(Reply(text="Sunny."))
+    done = run(conf, "--mcp-prompt", "asking:args-prompt", "city=Columbus", "state=Ohio")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert fake_llm.requests[0]["messages"][-1]["content"] == \
+        "What's weather in Columbus, Ohio?"
+
+
+@pytest.mark.anyio
+async def test_a_typed_prompt_lacking_an_argument_asks_for_it_in_a_form(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """``/asking:args-prompt state=Ohio`` (server-everything): a form with the prompt's
+    arguments and what each is for, the given one filled in, the missing one focused;
+    what is typed there completes the prompt, which then goes to the model."""
+    import json
+
+    from textual.widgets import Input
+
+    from tests.reference import everything
+    from tests.ui.kit import SIZE, make_app, ready, until
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+    from tui_agent.ui.widgets.messages import Note
+
+    fake_llm.push(Reply(text="Sunny."))
+    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
+    app = make_app(asking_config(tmp_path, fake_llm, server))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"/asking:args-prompt state=Ohio", "enter")
+        await until(pilot, lambda: isinstance(app.screen, PromptArguments), what="the form")
+        form = app.screen
+        shown = " ".join(str(w.render()) for w in form.query("Static"))
+        assert "city *" in shown and "Name of the city" in shown and "state" in shown
+        assert form.query_one("#field-1", Input).value == "Ohio"
+        city = form.query_one("#field-0", Input)
+        await until(pilot, lambda: app.focused is city, what="the missing one focused")
+        await pilot.press("enter")  # city is still missing: nothing goes
+        assert "required" in str(form.query_one("#problem-0").render())
+        await pilot.press(*"Columbus", "enter")
+        await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
+        assert fake_llm.requests[0]["messages"][-1]["content"] == \
+            "What's weather in Columbus, Ohio?"
+        assert not any("-32602" in str(n.render()) for n in app.query(Note))
+        await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_the_palette_offers_the_servers_prompts(tmp_path: Path,
+                                                      fake_llm: FakeLLM) -> None:
+    """ctrl+p lists ``/asking:plan_dinner`` with its description; choosing it asks for
+    its argument (the palette has nowhere to type one), then uses the prompt."""
+    from textual.command import CommandList, CommandPalette
+    from textual.widgets import Input
+
+    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    fake_llm.push(Reply(text="A risotto."))
+    app = make_app(with_asking_server(tmp_path / "c.toml", fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await until(pilot, lambda: app.prompt_list, what="the prompts")
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"plan_dinner")
+        hits = app.screen.query_one(CommandList)
+
+        def offered() -> str:
+            if hits.option_count == 0 or hits.highlighted is None:
+                return ""
+            return str(hits.get_option_at_index(hits.highlighted).prompt)
+
+        await until(pilot, lambda: "/asking:plan_dinner" in offered(), what="the prompt")
+        assert "MCP prompt of asking: Plan a dinner" in offered()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PromptArguments)
+                    and app.focused is app.screen.query_one("#field-0", Input),
+                    what="the form, its field focused")
+        await pilot.press(*"4", "enter")
+        await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
+        messages = fake_llm.requests[0]["messages"][1:]
+        assert messages[0]["content"] == "I am planning a dinner for 4."
+        await app.shut_down(0)

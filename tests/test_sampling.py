@@ -100,6 +100,8 @@ async def test_the_app_shows_the_request_and_the_reply_before_it_goes_back(
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SampledReply), what="the reply")
         assert "Rain on the window" in str(app.screen.query_one("#body Static").render())
+        keys = str(app.screen.query_one(".keys").render())  # what each key does, not "keep"
+        assert "y  send it to the server" in keys and "n  don't send" in keys, keys
         assert fake_llm.requests[1]["messages"][-1] == {
             "role": "user", "content": "Write a haiku about rain."}
         await pilot.press("y")

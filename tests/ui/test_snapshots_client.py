@@ -46,8 +46,13 @@ BOOKING = {"type": "object", "required": ["name", "guests"], "properties": {
 
 def pushing(screen: Screen[Any]) -> Before:
     async def before(pilot: Pilot[Any]) -> None:
+        from textual.widgets import Input, TextArea
+
         await settle(pilot)
         await pilot.app.push_screen(screen)
+        for field in screen.query("Input, TextArea"):  # a focused field's cursor: no blink
+            assert isinstance(field, Input | TextArea)
+            field.cursor_blink = False
         await pilot.pause(0.2)
     return before
 
@@ -74,6 +79,75 @@ def test_elicitation_form_with_problems(snap_compare: Snap, tmp_path: Path) -> N
         await pilot.pause(0.2)
 
     assert snap_compare(app_for(tmp_path), terminal_size=(100, 44), run_before=before)
+
+
+EVERYTHING_FORM: dict[str, Any] = {"type": "object", "required": ["name"], "properties": {
+    "name": {"title": "String", "type": "string", "description": "Your full, legal name"},
+    "check": {"title": "Boolean", "type": "boolean",
+        "description": "Agree to the terms and conditions"},
+    "firstLine": {"title": "String with default", "type": "string",
+        "description": "Favorite first line of a story",
+        "default": "It was a dark and stormy night."},
+    "email": {"title": "String with email format", "type": "string", "format": "email",
+        "description": "Your email address (will be verified, and never shared with anyone "
+                       "else)"},
+    "homepage": {"type": "string", "format": "uri", "title": "String with uri format",
+        "description": "Portfolio / personal website"},
+    "birthdate": {"title": "String with date format", "type": "string", "format": "date",
+        "description": "Your date of birth"},
+    "integer": {"title": "Integer", "type": "integer",
+        "description": "Your favorite integer (do not give us your phone number, pin, or "
+                       "other sensitive info)",
+        "minimum": 1, "maximum": 100, "default": 42},
+    "number": {"title": "Number in range 1-1000", "type": "number",
+        "description": "Favorite number (there are no wrong answers)", "minimum": 0,
+        "maximum": 1000, "default": 3.14},
+    "untitledSingleSelectEnum": {"type": "string", "title": "Untitled Single Select Enum",
+        "description": "Choose your favorite friend",
+        "enum": ["Monica", "Rachel", "Joey", "Chandler", "Ross", "Phoebe"],
+        "default": "Monica"},
+    "untitledMultipleSelectEnum": {"type": "array", "title": "Untitled Multiple Select Enum",
+        "description": "Choose your favorite instruments", "minItems": 1, "maxItems": 3,
+        "items": {"type": "string", "enum": ["Guitar", "Piano", "Violin", "Drums", "Bass"]},
+        "default": ["Guitar"]},
+    "titledSingleSelectEnum": {"type": "string", "title": "Titled Single Select Enum",
+        "description": "Choose your favorite hero",
+        "oneOf": [{"const": "hero-1", "title": "Superman"},
+                  {"const": "hero-2", "title": "Green Lantern"},
+                  {"const": "hero-3", "title": "Wonder Woman"}],
+        "default": "hero-1"},
+    "titledMultipleSelectEnum": {"type": "array", "title": "Titled Multiple Select Enum",
+        "description": "Choose your favorite types of fish", "minItems": 1, "maxItems": 3,
+        "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"},
+                            {"const": "fish-2", "title": "Salmon"},
+                            {"const": "fish-3", "title": "Trout"}]},
+        "default": ["fish-1"]},
+    "legacyTitledEnum": {"type": "string", "title": "Legacy Titled Single Select Enum",
+        "description": "Choose your favorite type of pet",
+        "enum": ["pet-1", "pet-2", "pet-3", "pet-4", "pet-5"],
+        "enumNames": ["Cats", "Dogs", "Birds", "Fish", "Reptiles"], "default": "pet-1"},
+}}
+"""server-everything's ``trigger-elicitation-request`` form (2026.8.31): twelve fields, taller
+than the screen at 120x40."""
+
+
+def test_a_long_form_scrolls_and_keeps_its_buttons_120x40(snap_compare: Snap,
+                                                          tmp_path: Path) -> None:
+    """A form taller than the screen: the fields scroll inside the modal, the first has
+    the focus, and the buttons with their keys stay docked at the bottom."""
+    form = parse_form("everything", "Please provide inputs for the following fields:",
+                      EVERYTHING_FORM)
+    assert snap_compare(app_for(tmp_path), terminal_size=(120, 40),
+                        run_before=pushing(ElicitScreen(form)))
+
+
+def test_a_long_form_scrolls_and_keeps_its_buttons_80x24(snap_compare: Snap,
+                                                         tmp_path: Path) -> None:
+    """The same form on a small terminal: still the buttons and keys in sight."""
+    form = parse_form("everything", "Please provide inputs for the following fields:",
+                      EVERYTHING_FORM)
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24),
+                        run_before=pushing(ElicitScreen(form)))
 
 
 def test_url_consent(snap_compare: Snap, tmp_path: Path) -> None:
@@ -131,3 +205,17 @@ def test_sampling_reply(snap_compare: Snap, tmp_path: Path) -> None:
     """The model's reply, shown before it goes back to the server."""
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
                         run_before=pushing(SampledReply(SAMPLE, "Buy milk; call Ada.")))
+
+
+def test_prompt_arguments(snap_compare: Snap, tmp_path: Path) -> None:
+    """A prompt called without its required argument: a form of its arguments with what
+    each is for, the one given filled in, the missing one starred and focused."""
+    from tui_agent.tools.prompts import PromptArgument, PromptInfo
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    prompt = PromptInfo("weather", "forecast", f"The week's weather for a place {MARKUP}",
+                        (PromptArgument("city", "Name of the city", True),
+                         PromptArgument("state", "Name of the state"),
+                         PromptArgument("days", "How many days ahead (1 to 7)")))
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24),
+                        run_before=pushing(PromptArguments(prompt, {"state": "Ohio"})))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,8 @@ from tui_agent.ui.commands import Command
 from tui_agent.ui.widgets.history import context_report
 
 if TYPE_CHECKING:
+    from tui_agent.tools.elicit import Answer
+    from tui_agent.tools.prompts import PromptInfo
     from tui_agent.ui.chat import ChatApp
 
 Handler = Callable[["ChatApp", Command], Awaitable[None]]
@@ -271,14 +274,37 @@ async def _quit(app: ChatApp, command: Command) -> None:
 
 
 async def _prompt(app: ChatApp, command: Command) -> None:
+    """A server's prompt into the conversation. Its arguments are asked for in a form when
+    a required one is missing, or (from the palette, ``ask``) when it takes any."""
     from tui_agent.tools.errors import ServerError
+    from tui_agent.tools.prompts import MissingArguments, find_prompt
 
+    if command.ask:
+        found = await find_prompt(app.backend.hub, command.server, command.prompt)
+        if found is not None and found.arguments:
+            await _prompt_form(app, command, found)
+            return
     try:
         text = await app.backend.prompt_turn(command.server, command.prompt, command.arguments)
+    except MissingArguments as exc:
+        await _prompt_form(app, command, exc.prompt)
+        return
     except (ServerError, ValueError) as exc:
         await app.transcript.note(f"/{command.server}:{command.prompt}: {exc}", "error")
         return
     await app.send(text)
+
+
+async def _prompt_form(app: ChatApp, command: Command, found: PromptInfo) -> None:
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    async def filled(answer: Answer | None) -> None:
+        if answer is not None and answer.action == "accept":
+            given = {k: str(v) for k, v in answer.content.items()}
+            await _prompt(app, replace(command, arguments={**command.arguments, **given},
+                                       ask=False))
+
+    await app.push_screen(PromptArguments(found, command.arguments), filled)
 
 
 HANDLERS: dict[str, Handler] = {

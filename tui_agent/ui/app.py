@@ -95,6 +95,25 @@ class AgentApp(ChatApp):
                 await self.run_command(Command(name))
 
             yield SystemCommand(f"/{info.name}", info.help, callback)
+        yield from self._prompt_commands()
+
+    def _prompt_commands(self) -> Iterable[SystemCommand]:
+        """Each server's prompts, as ``/server:prompt``; one that takes arguments asks for
+        them in a form. (The palette reads markup: the server's text is escaped.)"""
+        from textual.markup import escape
+
+        from tui_agent.tools.text import clean
+
+        for ref, description in self.prompt_list:
+            server, _, name = ref.partition(":")
+
+            async def callback(server: str = server, name: str = name) -> None:
+                await self.run_command(Command("prompt", server=server, prompt=name, ask=True))
+
+            about = next(iter(clean(description).strip().splitlines()), "")[:200]
+            yield SystemCommand(escape(f"/{clean(ref)}"),
+                                escape(f"MCP prompt of {clean(server)}"
+                                       + (f": {about}" if about else "")), callback)
 
     # -- live reload ------------------------------------------------------------------
 

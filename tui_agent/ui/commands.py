@@ -49,13 +49,16 @@ BY_NAME = {c.name: c for c in COMMANDS}
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed slash command. ``prompt`` is set for ``/server:prompt`` (an MCP prompt)."""
+    """A parsed slash command. ``prompt`` is set for ``/server:prompt`` (an MCP prompt);
+    ``ask``: ask for all its arguments in a form first (the palette has nowhere to type
+    them)."""
 
     name: str
     arg: str = ""
     server: str = ""
     prompt: str = ""
     arguments: dict[str, str] = field(default_factory=dict)
+    ask: bool = False
 
 
 class CommandError(ValueError):

@@ -38,9 +38,16 @@ async def prompt_turn(hub: Hub | None, server: str, name: str, arguments: dict[s
                       added: str | None = None) -> tuple[list[tuple[str, str]], str]:
     """A server's prompt as ``(earlier messages, the turn's text)``: the messages keep
     their roles; the last one, if the user's and nothing is ``added``, is the turn's text.
-    Raises ``ValueError`` or ``ServerError``."""
+    Raises ``ValueError`` or ``ServerError``; :class:`MissingArguments` (a ``ValueError``)
+    when the prompt's definition requires an argument not given, before asking for it."""
+    from tui_agent.tools.prompts import MissingArguments, find_prompt, missing_arguments
+
     if hub is None:
         raise ValueError("no MCP servers are configured")
+    definition = await find_prompt(hub, server, name)
+    lacking = missing_arguments(definition, arguments) if definition else ()
+    if definition is not None and lacking:
+        raise MissingArguments(definition, lacking)
     messages = await hub.get_prompt(server, name, arguments)
     if not messages:
         raise ValueError(f"prompt {server}:{name} has no messages")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual.screen import ModalScreen
+from textual.widget import Widget
 
 Answer = TypeVar("Answer")
 
@@ -25,4 +26,10 @@ class Question(ModalScreen[Answer]):
     """
 
     def on_mount(self) -> None:
-        self.query_one("#body").focus()
+        self.opening_focus().focus()
+
+    def opening_focus(self) -> Widget:
+        """What has the focus when the question opens: the body, so the keys scroll it. A
+        form gives its first field instead. (Override this, not ``on_mount``: Textual runs
+        every class's ``on_mount``, this one last, and it would take the focus back.)"""
+        return self.query_one("#body")

@@ -1,7 +1,7 @@
 """A server's request for the model (MCP sampling), in two looks. First the request: the
 server, its system prompt and its messages, the last one editable; ``ctrl+s`` runs it on
-the model · ``n`` or ``esc`` declines. Then the model's reply: ``y`` sends it back to the
-server · ``n`` or ``esc`` keeps it.
+the model · ``esc`` declines. Then the model's reply: ``y`` sends it to the server · ``n``
+or ``esc`` does not send it (the server is told the person declined).
 
 Everything shown came from the server or the model: cleaned (again, here) and shown as
 inert text.
@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from tui_agent.tools.sampling import SampleRequest
@@ -64,9 +65,9 @@ class SamplingScreen(Question[SampleRequest | None]):
             yield Static(key_hints([("ctrl+s", "run it on the model"), ("esc", "decline")]),
                          classes="keys")
 
-    def on_mount(self) -> None:
+    def opening_focus(self) -> Widget:
         areas = self.query("#last")
-        (areas.first() if areas else self.query_one("#body")).focus()
+        return areas.first() if areas else self.query_one("#body")
 
     def action_run(self) -> None:
         messages = self.request.messages
@@ -82,9 +83,9 @@ class SamplingScreen(Question[SampleRequest | None]):
 
 class SampledReply(Question[bool]):
     BINDINGS = [
-        Binding("y", "send", "Send it back"),
-        Binding("n", "keep", "Keep it"),
-        Binding("escape", "keep", "Keep it", show=False),
+        Binding("y", "send", "Send it to the server"),
+        Binding("n", "hold_back", "Don't send"),
+        Binding("escape", "hold_back", "Don't send", show=False),
     ]
 
     def __init__(self, request: SampleRequest, reply: str) -> None:
@@ -98,11 +99,11 @@ class SampledReply(Question[bool]):
             yield Static(plain("Send it back to the server?"), classes="why")
             with VerticalScroll(id="body"):
                 yield Static(plain(self.reply or "(empty)"))
-            yield Static(key_hints([("y", "send it back"), ("n", "keep it"), ("esc", "keep it")]),
-                         classes="keys")
+            yield Static(key_hints([("y", "send it to the server"), ("n", "don't send"),
+                                    ("esc", "don't send")]), classes="keys")
 
     def action_send(self) -> None:
         self.dismiss(True)
 
-    def action_keep(self) -> None:
+    def action_hold_back(self) -> None:
         self.dismiss(False)
