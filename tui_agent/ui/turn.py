@@ -1,0 +1,120 @@
+"""The turn: what the app sends (the words, files and images, the resources attached),
+how one turn runs (a worker in the ``turn`` group: the core's events rendered as they
+come, esc stops it), stopping it, and resuming a saved conversation in its place.
+
+:class:`~tui_agent.ui.chat.ChatApp` holds one :class:`Turns` and routes to it; what the
+next message carries (``app.images``, ``app.attachments``) stays on the app, where the
+prompt, ``/attach`` and ``/image`` add to it. The backend's callbacks are in
+``listeners.py``, the ways out in ``exits.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui_agent.core.attachments import Prepared, content
+from tui_agent.core.events import ContextSize, EventMasker, TurnDone
+from tui_agent.ui.widgets.history import with_markers
+
+if TYPE_CHECKING:
+    from tui_agent.ui.chat import ChatApp
+
+GROUP = "turn"
+"""The worker group of a turn (and of ``/compact``, which stops and is stopped like one)."""
+
+
+class Turns:
+    """Sends messages and runs their turns, one at a time, for ``app``."""
+
+    def __init__(self, app: ChatApp) -> None:
+        self.app = app
+        self.ended = 0
+        """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+
+    def running(self) -> bool:
+        return any(w.group == GROUP and w.is_running for w in self.app.workers)
+
+    async def send(self, text: str, files: Prepared | None = None) -> None:
+        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
+        app = self.app
+        await app.loaded.wait()
+        if self.running():
+            app.notify("a reply is still coming: esc stops it", severity="warning")
+            return
+        if not app.backend.has_model():
+            from tui_agent.core.llm import NO_MODEL_HELP
+
+            await app.transcript.note(NO_MODEL_HELP.replace("no model is configured",
+                                                            "No model yet"), "warning")
+            return
+        files = files or Prepared(text)
+        await app.transcript.user(files.text + "".join(f"\n📎 {a}" for a in app.attachments),
+                                  [a.chip() for a in files.attachments])
+        app.run_worker(self._run(files, list(app.attachments)), name="run_turn", group=GROUP,
+                       exclusive=True, exit_on_error=False)
+        app.attachments.clear()
+        if files.images:
+            app.images.clear()
+        self.show_pending()
+
+    def show_pending(self) -> None:
+        """The line above the prompt: the images and resources for the next message."""
+        from tui_agent.ui.widgets.messages import with_chips
+
+        app = self.app
+        chips = [a.chip() for a in app.images] + [f"resource {ref}" for ref in app.attachments]
+        line = app.chat.query_one("#pending", Static)
+        line.display = bool(chips)
+        line.update(with_chips(Content("next message:"), chips, below=False) if chips else "")
+
+    async def _run(self, files: Prepared, attachments: list[str]) -> None:
+        app = self.app
+        transcript, status, backend = app.transcript, app.status, app.backend
+        status.activity = "working… (esc stops)"
+        try:
+            await backend.ready.wait()
+            blocks = [await backend.attachment(ref) for ref in attachments]
+            backend.ensure_session()
+            agent = backend.agent
+            masked = EventMasker(backend.settings.secrets)
+            async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
+                async for event in events:
+                    for shown in masked(event):  # what the model or a server echoed
+                        await transcript.show(shown)
+                    if isinstance(event, TurnDone | ContextSize):  # and the meter
+                        status.usage, status.context = agent.usage, agent.context.last
+        except asyncio.CancelledError:
+            await transcript.cancelled()
+            status.usage = backend.agent.usage
+            raise
+        except Exception as exc:  # a failure of ours ends the turn, visibly, not the app
+            await transcript.note(f"the turn failed: {type(exc).__name__}: {exc}", "error")
+        finally:
+            status.activity = ""
+            backend.save_metrics()
+            self.ended += 1
+
+    def stop(self) -> None:
+        for worker in self.app.workers:
+            if worker.group == GROUP and worker.is_running:
+                worker.cancel()
+
+    async def resume(self, ref: str) -> None:
+        from tui_agent.core.session import SessionError
+        from tui_agent.wiring.build import LATEST
+
+        app = self.app
+        self.stop()
+        try:
+            conv = app.backend.resume(None if ref == LATEST else ref)
+        except SessionError as exc:
+            await app.transcript.note(str(exc), "error")
+            return
+        await app.transcript.replay(with_markers(conv.messages, conv.compactions))
+        app.status.usage, app.status.context = app.backend.agent.usage, None
+        await app.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")
