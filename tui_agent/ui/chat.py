@@ -17,8 +17,9 @@ import contextlib
 import signal
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import MountError
 from textual.widgets import Footer, Static
@@ -40,6 +41,17 @@ if TYPE_CHECKING:
 
 
 class ChatScreen(Screen[None]):
+    """The transcript above the prompt. Page up / page down (and ctrl+home / ctrl+end)
+    scroll the transcript wherever the focus is; typing with the focus on anything
+    that does not take text (a message, a code block, the transcript) goes on in the
+    prompt."""
+
+    BINDINGS = [
+        Binding("pageup", "scroll_transcript('page_up')", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript('page_down')", show=False, priority=True),
+        Binding("ctrl+home", "scroll_transcript('home')", show=False, priority=True),
+        Binding("ctrl+end", "scroll_transcript('end')", show=False, priority=True),
+    ]
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -50,6 +62,23 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+
+    def action_scroll_transcript(self, how: str) -> None:
+        """``how``: page_up, page_down, home or end (at once: a page must not lag)."""
+        getattr(self.query_one(Transcript), f"scroll_{how}")(animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the screen unused: a printable one, or enter, goes to the
+        prompt, unless the focused widget (or one around it) has a binding for it, such
+        as a message's ``c``. (A text field never lets such keys through.)"""
+        if not (event.is_printable or event.key == "enter") or event.key in self.active_bindings:
+            return
+        prompt = self.query_one(PromptInput)
+        if self.focused is prompt or prompt.disabled:
+            return
+        event.stop()
+        prompt.focus()
+        prompt.post_message(events.Key(event.key, event.character))
 
 
 class ChatApp(App[int]):
