@@ -1,6 +1,7 @@
 """The turn: what the app sends (the words, files and images, the resources attached),
 how one turn runs (a worker in the ``turn`` group: the core's events rendered as they
-come, esc stops it), stopping it, and resuming a saved conversation in its place.
+come, esc stops it), ``/compact`` (run like a turn), stopping either, and resuming a
+saved conversation in its place.
 
 :class:`~tui_agent.ui.chat.ChatApp` holds one :class:`Turns` and routes to it; what the
 next message carries (``app.images``, ``app.attachments``) stays on the app, where the
@@ -18,8 +19,15 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui_agent.core.attachments import Prepared, content
-from tui_agent.core.events import ContextSize, EventMasker, TurnDone
-from tui_agent.ui.widgets.history import with_markers
+from tui_agent.core.events import (
+    Compacted,
+    ContextSize,
+    ErrorOccurred,
+    EventMasker,
+    Notice,
+    TurnDone,
+)
+from tui_agent.ui.widgets.history import tokens_text, with_markers
 
 if TYPE_CHECKING:
     from tui_agent.ui.chat import ChatApp
@@ -98,6 +106,59 @@ class Turns:
             status.activity = ""
             backend.save_metrics()
             self.ended += 1
+
+    def compact(self, instructions: str | None) -> None:
+        """``/compact``: like a turn (esc stops it, nothing is recorded until it is done).
+        It says so where the user looks (a notification as it starts and ends), and the
+        "compacted here" line is scrolled into view."""
+        self.app.run_worker(self._compact(instructions), name="compact", group=GROUP,
+                            exclusive=True, exit_on_error=False)
+
+    async def _compact(self, instructions: str | None) -> None:
+        app = self.app
+        status, transcript = app.status, app.transcript
+        status.activity = "compacting… (esc stops)"
+        app.notify("compacting the conversation… (esc stops)", title="/compact", markup=False)
+        try:
+            await app.backend.ready.wait()
+            agent = app.backend.agent
+            masked = EventMasker(app.backend.settings.secrets)
+            async for event in agent.compactor.manual(instructions):
+                if isinstance(event, ContextSize):
+                    status.context = event
+                for shown in masked(event):
+                    await transcript.show(shown)
+                self._tell(event)
+            status.usage = agent.usage
+        except asyncio.CancelledError:
+            await transcript.note("compaction stopped; the conversation is as it was", "warning")
+            app.notify("stopped; the conversation is as it was", title="/compact",
+                       severity="warning", markup=False)
+            raise
+        except Exception as exc:  # a failure of ours is shown, not the end of the app
+            await transcript.note(f"/compact failed: {type(exc).__name__}: {exc}", "error")
+            app.notify(f"failed: {type(exc).__name__}", title="/compact", severity="error",
+                       markup=False)
+        finally:
+            status.activity = ""
+
+    def _tell(self, event: object) -> None:
+        """The notification for what ``/compact`` did, and its marker brought into view."""
+        from tui_agent.ui.widgets.messages import CompactedMarker
+
+        app = self.app
+        match event:
+            case Compacted():
+                app.notify(f"{event.done()} ({tokens_text(event.tokens_before)} → "
+                           f"{tokens_text(event.tokens_after)} tokens)", title="/compact",
+                           markup=False)
+                markers = app.transcript.query(CompactedMarker)
+                if markers:
+                    markers.last().scroll_visible(animate=False)
+            case Notice(message=message):
+                app.notify(message, title="/compact", markup=False)
+            case ErrorOccurred(message=message):
+                app.notify(message, title="/compact", severity="error", markup=False)
 
     def stop(self) -> None:
         for worker in self.app.workers:
