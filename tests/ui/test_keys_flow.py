@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from tests.test_compaction import Summarizing, words
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
@@ -52,8 +53,14 @@ async def test_typing_after_an_automatic_compaction_reaches_the_prompt(tmp_path:
             assert server.requests[-1]["messages"][-1]["content"] == "hi there"
             await until(pilot, lambda: app.turns_ended == n + 1, what="the turn to end")
 
-            # enter alone, with a message focused, sends what the prompt holds
-            prompt.load_text("and again")
+            # a paste, and enter alone, with a message focused: the prompt takes them
+            prompt.load_text("and ")
+            prompt.move_cursor(prompt.document.end)
+            await pilot.press("shift+tab")
+            assert isinstance(app.focused, AssistantMessage)
+            app.post_message(events.Paste("again"))
+            await until(pilot, lambda: prompt.has_focus and prompt.text == "and again",
+                        what="the paste in the prompt")
             await pilot.press("shift+tab")
             assert isinstance(app.focused, AssistantMessage)
             await pilot.press("enter")
@@ -75,8 +82,10 @@ async def test_page_up_and_down_scroll_the_transcript_from_the_prompt(tmp_path: 
                         and transcript.scroll_y == transcript.max_scroll_y,
                         what="a transcript taller than two screens, at its end")
             prompt = app.chat.query_one("#prompt")
-            prompt.load_text("a draft\nof two lines")
             assert prompt.has_focus
+            app.post_message(events.Paste("a draft\nof two lines"))  # inserted once, whole
+            await until(pilot, lambda: prompt.text == "a draft\nof two lines",
+                        what="the paste in the prompt, once")
             bottom = transcript.scroll_y
             await pilot.press("pageup")
             await until(pilot, lambda: transcript.scroll_y < bottom, what="a page up")

@@ -42,9 +42,9 @@ if TYPE_CHECKING:
 
 class ChatScreen(Screen[None]):
     """The transcript above the prompt. Page up / page down (and ctrl+home / ctrl+end)
-    scroll the transcript wherever the focus is; typing with the focus on anything
-    that does not take text (a message, a code block, the transcript) goes on in the
-    prompt."""
+    scroll the transcript wherever the focus is; typing or pasting with the focus on
+    anything that does not take text (a message, a code block, the transcript) goes on
+    in the prompt."""
 
     BINDINGS = [
         Binding("pageup", "scroll_transcript('page_up')", show=False, priority=True),
@@ -76,9 +76,21 @@ class ChatScreen(Screen[None]):
         prompt = self.query_one(PromptInput)
         if self.focused is prompt or prompt.disabled:
             return
+        self._to_prompt(prompt, event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste that reached the screen unused goes into the prompt too."""
+        prompt = self.query_one(PromptInput)
+        if self.focused is not prompt and not prompt.disabled:
+            self._to_prompt(prompt, event)
+
+    @staticmethod
+    def _to_prompt(prompt: PromptInput, event: events.Key | events.Paste) -> None:
+        """The prompt handles ``event`` as its own. The same event goes on, stopped: it
+        must not bubble back up to the app, which would hand it to the prompt again."""
         event.stop()
         prompt.focus()
-        prompt.post_message(events.Key(event.key, event.character))
+        prompt.post_message(event)
 
 
 class ChatApp(App[int]):
