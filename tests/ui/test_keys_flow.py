@@ -12,6 +12,7 @@ from textual import events
 from tests.test_compaction import Summarizing, words
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
+from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.transcript import Transcript
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -29,7 +30,7 @@ async def test_typing_after_an_automatic_compaction_reaches_the_prompt(tmp_path:
                 assert n < 20, "no automatic compaction"
                 await turn(pilot, app, words(1200, n))
             await until(pilot, lambda: app.transcript.folder.folded, what="folded messages")
-            prompt = app.chat.query_one("#prompt")
+            prompt = app.chat.query_one("#prompt", PromptInput)
             assert app.focused is prompt
 
             # shift+tab walks up past the folded messages to the transcript itself, then
@@ -81,7 +82,7 @@ async def test_page_up_and_down_scroll_the_transcript_from_the_prompt(tmp_path: 
             await until(pilot, lambda: transcript.max_scroll_y > 2 * transcript.size.height
                         and transcript.scroll_y == transcript.max_scroll_y,
                         what="a transcript taller than two screens, at its end")
-            prompt = app.chat.query_one("#prompt")
+            prompt = app.chat.query_one("#prompt", PromptInput)
             assert prompt.has_focus
             app.post_message(events.Paste("a draft\nof two lines"))  # inserted once, whole
             await until(pilot, lambda: prompt.text == "a draft\nof two lines",

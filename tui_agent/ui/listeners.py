@@ -16,7 +16,7 @@ from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.status import ServerCount
 
 if TYPE_CHECKING:
-    from tui_agent.ui.chat import ChatApp
+    from tui_agent.ui.host import ChatHost
     from tui_agent.wiring.runtime import Runtime
 
 LOG_REFRESH_EVERY = 0.2
@@ -26,7 +26,7 @@ LOG_REFRESH_EVERY = 0.2
 class Listeners:
     """The backend's callbacks, turned into what ``app`` shows."""
 
-    def __init__(self, app: ChatApp) -> None:
+    def __init__(self, app: ChatHost) -> None:
         self.app = app
         self._log_refresh_due = False
 

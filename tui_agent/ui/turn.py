@@ -30,7 +30,7 @@ from tui_agent.core.events import (
 from tui_agent.ui.widgets.history import tokens_text, with_markers
 
 if TYPE_CHECKING:
-    from tui_agent.ui.chat import ChatApp
+    from tui_agent.ui.host import ChatHost
 
 GROUP = "turn"
 """The worker group of a turn (and of ``/compact``, which stops and is stopped like one)."""
@@ -39,7 +39,7 @@ GROUP = "turn"
 class Turns:
     """Sends messages and runs their turns, one at a time, for ``app``."""
 
-    def __init__(self, app: ChatApp) -> None:
+    def __init__(self, app: ChatHost) -> None:
         self.app = app
         self.ended = 0
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
