@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widget import Widget
 
-from tests.test_compaction import SUMMARY, Summarizing, is_summary_request
+from tests.test_compaction import SUMMARY, Summarizing, is_summary_request, words
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.ui.widgets.messages import CompactedMarker, Note, UserMessage
 
@@ -57,4 +58,44 @@ async def test_context_compact_and_resume(tmp_path: Path) -> None:
             markers = app.transcript.query(CompactedMarker)
             assert len(markers) == 1
             assert app.backend.agent.context.summary == SUMMARY  # goes on from the summary
+            await finish(app)
+
+
+def toasts(app: object) -> list[str]:
+    """The notifications on screen, as text."""
+    return [str(t.render()) for t in app.screen.query("Toast")]  # type: ignore[attr-defined]
+
+
+def in_view(widget: Widget, view: Widget) -> bool:
+    """Whether ``widget`` is laid out and inside what ``view`` (a scrolling container) shows."""
+    top = widget.virtual_region.y
+    return (widget.display and view.scroll_y <= top
+            and top + 1 <= view.scroll_y + view.scrollable_content_region.height)
+
+
+async def test_compact_says_so_and_its_marker_is_in_view(tmp_path: Path) -> None:
+    with Summarizing(window=None, reply=words(2500, 0)) as server:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await ready(pilot, app)
+            await send(pilot, app, "/compact")  # nothing to compact yet: it says so too
+            await until(pilot, lambda: any("nothing to compact" in t for t in toasts(app)),
+                        what="a notice that there was nothing to compact")
+            await until(pilot, lambda: not app.turn_running(), what="the end of /compact")
+            for n in range(3):
+                await turn(pilot, app, f"question {n}")
+            await pilot.press("pageup", "pageup")  # reading an earlier reply
+            transcript = app.transcript
+            await until(pilot, lambda: transcript.scroll_y < transcript.max_scroll_y - 10)
+
+            await send(pilot, app, "/compact")
+            await until(pilot, lambda: any("compacting" in t for t in toasts(app)),
+                        what="a notice that /compact started")
+            await until(pilot, lambda: any("summarized" in t for t in toasts(app)),
+                        what="a notice that /compact finished")
+            done = next(t for t in toasts(app) if "summarized" in t)
+            assert "4 earlier messages summarized" in done
+            marker = transcript.query_one(CompactedMarker)
+            await until(pilot, lambda: in_view(marker, transcript), what="the marker in view")
+
             await finish(app)

@@ -127,12 +127,22 @@ real model, or `/help` to see every command. Send `tour` to walk through again.
 """
 
 
+ASKS = ("save_note", "executeToolCode")
+"""The tour's calls that stop at the approval gate (the others are auto-approved)."""
+READ_PAUSE = 2.5
+"""Seconds the text that explains a call which asks stays in view, whole, before the
+call is made: the approval modal would otherwise cover the explanation the moment its
+last word arrived."""
+
+
 class ScriptedTour:
     """A :class:`~tui_agent.core.llm.ChatModel` that plays the tour. ``pace`` is the pause
-    between streamed pieces (0 in tests that do not watch the stream)."""
+    between streamed pieces (0 in tests that do not watch the stream); ``read_pause`` the
+    one after the text, before a call that asks (see :data:`READ_PAUSE`)."""
 
-    def __init__(self, pace: float = 0.02) -> None:
+    def __init__(self, pace: float = 0.02, read_pause: float = READ_PAUSE) -> None:
         self.pace = pace
+        self.read_pause = read_pause
 
     @property
     def model(self) -> str:
@@ -147,6 +157,8 @@ class ScriptedTour:
                 yield TextDelta(piece)
                 await asyncio.sleep(self.pace)
         calls = [call] if call is not None else []
+        if call is not None and call.name.endswith(ASKS):  # let the explanation be read
+            await asyncio.sleep(self.read_pause)
         yield Reply(text, calls, "tool_calls" if calls else "stop",
                     Usage(0, len(text.split()), len(text.split()), 0.0))
 

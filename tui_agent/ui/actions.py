@@ -3,7 +3,6 @@ end up here)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -196,33 +195,7 @@ async def _compact(app: ChatApp, command: Command) -> None:
     if not app.backend.has_model():
         await app.transcript.note("no model yet: /model chooses one", "warning")
         return
-    app.run_worker(_compacting(app, command.arg or None), group="turn", exclusive=True,
-                   exit_on_error=False)
-
-
-async def _compacting(app: ChatApp, instructions: str | None) -> None:
-    """``/compact``: like a turn (esc stops it, nothing is recorded until it is done)."""
-    from tui_agent.core.events import ContextSize, EventMasker
-
-    status, transcript = app.status, app.transcript
-    status.activity = "compacting… (esc stops)"
-    try:
-        await app.backend.ready.wait()
-        agent = app.backend.agent
-        masked = EventMasker(app.backend.settings.secrets)
-        async for event in agent.compactor.manual(instructions):
-            if isinstance(event, ContextSize):
-                status.context = event
-            for shown in masked(event):
-                await transcript.show(shown)
-        status.usage = agent.usage
-    except asyncio.CancelledError:
-        await transcript.note("compaction stopped; the conversation is as it was", "warning")
-        raise
-    except Exception as exc:  # a failure of ours is shown, not the end of the app
-        await transcript.note(f"/compact failed: {type(exc).__name__}: {exc}", "error")
-    finally:
-        status.activity = ""
+    app.turns.compact(command.arg or None)
 
 
 async def _context(app: ChatApp, command: Command) -> None:

@@ -168,7 +168,7 @@ class AgentApp(ChatApp):
                 self._use_theme(new.ui.theme)
             self.status.model = self.backend.model_name or "no model"
             self.status.code_mode = new.code_mode.enabled
-            self._refresh_servers()
+            self.listeners.refresh_servers()
             said = [f"{what} {', '.join(names)}" for what, names in (
                 ("started", changes.added), ("stopped", changes.removed),
                 ("restarted", changes.restarted)) if names]

@@ -1,6 +1,8 @@
 """The chat itself: the screen, start-up (the config loaded after the first frame, the
-project question, the servers), sending a message and running its turn, resuming a
-conversation, and the one way out (quit key, ``/quit``, signals).
+project question, the servers), and the one way out (quit key, ``/quit``, signals).
+The app composes its collaborators and routes to them: the turn (send, run, stop,
+resume) is ``turn.py``'s, the backend's callbacks (servers, resources, logs, logins)
+``listeners.py``'s, the ways out ``exits.py``'s.
 
 :class:`~tui_agent.ui.app.AgentApp` adds the slash commands and live reload on top.
 The first frame needs only Textual: the config is loaded and validated in a thread
@@ -13,26 +15,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
-from textual.content import Content
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import MountError
 from textual.widgets import Footer, Static
 
 from tui_agent.config import paths
-from tui_agent.core.attachments import Attachment, Prepared, content
-from tui_agent.core.events import ContextSize, EventMasker, TurnDone
-from tui_agent.tools.text import clean
+from tui_agent.core.attachments import Attachment, Prepared
 from tui_agent.ui import exits, textual_fixes
+from tui_agent.ui.listeners import Listeners
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
-from tui_agent.ui.widgets.history import with_markers
+from tui_agent.ui.turn import Turns
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
-from tui_agent.ui.widgets.status import ServerCount, StatusBar
+from tui_agent.ui.widgets.status import StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -41,6 +41,17 @@ if TYPE_CHECKING:
 
 
 class ChatScreen(Screen[None]):
+    """The transcript above the prompt. Page up / page down (and ctrl+home / ctrl+end)
+    scroll the transcript wherever the focus is; typing or pasting with the focus on
+    anything that does not take text (a message, a code block, the transcript) goes on
+    in the prompt."""
+
+    BINDINGS = [
+        Binding("pageup", "scroll_transcript('page_up')", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript('page_down')", show=False, priority=True),
+        Binding("ctrl+home", "scroll_transcript('home')", show=False, priority=True),
+        Binding("ctrl+end", "scroll_transcript('end')", show=False, priority=True),
+    ]
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -51,6 +62,35 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+
+    def action_scroll_transcript(self, how: str) -> None:
+        """``how``: page_up, page_down, home or end (at once: a page must not lag)."""
+        getattr(self.query_one(Transcript), f"scroll_{how}")(animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the screen unused: a printable one, or enter, goes to the
+        prompt, unless the focused widget (or one around it) has a binding for it, such
+        as a message's ``c``. (A text field never lets such keys through.)"""
+        if not (event.is_printable or event.key == "enter") or event.key in self.active_bindings:
+            return
+        prompt = self.query_one(PromptInput)
+        if self.focused is prompt or prompt.disabled:
+            return
+        self._to_prompt(prompt, event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste that reached the screen unused goes into the prompt too."""
+        prompt = self.query_one(PromptInput)
+        if self.focused is not prompt and not prompt.disabled:
+            self._to_prompt(prompt, event)
+
+    @staticmethod
+    def _to_prompt(prompt: PromptInput, event: events.Key | events.Paste) -> None:
+        """The prompt handles ``event`` as its own. The same event goes on, stopped: it
+        must not bubble back up to the app, which would hand it to the prompt again."""
+        event.stop()
+        prompt.focus()
+        prompt.post_message(event)
 
 
 class ChatApp(App[int]):
@@ -74,9 +114,8 @@ class ChatApp(App[int]):
         self.images: list[Attachment] = []  # /image and pasted images, for the next message
         self.prompt_list: list[tuple[str, str]] = []
         self.theme_problems: list[str] = []
-        self._log_refresh_due = False
-        self.turns_ended = 0
-        """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+        self.turns = Turns(self)
+        self.listeners = Listeners(self)
         self._shutting_down = False
         self._signals_seen = 0
         self._hung_up = False
@@ -92,10 +131,7 @@ class ChatApp(App[int]):
         self.backend = Runtime(options, ModalGate(self, remember_in=self._remember_in,
                                                   on_waiting=self._waiting),
                                ask=ModalAsker(self), sampling=(sampler.review, sampler.confirm))
-        self.backend.listeners.append(self._server_changed)
-        self.backend.log_listeners.append(self._server_logged)
-        self.backend.resource_listeners.append(self._resource_changed)
-        self.backend.login_pages.append(self._login_page)
+        self.listeners.attach(self.backend)
         self.loaded.set()
 
     def get_default_screen(self) -> Screen[None]:
@@ -200,53 +236,10 @@ class ChatApp(App[int]):
     @work(group="backend", exit_on_error=False)
     async def start_backend(self) -> None:
         await self.backend.start()
-        self._refresh_servers()
+        self.listeners.refresh_servers()
         if self.backend.hub is not None:
             await self.backend.hub.wait_all()
             self.prompt_list = await self.backend.prompts()
-
-    def _server_changed(self, _status: object) -> None:
-        self._refresh_servers()
-        top = self.screen
-        refresh = getattr(top, "refresh_data", None)
-        if refresh is not None:
-            refresh()
-
-    def _resource_changed(self, server: str, uri: str) -> None:
-        """A resource attached earlier changed: it goes again with the next message."""
-        ref = f"{server}:{uri}"
-        if ref not in self.attachments:
-            self.attachments.append(ref)
-            self.show_pending()
-            self.run_worker(self.transcript.note(
-                f"{clean(ref)} changed: its new content goes with your next message"),
-                group="notes")
-
-    def _server_logged(self, _line: object) -> None:
-        """A server's log line: the servers screen, if shown, catches up (at most five
-        times a second, however fast a server logs)."""
-        if self._log_refresh_due or getattr(self.screen, "refresh_data", None) is None:
-            return
-        self._log_refresh_due = True
-
-        def refresh() -> None:
-            self._log_refresh_due = False
-            data = getattr(self.screen, "refresh_data", None)
-            if data is not None:
-                data()
-
-        self.set_timer(0.2, refresh)
-
-    def _refresh_servers(self) -> None:
-        self.status.servers = ServerCount.of([(s.state, s.tools)
-                                              for s in self.backend.statuses()])
-
-    def _login_page(self, server: str, url: str) -> None:
-        """A login asked for on the servers screen: its page opens in the browser, and the
-        link goes into the conversation too (to copy, over SSH)."""
-        self.notify(f"log in to {server} in your browser", title="login", markup=False)
-        self.run_worker(self.transcript.note(f"log in to {server}: {url}"), group="notes")
-        self._server_changed(None)  # the servers screen says the login waits
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)
@@ -255,86 +248,29 @@ class ChatApp(App[int]):
     def _waiting(self, call: PendingCall) -> None:
         self.transcript.waiting(call.id)
 
-    # -- sending ----------------------------------------------------------------------
+    # -- the turn (turn.py) --------------------------------------------------------------
 
     async def send(self, text: str, files: Prepared | None = None) -> None:
-        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
-        await self.loaded.wait()
-        if self.turn_running():
-            self.notify("a reply is still coming: esc stops it", severity="warning")
-            return
-        if not self.backend.has_model():
-            from tui_agent.core.llm import NO_MODEL_HELP
-
-            await self.transcript.note(NO_MODEL_HELP.replace("no model is configured",
-                                                             "No model yet"), "warning")
-            return
-        files = files or Prepared(text)
-        await self.transcript.user(files.text + "".join(f"\n📎 {a}" for a in self.attachments),
-                                   [a.chip() for a in files.attachments])
-        self.run_turn(files, list(self.attachments))
-        self.attachments.clear()
-        if files.images:
-            self.images.clear()
-        self.show_pending()
+        await self.turns.send(text, files)
 
     def show_pending(self) -> None:
-        """The line above the prompt: the images and resources for the next message."""
-        from tui_agent.ui.widgets.messages import with_chips
-
-        chips = [a.chip() for a in self.images] + [f"resource {ref}" for ref in self.attachments]
-        line = self.chat.query_one("#pending", Static)
-        line.display = bool(chips)
-        line.update(with_chips(Content("next message:"), chips, below=False) if chips else "")
+        self.turns.show_pending()
 
     def turn_running(self) -> bool:
-        return any(w.group == "turn" and w.is_running for w in self.workers)
+        return self.turns.running()
 
-    @work(group="turn", exclusive=True, exit_on_error=False)
-    async def run_turn(self, files: Prepared, attachments: list[str]) -> None:
-        transcript, status = self.transcript, self.status
-        status.activity = "working… (esc stops)"
-        try:
-            await self.backend.ready.wait()
-            blocks = [await self.backend.attachment(ref) for ref in attachments]
-            self.backend.ensure_session()
-            agent = self.backend.agent
-            masked = EventMasker(self.backend.settings.secrets)
-            async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
-                async for event in events:
-                    for shown in masked(event):  # what the model or a server echoed
-                        await transcript.show(shown)
-                    if isinstance(event, TurnDone | ContextSize):  # and the meter
-                        status.usage, status.context = agent.usage, agent.context.last
-        except asyncio.CancelledError:
-            await transcript.cancelled()
-            status.usage = self.backend.agent.usage
-            raise
-        except Exception as exc:  # a failure of ours ends the turn, visibly, not the app
-            await transcript.note(f"the turn failed: {type(exc).__name__}: {exc}", "error")
-        finally:
-            status.activity = ""
-            self.backend.save_metrics()
-            self.turns_ended += 1
+    @property
+    def turns_ended(self) -> int:
+        """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+        return self.turns.ended
 
     def action_stop(self) -> None:
-        for worker in self.workers:
-            if worker.group == "turn" and worker.is_running:
-                worker.cancel()
+        self.turns.stop()
 
     async def resume(self, ref: str) -> None:
-        from tui_agent.core.session import SessionError
-        from tui_agent.wiring.build import LATEST
+        await self.turns.resume(ref)
 
-        self.action_stop()
-        try:
-            conv = self.backend.resume(None if ref == LATEST else ref)
-        except SessionError as exc:
-            await self.transcript.note(str(exc), "error")
-            return
-        await self.transcript.replay(with_markers(conv.messages, conv.compactions))
-        self.status.usage, self.status.context = self.backend.agent.usage, None
-        await self.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")
+    # -- the ways out (exits.py) ----------------------------------------------------------
 
     async def action_quit(self) -> None:
         await self.shut_down(0)

@@ -22,6 +22,7 @@ KEYS = (
     ("ctrl+e", "write the prompt in $EDITOR"),
     ("paste", "a path to an image attaches the image"),
     ("shift+tab", "focus the messages and code blocks, latest first (or click one); c copies"),
+    ("pgup / pgdn", "scroll the conversation (ctrl+home / ctrl+end: top, bottom)"),
     ("esc", "stop the reply or tool call in flight"),
     ("ctrl+p", "command palette: every command, searchable"),
     ("ctrl+s", "servers screen"),

@@ -9,9 +9,7 @@ passed through :func:`~tui_agent.tools.text.clean` and shown as plain
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
-from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
@@ -35,23 +33,7 @@ def key_hints(keys: list[tuple[str, str]]) -> Content:
     return Content.assemble(*parts)
 
 
-class BackToPrompt:
-    """A focused message or code block: typing anything but its keys goes on in the
-    prompt (a click to select text must not swallow what is typed next)."""
-
-    def on_key(self, event: events.Key) -> None:
-        if not event.is_printable or event.character in (None, "c"):
-            return
-        widget = cast(Widget, self)
-        prompt = next(iter(widget.screen.query("#prompt")), None)
-        insert = getattr(prompt, "insert", None)
-        if prompt is not None and insert is not None:
-            event.stop()
-            prompt.focus()
-            insert(event.character)
-
-
-class UserMessage(BackToPrompt, Static, can_focus=True):
+class UserMessage(Static, can_focus=True):
     """What the user sent, with a chip for each file and image that went with it.
     Focused (a click, or shift+tab), ``c`` copies it."""
 
@@ -93,7 +75,7 @@ def copy_out(widget: Widget, text: str, what: str) -> None:
                       f"{len(text):,} characters)", title="clipboard", markup=False)
 
 
-class CodeBlock(BackToPrompt, MarkdownFence, can_focus=True):
+class CodeBlock(MarkdownFence, can_focus=True):
     """A code block of a reply: focused (a click, or shift+tab), ``c`` copies its code."""
 
     DEFAULT_CSS = "CodeBlock:focus { background: $accent-muted; }"
@@ -103,7 +85,7 @@ class CodeBlock(BackToPrompt, MarkdownFence, can_focus=True):
         copy_out(self, self.code, "the code block")
 
 
-class AssistantMessage(BackToPrompt, Markdown, can_focus=True):
+class AssistantMessage(Markdown, can_focus=True):
     """A reply. Streamed through Textual's ``MarkdownStream``, which coalesces fragments
     when rendering falls behind, so a fast stream never queues up work. Focused, ``c``
     copies it (as Markdown)."""

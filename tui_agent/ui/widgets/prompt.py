@@ -98,6 +98,9 @@ class PromptInput(TextArea):
             self.post_message(self.FileWanted())
 
     async def _on_paste(self, event: events.Paste) -> None:
+        """A path to an image attaches the image; any other paste is inserted by
+        ``TextArea._on_paste``, which Textual calls after this (calling it here too
+        inserted every paste twice)."""
         from tui_agent.core.attachments import pasted_image
 
         image = pasted_image(event.text, Path.cwd())
@@ -105,8 +108,6 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.post_message(self.ImagePasted(image))
-            return
-        await super()._on_paste(event)
 
     def action_editor(self) -> None:
         self.post_message(self.EditorWanted())

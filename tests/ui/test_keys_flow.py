@@ -1,0 +1,108 @@
+"""Keys on the chat screen: typing never gets lost wherever the focus went (after an
+automatic compaction folded most of the conversation), and page up / page down scroll
+the transcript from the prompt. Against litellm and the scripted LLM server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from tests.test_compaction import Summarizing, words
+from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
+from tui_agent.ui.widgets.prompt import PromptInput
+from tui_agent.ui.widgets.transcript import Transcript
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+async def test_typing_after_an_automatic_compaction_reaches_the_prompt(tmp_path: Path) -> None:
+    with Summarizing(window=3000, reply=words(600, 0)) as server:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url,
+                                    extra="context_window = 3000\n"))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            n = 0
+            while not app.transcript.query(CompactedMarker):  # the window forces one
+                n += 1
+                assert n < 20, "no automatic compaction"
+                await turn(pilot, app, words(1200, n))
+            await until(pilot, lambda: app.transcript.folder.folded, what="folded messages")
+            prompt = app.chat.query_one("#prompt", PromptInput)
+            assert app.focused is prompt
+
+            # shift+tab walks up past the folded messages to the transcript itself, then
+            # tab comes back down through them
+            seen: list[object] = []
+            while not isinstance(app.focused, Transcript):
+                await pilot.press("shift+tab")
+                seen.append(app.focused)
+                assert len(seen) < 40, "shift+tab never reached the transcript"
+            assert any(isinstance(w, UserMessage) for w in seen)
+            assert any(isinstance(w, AssistantMessage) for w in seen)
+            await pilot.press("tab", "tab", "shift+tab", "shift+tab")
+            assert isinstance(app.focused, Transcript)
+
+            before = len(server.requests)
+            await pilot.press("h", "i", "space", "t", "h", "e", "r", "e")
+            await until(pilot, lambda: prompt.has_focus and prompt.text == "hi there",
+                        what="the keys typed in the prompt")
+            await pilot.press("enter")
+            await until(pilot, lambda: len(server.requests) > before, what="the message sent")
+            assert server.requests[-1]["messages"][-1]["content"] == "hi there"
+            await until(pilot, lambda: app.turns_ended == n + 1, what="the turn to end")
+
+            # a paste, and enter alone, with a message focused: the prompt takes them
+            prompt.load_text("and ")
+            prompt.move_cursor(prompt.document.end)
+            await pilot.press("shift+tab")
+            assert isinstance(app.focused, AssistantMessage)
+            app.post_message(events.Paste("again"))
+            await until(pilot, lambda: prompt.has_focus and prompt.text == "and again",
+                        what="the paste in the prompt")
+            await pilot.press("shift+tab")
+            assert isinstance(app.focused, AssistantMessage)
+            await pilot.press("enter")
+            await until(pilot, lambda: server.requests[-1]["messages"][-1]["content"]
+                        == "and again", what="the second message sent")
+            assert prompt.has_focus
+            await finish(app)
+
+
+async def test_page_up_and_down_scroll_the_transcript_from_the_prompt(tmp_path: Path) -> None:
+    with Summarizing(window=None, reply=words(2500, 0)) as server:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            for n in range(3):
+                await turn(pilot, app, f"question {n}")
+            transcript = app.transcript
+            await until(pilot, lambda: transcript.max_scroll_y > 2 * transcript.size.height
+                        and transcript.scroll_y == transcript.max_scroll_y,
+                        what="a transcript taller than two screens, at its end")
+            prompt = app.chat.query_one("#prompt", PromptInput)
+            assert prompt.has_focus
+            app.post_message(events.Paste("a draft\nof two lines"))  # inserted once, whole
+            await until(pilot, lambda: prompt.text == "a draft\nof two lines",
+                        what="the paste in the prompt, once")
+            bottom = transcript.scroll_y
+            await pilot.press("pageup")
+            await until(pilot, lambda: transcript.scroll_y < bottom, what="a page up")
+            one_up = transcript.scroll_y
+            await pilot.press("pageup")
+            await until(pilot, lambda: transcript.scroll_y < one_up, what="another page up")
+            await pilot.press("pagedown")
+            await until(pilot, lambda: abs(transcript.scroll_y - one_up) <= 1,
+                        what="a page down")
+            await pilot.press("ctrl+home")
+            await until(pilot, lambda: transcript.scroll_y == 0, what="the top")
+            await pilot.press("ctrl+end")
+            await until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y,
+                        what="the end")
+            assert prompt.has_focus and prompt.text == "a draft\nof two lines"
+            await send(pilot, app, "/help")
+            await until(pilot, lambda: app.screen is not app.chat, what="/help")
+            assert "pgup / pgdn" in str(app.screen.query_one("#help Static").render())
+            await finish(app)
