@@ -196,6 +196,7 @@ class _Login:
     async def start(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
         await self.listener.__aenter__()
+        self.listener.state = self.state  # the page the browser gets checks it too
         self.active = True  # already, for what the front end shows of the server meanwhile
         try:
             self.open_url(authorization_url)
