@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.screen import Screen
@@ -51,8 +51,9 @@ class ServersScreen(Screen[None]):
     ServersScreen { background: $background; }
     ServersScreen .title { text-style: bold; padding: 0 1; background: $panel; }
     ServersScreen #servers { height: auto; max-height: 40%; }
-    ServersScreen #detail { height: auto; max-height: 12; padding: 0 1; color: $text-muted;
-                            border-top: solid $panel-lighten-1; }
+    ServersScreen #detail-pane { height: auto; max-height: 40%;
+                                 border-top: solid $panel-lighten-1; }
+    ServersScreen #detail { height: auto; padding: 0 1; color: $text-muted; }
     ServersScreen #detail.-failed { color: $error; }
     ServersScreen #tools { height: 1fr; border-top: solid $panel-lighten-1; }
     ServersScreen #message { height: auto; padding: 0 1; color: $warning; }
@@ -70,12 +71,14 @@ class ServersScreen(Screen[None]):
     def __init__(self, controls: ServerControls) -> None:
         super().__init__()
         self.controls = controls
+        self._shown: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("MCP servers", classes="title")
         with Vertical():
             yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
-            yield Static(id="detail")
+            with VerticalScroll(id="detail-pane"):
+                yield Static(id="detail")
             yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
             yield Static(id="message")
         yield Footer()
@@ -126,33 +129,10 @@ class ServersScreen(Screen[None]):
         if st is None:
             detail.update("no MCP servers are configured: add [servers.NAME] to the config")
             return
-        lines = [f"{st.state}" + (f" · {st.server_info}" if st.server_info else "")
-                 + (f" · protocol {st.protocol}" if st.protocol else "")]
-        if st.last_error:
-            lines.append(f"last error: {st.last_error}")
-        if st.stderr:
-            lines.append("stderr (last lines):")
-            lines += [f"  {line}" for line in st.stderr]
-        if st.instructions:
-            lines.append("instructions (the model reads them):")
-            lines += [f"  {line}" for line in st.instructions.splitlines()[:12]]
-        if st.held_back:
-            lines.append("not offered to the model:")
-            lines += [f"  {why}" for why in st.held_back]
-        if st.logs:
-            lines.append("server log (last lines):")
-            lines += [f"  {line}" for line in st.logs]
-        if st.log_file:
-            lines.append(f"log: {st.log_file}")
-        login = self.controls.login_status(st.name)
-        if login is not None:
-            hint = "l cancels" if login.startswith("logging in") else "l logs in"
-            lines.append(f"login: {login} ({hint})")
-        stats = self.controls.stats().get("servers", {}).get(st.name)
-        if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
-            lines.append(f"calls: {summary(stats)}")
-            lines += [f"  {tool}: {summary(t)}" for tool, t in stats["tools"].items()]
-        detail.update(plain("\n".join(lines)))
+        if name != self._shown:  # another server: its pane starts at its state
+            self._shown = name
+            self.query_one("#detail-pane", VerticalScroll).scroll_home(animate=False)
+        detail.update(plain("\n".join(self._detail_lines(st))))
         detail.set_class(st.state == "failed", "-failed")
         policy = self.controls.policy
         for spec in self.controls.tools_of(st.name):
@@ -166,6 +146,37 @@ class ServersScreen(Screen[None]):
             tools.add_row("", plain("(starts when a turn needs its tools)"), "")
         elif st.state != "connected":
             tools.add_row("", plain(f"(no tools while {st.state})"), "")
+
+    def _detail_lines(self, st: Any) -> list[str]:
+        """What the pane says of a server: its state, login and errors first (they must
+        show without scrolling), then what it told us and its logs, then its calls."""
+        lines = [f"{st.state}" + (f" · {st.server_info}" if st.server_info else "")
+                 + (f" · protocol {st.protocol}" if st.protocol else "")]
+        login = self.controls.login_status(st.name)
+        if login is not None:
+            hint = "l cancels" if login.startswith("logging in") else "l logs in"
+            lines.append(f"login: {login} ({hint})")
+        if st.last_error:
+            lines.append(f"last error: {st.last_error}")
+        if st.held_back:
+            lines.append("not offered to the model:")
+            lines += [f"  {why}" for why in st.held_back]
+        if st.instructions:
+            lines.append("instructions (the model reads them):")
+            lines += [f"  {line}" for line in st.instructions.splitlines()]
+        if st.stderr:
+            lines.append("stderr (last lines):")
+            lines += [f"  {line}" for line in st.stderr]
+        if st.logs:
+            lines.append("server log (last lines):")
+            lines += [f"  {line}" for line in st.logs]
+        if st.log_file:
+            lines.append(f"log: {st.log_file}")
+        stats = self.controls.stats().get("servers", {}).get(st.name)
+        if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
+            lines.append(f"calls: {summary(stats)}")
+            lines += [f"  {tool}: {summary(t)}" for tool, t in stats["tools"].items()]
+        return lines
 
     def _say(self, text: str) -> None:
         self.query_one("#message", Static).update(plain(text))
