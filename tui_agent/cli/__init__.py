@@ -169,6 +169,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         settings, prompt, approve, getattr(args, "output", "text"),
         session_file=getattr(args, "session", None), resume=args.resume,
         tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
+        login=getattr(args, "login", "auto"),
         verbose=getattr(args, "verbose", False),
         sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
         mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact,

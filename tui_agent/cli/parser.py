@@ -21,7 +21,7 @@ where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "export": set(), "config": {"model", "api_base", "code_mode"}}
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
-            "--output", "--session", "--max-depth", "--compact", "--image")
+            "--output", "--session", "--max-depth", "--compact", "--image", "--login")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sampling", choices=("allow", "deny"), default="deny",
                      help="let MCP servers use the model (sampling/createMessage); "
                           "default: deny")
+    run.add_argument("--login", choices=("auto", "browser", "never"), default="auto",
+                     help="a remote server that asks for a login (or a wider scope): auto "
+                          "opens the browser only on a terminal; browser opens it without "
+                          "one too (the link still goes to stderr); never starts none "
+                          "(default: auto)")
     run.add_argument("--attach", action="append", metavar="SERVER:URI",
                      help="put an MCP resource before the prompt (repeatable)")
     run.add_argument("--image", action="append", type=Path, metavar="PATH",

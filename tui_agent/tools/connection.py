@@ -207,6 +207,10 @@ class ServerConnection(ServerLifecycle):
                 self.breaker.success()
                 if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
                     raise LinksFirst(exc.error) from None
+                refused = self.side.scope_refused() if self.side.scope_refused else None
+                if refused is not None:  # a step-up no login could answer
+                    raise ServerError(f"{self.name} needs more scope ({refused}) for {tool}: "
+                                      f"run 'tui-agent login {self.name}'") from None
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
             finally:

@@ -63,19 +63,25 @@ class Logins:
         assert config.url is not None
         try:
             auth: httpx2.Auth = provider(config.url, config.oauth or OAuthSettings(),
-                                         self.store, open_url=self._opener(name), name=name)
+                                         self.store, open_url=self._opener(name), name=name,
+                                         may_login=lambda: self.may_show(name))
         except LoginError as exc:  # e.g. a key that does not parse: the server fails with it
             auth = _Refused(exc)
         return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None),
-                          cancel_login=getattr(auth, "cancel_login", None))
+                          cancel_login=getattr(auth, "cancel_login", None),
+                          scope_refused=getattr(auth, "take_refused", None))
 
     def allow(self, name: str) -> None:
         """Let ``name`` start a browser login (a person asked for it)."""
         self.allowed.add(name)
 
+    def may_show(self, name: str) -> bool:
+        """Whether a browser login to ``name`` may start now."""
+        return self.open_url is not None and (self.interactive or name in self.allowed)
+
     def _opener(self, name: str) -> Callable[[str], None]:
         def open_url(url: str) -> None:
-            if self.open_url is None or not (self.interactive or name in self.allowed):
+            if self.open_url is None or not self.may_show(name):
                 raise NeedsLogin(f"needs login: run 'tui-agent login {name}'")
             self.allowed.discard(name)  # one login per request
             self.open_url(name, url)
