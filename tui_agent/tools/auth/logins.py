@@ -45,6 +45,8 @@ class Logins:
                  interactive: bool = False) -> None:
         self.store, self.open_url, self.interactive = store, open_url, interactive
         self.allowed: set[str] = set()
+        self.auths: dict[str, httpx2.Auth] = {}
+        """Each server's login flow, by name."""
 
     @staticmethod
     def applies(config: ServerConfig) -> bool:
@@ -67,6 +69,7 @@ class Logins:
                                          may_login=lambda: self.may_show(name))
         except LoginError as exc:  # e.g. a key that does not parse: the server fails with it
             auth = _Refused(exc)
+        self.auths[name] = auth
         return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None),
                           cancel_login=getattr(auth, "cancel_login", None),
                           scope_refused=getattr(auth, "take_refused", None))
@@ -74,6 +77,19 @@ class Logins:
     def allow(self, name: str) -> None:
         """Let ``name`` start a browser login (a person asked for it)."""
         self.allowed.add(name)
+
+    def reload(self, name: str) -> None:
+        """Have ``name``'s next request read its login from the store again (a logout made
+        elsewhere then means a login, not the tokens this run still holds)."""
+        reload = getattr(self.auths.get(name), "reload", None)
+        if reload is not None:
+            reload()
+
+    def holds_token(self, name: str) -> bool:
+        """This run's flow for ``name`` holds an access token (kept or not)."""
+        context = getattr(self.auths.get(name), "context", None)
+        tokens = getattr(context, "current_tokens", None)
+        return bool(getattr(tokens, "access_token", None))
 
     def may_show(self, name: str) -> bool:
         """Whether a browser login to ``name`` may start now."""

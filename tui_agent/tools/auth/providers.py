@@ -139,6 +139,10 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             """Give up the login under way (False: there was none)."""
             return login.cancel()
 
+        def reload(self) -> None:
+            """Read the kept login again before the next request."""
+            self._initialized = False
+
         loaded: str | None = None
         """The access token read from the store, if any."""
 

@@ -40,10 +40,14 @@ class ServerControls:
     stats: Callable[[], dict[str, Any]] = lambda: {"servers": {}}
     """The hub's call metrics (``Hub.stats``)."""
     login: Callable[[str], str] = lambda name: f"{name} does not log in"
-    """Start a login (the server's page opens), or cancel the one under way; what
-    happened, in a sentence."""
+    """Start a login (the server reconnects, and its page opens if it asks for one), or
+    cancel the one under way; what happened, in a sentence."""
     login_status: Callable[[str], str | None] = lambda name: None
     """Who is logged in to a server that logs in (None: one that does not)."""
+    login_outcome: Callable[[str], Awaitable[tuple[bool, str] | None]] = \
+        lambda name: _nothing()
+    """Once the login started has ended: whether it worked, and the sentence saying so
+    (None: no login was started)."""
 
 
 class ServersScreen(Screen[None]):
@@ -191,6 +195,21 @@ class ServersScreen(Screen[None]):
         name = self.selected()
         if name is not None:
             self._say(self.controls.login(name))
+            self.refresh_data()
+            app = self.app  # the outcome is told wherever the person is by then
+            app.run_worker(self._tell_login(app, name), group="logins", exit_on_error=False)
+
+    async def _tell_login(self, app: Any, name: str) -> None:
+        """How the login ended: a notification, and this screen's message line."""
+        ended = await self.controls.login_outcome(name)
+        if ended is None:
+            return
+        ok, said = ended
+        app.notify(said, title="login", severity="information" if ok else "error",
+                   markup=False, timeout=8 if ok else 15)
+        if app.screen is self:
+            self._say(said)
+            self.refresh_data()
 
     async def action_enable(self) -> None:
         name = self.selected()
@@ -235,6 +254,10 @@ class ServersScreen(Screen[None]):
         if picked is not None:
             now = self.controls.policy.standing(picked[0], picked[1])
             self._set("ask" if now == "not allowed" else "not allowed")
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _standing(standing: Standing) -> Content:
