@@ -174,7 +174,9 @@ class StepUp:
 
 def build(port: int, token_ttl: int, client: str | None = None, callback_port: int = 0,
           lose_codes: bool = False, authority_port: int | None = None,
-          refreshed_ttl: int | None = None, call_scope: str | None = None) -> MCPServer:
+          refreshed_ttl: int | None = None, call_scope: str | None = None
+          ) -> tuple[MCPServer, MemoryAuthority]:
+    """The server and its authorization server."""
     base = f"http://127.0.0.1:{port}"
     authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl, call_scope)
     if client:
@@ -205,8 +207,7 @@ def build(port: int, token_ttl: int, client: str | None = None, callback_port: i
         token = get_access_token()
         return f"you sent Bearer {token.token}" if token else "no token"
 
-    server.authority = authority  # type: ignore[attr-defined]  (for --call-scope)
-    return server
+    return server, authority
 
 
 def main() -> None:
@@ -221,15 +222,16 @@ def main() -> None:
                         help="seconds a token issued by a refresh lives (default: --token-ttl)")
     parser.add_argument("--call-scope", help="a scope tools/call needs beyond mcp (step-up)")
     args = parser.parse_args()
-    server = build(args.port, args.token_ttl, args.client, args.callback_port, args.lose_codes,
-                   args.authority_port, args.refreshed_ttl, args.call_scope)
+    server, authority = build(args.port, args.token_ttl, args.client, args.callback_port,
+                              args.lose_codes, args.authority_port, args.refreshed_ttl,
+                              args.call_scope)
     if not args.call_scope:
         server.run("streamable-http", host="127.0.0.1", port=args.port)
         return
     import uvicorn
 
-    app = StepUp(server.streamable_http_app(host="127.0.0.1"), server.authority,  # type: ignore[attr-defined]
-                 args.call_scope, f"http://127.0.0.1:{args.port}")
+    app = StepUp(server.streamable_http_app(host="127.0.0.1"), authority, args.call_scope,
+                 f"http://127.0.0.1:{args.port}")
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

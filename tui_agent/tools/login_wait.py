@@ -63,7 +63,8 @@ class LoginAware(ServerLifecycle):
         try:  # a server may ask for its login at the first listing, not at initialize
             await super()._fetch_tools(client)
         except Exception as exc:
-            self.login_failed = self.login_failed or login_failure(exc)
+            if self._client is None:  # starting (a refresh while serving is not a start)
+                self.login_failed = self.login_failed or login_failure(exc)
             raise
 
     def _failed(self, message: str) -> None:
