@@ -118,3 +118,23 @@ def test_on_a_terminal_the_step_up_runs_unless_login_never(
         results = [e for e in map(json.loads, out.splitlines()) if e["type"] == "tool_result"]
         assert code == 0 and results[0]["text"].endswith(" mcp mcp:write"), out
         assert scopes_asked(log) == ["mcp", "mcp mcp:write"]
+
+
+def test_the_call_waits_for_the_person_logging_in(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A person takes longer over the wider login than the call may take (``timeout = 2``,
+    the page read for 4 s): the call's timer waits for them (the login has a time limit of
+    its own), then the call goes again and answers."""
+    log = tmp_path / "browser.log"
+    with guarded("--call-scope", "mcp:write") as url:
+        conf = config(tmp_path, url, 'auto = ["whoami"]\ntimeout = 2\n')
+        assert tui_agent("login", "guarded", "--config", str(conf),
+                         browser_log=log).returncode == 0
+        turn(fake_llm)
+        done = tui_agent("run", "--config", str(conf), "--model", "openai/fake-model",
+                         "--api-base", fake_llm.base_url, "--output", "jsonl", "--login",
+                         "browser", "who am I?", browser_log=log,
+                         env={"FAKE_BROWSER_DELAY": "4"})
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert not result["is_error"] and str(result["text"]).endswith(" mcp mcp:write"), result
+    assert scopes_asked(log) == ["mcp", "mcp mcp:write"]

@@ -196,6 +196,7 @@ class ServerConnection(LoginAware):
                 if self.side.progress is not None:
                     await self.side.progress(tool, progress, total, message)
 
+            stop_waiting = self._wait_for_person(scope)
             try:
                 if self.config.per_call_exec and self._container is not None:
                     result = await self._call_in_own_exec(tool, arguments, progressed)
@@ -218,6 +219,7 @@ class ServerConnection(LoginAware):
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
             finally:
+                stop_waiting()
                 if news is not None:
                     self._listening.discard(news)
         if scope.cancelled_caught:

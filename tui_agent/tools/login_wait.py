@@ -7,16 +7,19 @@ login`` elsewhere then ``r``); once it connects, that old error goes.
 
 :class:`LoginAware` sits between :class:`~tui_agent.tools.lifecycle.ServerLifecycle` and
 the call path (:class:`~tui_agent.tools.connection.ServerConnection`); its
-:meth:`~LoginAware.next_start` tells a front end how the start it asked for ended.
+:meth:`~LoginAware.next_start` tells a front end how the start it asked for ended, and a
+call's timer waits for a person logging in mid-call (a step-up).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
 from tui_agent.tools.auth.callback import LoginError
+from tui_agent.tools.client import PERSON_POLL
 from tui_agent.tools.errors import LOGIN_STEP, innermost
 from tui_agent.tools.lifecycle import ServerLifecycle, State
 
@@ -83,6 +86,20 @@ class LoginAware(ServerLifecycle):
             await self._wake.wait()  # reconnect (l, r) or close
             return True  # what was asked for goes at once (the backoff starts afresh)
         return connected
+
+    def _wait_for_person(self, scope: Any) -> Callable[[], None]:
+        """While a person logs in mid-call (a step-up), the call's timer waits for them (the
+        login has a time limit of its own); returns what stops the watch."""
+        loop = asyncio.get_running_loop()  # its clock is anyio's on asyncio
+        timer: list[asyncio.TimerHandle] = []
+
+        def look() -> None:
+            if self.side.person_busy():
+                scope.deadline = max(scope.deadline, loop.time() + self.call_timeout)
+            timer[0] = loop.call_later(PERSON_POLL, look)
+
+        timer.append(loop.call_later(PERSON_POLL, look))
+        return lambda: timer[0].cancel()
 
     def _set(self, state: State, error: str | None = None) -> None:
         if state == "connected":
