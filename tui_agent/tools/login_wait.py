@@ -23,6 +23,9 @@ from tui_agent.tools.client import PERSON_POLL
 from tui_agent.tools.errors import LOGIN_STEP, innermost
 from tui_agent.tools.lifecycle import ServerLifecycle, State
 
+LOOK_AHEAD = 0.25
+"""Seconds before a call's deadline at which a person logging in is looked for."""
+
 
 def login_failure(exc: BaseException) -> bool:
     """``exc`` ended a start at its login: a :class:`LoginError`, or a request of a login
@@ -93,12 +96,19 @@ class LoginAware(ServerLifecycle):
         loop = asyncio.get_running_loop()  # its clock is anyio's on asyncio
         timer: list[asyncio.TimerHandle] = []
 
+        def next_look() -> asyncio.TimerHandle:
+            # Just before the deadline, so the look always runs before the scope's own
+            # timer (a loop running late runs both in order); a moved deadline moves it.
+            when = scope.deadline - LOOK_AHEAD
+            return loop.call_at(when if when > loop.time() else loop.time() + PERSON_POLL,
+                                look)
+
         def look() -> None:
             if self.side.person_busy():
                 scope.deadline = max(scope.deadline, loop.time() + self.call_timeout)
-            timer[0] = loop.call_later(PERSON_POLL, look)
+            timer[0] = next_look()
 
-        timer.append(loop.call_later(PERSON_POLL, look))
+        timer.append(next_look())
         return lambda: timer[0].cancel()
 
     def _set(self, state: State, error: str | None = None) -> None:
