@@ -180,11 +180,36 @@ async def test_a_stray_request_is_turned_away_and_the_login_waits_on() -> None:
     ("state=s1", "without an authorization code"),
 ])
 async def test_what_comes_back_wrong_is_named(query: str, said: str) -> None:
+    """Named to tui-agent, and on the page the browser shows: "Login failed" and why, never
+    "you can close this tab" (a refused login is not one to walk away from)."""
     async with LoopbackCallback(0, timeout=10) as callback:
         waiting = asyncio.create_task(callback.wait("s1"))
-        await asyncio.to_thread(visit, f"{callback.redirect_uri}?{query}")
+        status, page = await asyncio.to_thread(visit, f"{callback.redirect_uri}?{query}")
         with pytest.raises(LoginError, match=said.replace("(", r"\(").replace(")", r"\)")):
             await waiting
+    assert status == 400
+    assert "<h1>Login failed</h1>" in page and said in page, page
+    assert "close this tab" not in page
+
+
+async def test_a_redirect_before_the_wait_is_judged_by_the_state_sent() -> None:
+    """A fast browser comes back before the login waits for it: the state the login sent
+    (set when its page opened) decides the page all the same; markup in what the
+    authorization server says is shown as text."""
+    async with LoopbackCallback(0, timeout=10) as callback:
+        callback.state = "s1"
+        status, page = await asyncio.to_thread(
+            visit, f"{callback.redirect_uri}?code=abc&state=old-tab")
+        with pytest.raises(LoginError, match="different state"):
+            await callback.wait("s1")
+    assert status == 400 and "different state than the login sent" in page
+    async with LoopbackCallback(0, timeout=10) as callback:
+        callback.state = "s1"
+        status, page = await asyncio.to_thread(
+            visit, f"{callback.redirect_uri}?error=denied&error_description=%3Cb%3Eno%3C/b%3E")
+        with pytest.raises(LoginError):
+            await callback.wait("s1")
+    assert "&lt;b&gt;no&lt;/b&gt;" in page and "<b>" not in page
 
 
 async def test_no_redirect_in_time_says_so() -> None:

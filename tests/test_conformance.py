@@ -79,10 +79,27 @@ def test_the_suite_lists_the_scenarios_we_run() -> None:
     assert listed == SCENARIOS
 
 
+THROUGH_RUN = ["tools_call", "auth/scope-step-up"]
+"""Scenarios also run through the real ``tui-agent run`` (tests/conformance/run_client.py):
+what ``run`` adds to the hub (its logins, approval, the call path's errors) must not lose
+what the hub passes. ``auth/scope-step-up`` failed there as a lost connection."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_client_scenario(scenario: str, tmp_path: Path) -> None:
-    out = suite("client", "--command", f"{sys.executable} -m tests.conformance.client",
+    check_scenario(scenario, "tests.conformance.client", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", THROUGH_RUN)
+def test_client_scenario_through_run(scenario: str, tmp_path: Path) -> None:
+    check_scenario(scenario, "tests.conformance.run_client", tmp_path)
+
+
+def check_scenario(scenario: str, client: str, tmp_path: Path) -> None:
+    """The suite's verdict on ``scenario`` with ``python -m CLIENT`` as the client."""
+    out = suite("client", "--command", f"{sys.executable} -m {client}",
                 "--scenario", scenario, "--timeout", "60000", "-o", str(tmp_path))
     checks = [c for path in tmp_path.rglob("checks.json")
               for c in json.loads(path.read_text(encoding="utf-8"))]

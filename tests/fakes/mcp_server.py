@@ -37,8 +37,9 @@ TINY_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
             "awAAAABJRU5ErkJggg==")
 
 
-def build(name: str, marks: Path | None, description: str) -> MCPServer:
-    server = MCPServer(name, version="1.0")
+def build(name: str, marks: Path | None, description: str,
+          instructions: str | None = None) -> MCPServer:
+    server = MCPServer(name, version="1.0", instructions=instructions)
 
     def mark(what: str) -> None:
         if marks is not None:
@@ -176,6 +177,7 @@ def main() -> None:
     parser.add_argument("--stderr-flood", type=int, default=0, help="bytes to write at start")
     parser.add_argument("--ignore-sigterm", action="store_true")
     parser.add_argument("--banner", help="print this to stdout before serving")
+    parser.add_argument("--instructions", help="the server's instructions (\\n: a new line)")
     args = parser.parse_args()
     global WIRE
     WIRE = os.dup(1)
@@ -187,7 +189,8 @@ def main() -> None:
         sys.stderr.write(("E" * 99 + "\n") * (args.stderr_flood // 100))
         sys.stderr.flush()
     time.sleep(args.slow_start)
-    server = build(args.name, args.marks, args.description)
+    server = build(args.name, args.marks, args.description,
+                   args.instructions.replace("\\n", "\n") if args.instructions else None)
     if args.transport == "stdio":
         server.run()
     elif args.transport == "sse":

@@ -5,12 +5,15 @@ authorization endpoint that approves at once, PKCE, refresh tokens), and serves 
 
     python -m tests.fakes.oauth_server --port N [--token-ttl S] [--refreshed-ttl S]
         [--client ID:SECRET --callback-port C] [--lose-codes] [--authority-port P]
+        [--call-scope S]
 
 ``--client`` pre-registers a client (scope ``mcp``, redirect to the loopback port ``C``)
 for a user's ``client_id`` / ``client_secret``; ``--lose-codes`` makes the token endpoint
 forget every authorization code (``invalid_grant``); ``--authority-port`` names, in the
 protected-resource metadata, an authorization server on another port (nothing listens
-there unless a test starts one).
+there unless a test starts one); ``--call-scope`` makes ``tools/call`` need the scope ``S``
+beyond ``mcp`` (a token without it gets ``403 insufficient_scope`` naming both, as the
+spec's step-up asks), and registers clients for both.
 
 Tokens live in memory: restarting the server revokes every token it issued (a refresh
 then fails, as it does when a user revokes an app).
@@ -19,6 +22,7 @@ then fails, as it does when a user revokes an app).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import secrets
 import time
@@ -42,8 +46,8 @@ class MemoryAuthority:
     """An authorization server that approves every request and remembers in memory."""
 
     def __init__(self, token_ttl: int, lose_codes: bool = False,
-                 refreshed_ttl: int | None = None) -> None:
-        self.ttl, self.lose_codes = token_ttl, lose_codes
+                 refreshed_ttl: int | None = None, extra_scope: str | None = None) -> None:
+        self.ttl, self.lose_codes, self.extra_scope = token_ttl, lose_codes, extra_scope
         self.refreshed_ttl = token_ttl if refreshed_ttl is None else refreshed_ttl
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -55,6 +59,8 @@ class MemoryAuthority:
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
+        if self.extra_scope:  # a client may step up to the wider scope later
+            client_info.scope = f"mcp {self.extra_scope}"
         self.clients[client_info.client_id] = client_info
 
     async def authorize(self, client: OAuthClientInformationFull,
@@ -118,11 +124,61 @@ class MemoryAuthority:
                           refresh_token=refresh)
 
 
+class StepUp:
+    """ASGI: a ``tools/call`` whose token lacks ``scope`` is refused with 403
+    ``insufficient_scope`` (RFC 6750 section 3.1), the scopes it needs in the challenge."""
+
+    def __init__(self, app: Any, authority: MemoryAuthority, scope: str, base: str) -> None:
+        self.app, self.authority, self.scope, self.base = app, authority, scope, base
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        if self._lacks_scope(scope, body):
+            challenge = (f'Bearer error="insufficient_scope", scope="mcp {self.scope}", '
+                         f'resource_metadata="{self.base}/.well-known/oauth-protected-resource'
+                         '/mcp"')
+            page = json.dumps({"error": "insufficient_scope"}).encode()
+            await send({"type": "http.response.start", "status": 403, "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", challenge.encode())]})
+            await send({"type": "http.response.body", "body": page})
+            return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if sent:
+                return await receive()
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    def _lacks_scope(self, scope: Any, body: bytes) -> bool:
+        try:
+            method = json.loads(body).get("method")
+        except (ValueError, AttributeError):
+            return False
+        headers = dict(scope["headers"])
+        bearer = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
+        token = self.authority.access.get(bearer)
+        return method == "tools/call" and token is not None and self.scope not in token.scopes
+
+
 def build(port: int, token_ttl: int, client: str | None = None, callback_port: int = 0,
           lose_codes: bool = False, authority_port: int | None = None,
-          refreshed_ttl: int | None = None) -> MCPServer:
+          refreshed_ttl: int | None = None, call_scope: str | None = None
+          ) -> tuple[MCPServer, MemoryAuthority]:
+    """The server and its authorization server."""
     base = f"http://127.0.0.1:{port}"
-    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl)
+    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl, call_scope)
     if client:
         client_id, _, secret = client.partition(":")
         authority.clients[client_id] = OAuthClientInformationFull(
@@ -137,7 +193,8 @@ def build(port: int, token_ttl: int, client: str | None = None, callback_port: i
                           resource_server_url=AnyHttpUrl(f"{base}/mcp"),
                           validate_token_resource=False,
                           client_registration_options=ClientRegistrationOptions(
-                              enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]),
+                              enabled=True, valid_scopes=["mcp", *filter(None, [call_scope])],
+                              default_scopes=["mcp"]),
                           required_scopes=["mcp"]))
 
     @server.tool(description="Which client this call's token was issued to, and its scopes.")
@@ -150,7 +207,7 @@ def build(port: int, token_ttl: int, client: str | None = None, callback_port: i
         token = get_access_token()
         return f"you sent Bearer {token.token}" if token else "no token"
 
-    return server
+    return server, authority
 
 
 def main() -> None:
@@ -163,10 +220,19 @@ def main() -> None:
     parser.add_argument("--authority-port", type=int)
     parser.add_argument("--refreshed-ttl", type=int, default=None,
                         help="seconds a token issued by a refresh lives (default: --token-ttl)")
+    parser.add_argument("--call-scope", help="a scope tools/call needs beyond mcp (step-up)")
     args = parser.parse_args()
-    build(args.port, args.token_ttl, args.client, args.callback_port, args.lose_codes,
-          args.authority_port, args.refreshed_ttl).run("streamable-http", host="127.0.0.1",
-                                                        port=args.port)
+    server, authority = build(args.port, args.token_ttl, args.client, args.callback_port,
+                              args.lose_codes, args.authority_port, args.refreshed_ttl,
+                              args.call_scope)
+    if not args.call_scope:
+        server.run("streamable-http", host="127.0.0.1", port=args.port)
+        return
+    import uvicorn
+
+    app = StepUp(server.streamable_http_app(host="127.0.0.1"), authority, args.call_scope,
+                 f"http://127.0.0.1:{args.port}")
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -273,6 +273,36 @@ def test_servers_screen_with_a_failed_server(snap_compare: Snap, tmp_path: Path)
                         run_before=servers_screen("down"))
 
 
+def long_winded_controls() -> ServerControls:
+    """One remote server whose instructions are longer than the detail pane."""
+    said = "\n".join(f"Rule {i}: read the notes index before writing note {i}." for i in range(30))
+    statuses = [ServerStatus("notes", "connected", "http", 1, None, (), "2025-11-25",
+                             "notes 2.0", 1, "closed", None, logs=("info: index loaded",),
+                             instructions=said)]
+    specs = {"notes": [ToolSpec("notes__add", "notes", "add", "Add a note.")]}
+    stats = {"servers": {"notes": {"calls": 3, "errors": 0, "timeouts": 0, "bytes": 120,
+                                   "p50_ms": 4.0, "p95_ms": 9.0, "restarts": 1,
+                                   "breaker_trips": 0, "tools": {}}}}
+
+    async def nothing(name: str) -> None:
+        return None
+
+    return ServerControls(lambda: statuses, lambda s: specs.get(s, []), Policy({}),
+                          lambda name: None, nothing, nothing, lambda: stats,
+                          login_status=lambda name: "logged in as me until 2026-12-01 10:00")
+
+
+def test_servers_screen_long_instructions(snap_compare: Snap, tmp_path: Path) -> None:
+    """At 80x24 a server's state and login line show above its long instructions, in a
+    pane that scrolls (its scrollbar shows there is more)."""
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.app.push_screen(ServersScreen(long_winded_controls()))
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=before)
+
+
 def test_servers_screen_tool_approvals(snap_compare: Snap, tmp_path: Path) -> None:
     """A connected server's tools with their approval: auto, ask, not allowed."""
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=servers_screen())

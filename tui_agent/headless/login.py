@@ -35,10 +35,12 @@ def on_a_terminal(err: IO[str] = sys.stderr) -> bool:
     return bool(isatty and isatty())
 
 
-def terminal_logins(err: IO[str]) -> Logins:
+def terminal_logins(err: IO[str], mode: str = "auto") -> Logins:
     """The logins of a run on ``err``: a browser login starts by itself when a server asks
-    for one and a person is there to do it."""
-    here = on_a_terminal(err)
+    for one (or for a wider scope) and ``mode`` allows it: ``auto`` when a person is there
+    to do it (``err`` is a terminal), ``browser`` always (a desktop script: the link still
+    goes to ``err``), ``never`` not at all."""
+    here = on_a_terminal(err) if mode == "auto" else mode == "browser"
     return open_logins(show_login(err) if here else None, interactive=here)
 
 

@@ -56,6 +56,8 @@ class Run:
     tool_filter: ToolFilter = field(default_factory=ToolFilter)
     elicit: str = "ask"
     """``--elicit``: ask, defaults or decline."""
+    login: str = "auto"
+    """``--login``: auto (a browser login on a terminal only), browser or never."""
     verbose: bool = False
     """``--verbose``: what servers log is shown too."""
     sampling: str = "deny"
@@ -127,15 +129,16 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     """The run inside one event loop: MCP servers start in the background, the turn (or
     the line-mode chat) runs, and every server is closed however it ends. SIGTERM and
     SIGHUP cancel like Ctrl-C does, so the closing still happens; a second one exits at
-    once. A remote server that needs a login gets one on a terminal (the browser opens);
-    without one it is reported and the turn goes on without it."""
+    once. A remote server that needs a login (or a wider scope, for a call) gets one as
+    ``--login`` says (by default on a terminal only: the browser opens); without one it is
+    reported and the turn goes on without it."""
     from tui_agent.headless.elicit import TerminalAsker
     from tui_agent.headless.sampling import terminal_sampler
     from tui_agent.tools.frontdesk import FrontDesk
 
     complete = build.sampling_complete(lambda: run.settings.config.model,
                                        lambda: agent.llm.model)
-    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err),
+    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err, run.login),
                          desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
                                         shared_roots=list(run.settings.config.agent.roots),
                                         sampler=terminal_sampler(run.sampling, complete, err)))

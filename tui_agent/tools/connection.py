@@ -1,5 +1,6 @@
 """One MCP server as the hub sees it: :class:`ServerConnection` is the server's
-:class:`~tui_agent.tools.lifecycle.ServerLifecycle` plus the call path (tool calls and
+:class:`~tui_agent.tools.lifecycle.ServerLifecycle` (its logins' part in
+:mod:`~tui_agent.tools.login_wait`) plus the call path (tool calls and
 other requests, under their timeouts and the circuit breaker) and its status.
 
 Calls run in the caller's task, so cancelling one (Esc, or a timeout) sends the
@@ -26,7 +27,8 @@ from tui_agent.tools.errors import (
     ServerError,
     innermost,
 )
-from tui_agent.tools.lifecycle import ServerLifecycle, State
+from tui_agent.tools.lifecycle import State
+from tui_agent.tools.login_wait import LoginAware
 from tui_agent.tools.news import CALL_NEWS, SEVERE, LogLine, News, log_line, progress_of
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
@@ -88,7 +90,7 @@ class ServerStatus:
     """What the server says about using it, as the model gets it."""
 
 
-class ServerConnection(ServerLifecycle):
+class ServerConnection(LoginAware):
     """One configured server, from start to close, and the calls made to it; the last
     lines it logged (``logs``), each also told to ``on_log`` and, when a warning or worse,
     to the calls in flight."""
@@ -131,6 +133,8 @@ class ServerConnection(ServerLifecycle):
     async def _usable(self) -> Any:
         if self.state == "disabled":
             raise ServerError(f"server '{self.name}' is disabled")
+        if self.login_failed and self.state == "failed":  # it waits for a person, not a call
+            raise ServerError(f"server '{self.name}': {self.last_error}")
         if not self.breaker.allow():
             raise ServerError(
                 f"server '{self.name}' is failing ({self.last_error or 'unknown error'}); "
@@ -192,6 +196,7 @@ class ServerConnection(ServerLifecycle):
                 if self.side.progress is not None:
                     await self.side.progress(tool, progress, total, message)
 
+            stop_waiting = self._wait_for_person(scope)
             try:
                 if self.config.per_call_exec and self._container is not None:
                     result = await self._call_in_own_exec(tool, arguments, progressed)
@@ -207,9 +212,14 @@ class ServerConnection(ServerLifecycle):
                 self.breaker.success()
                 if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
                     raise LinksFirst(exc.error) from None
+                refused = self.side.scope_refused() if self.side.scope_refused else None
+                if refused is not None:  # a step-up no login could answer
+                    raise ServerError(f"{self.name} needs more scope ({refused}) for {tool}: "
+                                      f"run 'tui-agent login {self.name}'") from None
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
             finally:
+                stop_waiting()
                 if news is not None:
                     self._listening.discard(news)
         if scope.cancelled_caught:

@@ -56,7 +56,8 @@ async def _servers(app: ChatApp, command: Command) -> None:
     backend = app.backend
     await app.push_screen(ServersScreen(ServerControls(
         backend.statuses, backend.tools_of, backend.policy, backend.reconnect,
-        backend.enable, backend.disable, backend.stats, backend.login, backend.login_status)))
+        backend.enable, backend.disable, backend.stats, backend.login, backend.login_status,
+        backend.login_outcome)))
 
 
 async def _tools(app: ChatApp, command: Command) -> None:

@@ -26,6 +26,7 @@ from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.session import Conversation, SessionWriter, load
 from tui_agent.wiring import build, mcp_context
+from tui_agent.wiring.app_logins import AppLogins
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
@@ -86,6 +87,7 @@ class Runtime:
         self.login_pages: list[Callable[[str, str], None]] = []
         """Told ``(server, url)`` when a login a person asked for wants its page shown."""
         self.logins: Logins | None = None
+        self.app_logins = AppLogins(lambda: (self.hub, self.logins))
         self.agent = build.agent(self.settings, self._model(self.settings.config.model.name),
                                  gate, self.policy)
         if sampling is not None:
@@ -213,36 +215,16 @@ class Runtime:
         return self.hub.tools_of(server) if self.hub is not None else []
 
     def login(self, name: str) -> str:
-        """Log in to server ``name`` now: its login page is shown (``login_pages``) and it
-        reconnects when the login completes; or, while that login waits for the person,
-        give it up. Returns what happened, in a sentence."""
-        if self.hub is None or self.logins is None or name not in self.hub.connections:
-            return f"no server named {name}"
-        conn = self.hub.connections[name]
-        if not self.logins.applies(conn.config):
-            return (f"{name} does not log in (only sse and http servers without their own "
-                    "Authorization header do)")
-        if conn.side.person_busy() and conn.side.cancel_login is not None \
-                and conn.side.cancel_login():
-            return f"the login to {name} is cancelled"
-        self.logins.allow(name)
-        conn.reconnect()
-        return (f"logging in to {name}: its login page opens in your browser (the link is in "
-                "the conversation)")
+        """``l`` on the servers screen (:meth:`AppLogins.login`)."""
+        return self.app_logins.login(name)
+
+    async def login_outcome(self, name: str) -> tuple[bool, str] | None:
+        """How the login :meth:`login` started ended (:meth:`AppLogins.outcome`)."""
+        return await self.app_logins.outcome(name)
 
     def login_status(self, name: str) -> str | None:
-        """"logged in as ... until ..." or "not logged in" for a server that logs in; None
-        for one that does not."""
-        if self.hub is None or self.logins is None or name not in self.hub.connections:
-            return None
-        conn = self.hub.connections[name]
-        config = conn.config
-        if not self.logins.applies(config):
-            return None
-        if conn.side.person_busy():
-            return "logging in, waiting for the browser"
-        found = self.logins.status(config)
-        return found.describe() if found is not None else "not logged in"
+        """A server's login line (:meth:`AppLogins.status`)."""
+        return self.app_logins.status(name)
 
     def _show_login(self, name: str, url: str) -> None:
         from tui_agent.tools.auth.browser import open_in_browser

@@ -1,6 +1,7 @@
 """The end of a browser login: a one-shot listener on 127.0.0.1 (RFC 8252) that takes the
 authorization server's redirect, checks its ``state``, answers the browser with a small
-"you can close this tab" page, and closes.
+page (the login is received and the tab can be closed, or the login failed and why: the
+same sentence tui-agent then reports), and closes.
 
 Use it around one authorization request::
 
@@ -16,6 +17,8 @@ import contextlib
 import html
 from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
+
+from tui_agent.tools.text import clean
 
 CALLBACK_PATH = "/callback"
 PAGE = ("<!doctype html><meta charset=utf-8><title>tui-agent</title>"
@@ -45,12 +48,30 @@ class Redirect:
         self.code, self.state, self.iss = one("code"), one("state"), one("iss")
         self.error, self.error_description = one("error"), one("error_description")
 
+    def problem(self, state: str | None) -> LoginError | None:
+        """Why this redirect does not finish the login that sent ``state`` (None: not
+        known yet, so not checked), or None when it does."""
+        if self.error:
+            said = f": {self.error_description}" if self.error_description else ""
+            refused = LoginError(f"the authorization server refused the login "
+                                 f"({self.error}{said})")
+            refused.refusal = (self.error[:80], (self.error_description or "")[:300] or None)
+            return refused
+        if state is not None and self.state != state:
+            return LoginError("the browser came back with a different state than the login "
+                              "sent (an old tab, or a forged request); log in again")
+        if not self.code:
+            return LoginError("the browser came back without an authorization code")
+        return None
+
 
 class LoopbackCallback:
     """Listens on ``127.0.0.1:port`` (0: any free port) for one redirect."""
 
     def __init__(self, port: int = 0, *, timeout: float = 300.0) -> None:
         self.port, self.timeout = port, timeout
+        self.state: str | None = None
+        """The ``state`` the login sent, once known: the page the browser gets checks it."""
         self._server: asyncio.Server | None = None
         self._arrived: asyncio.Future[Redirect] | None = None
 
@@ -95,24 +116,16 @@ class LoopbackCallback:
         """The redirect that carries ``state`` and a code. Raises :class:`LoginError` for a
         state that does not match, the server's own error, or no redirect in time."""
         assert self._arrived is not None, "use it as an async context manager"
+        self.state = state
         try:
             async with asyncio.timeout(self.timeout):
                 redirect = await self._arrived
         except TimeoutError:
             raise LoginError(f"the browser did not come back to tui-agent within "
                              f"{self.timeout:g} s; open the login link again") from None
-        if redirect.error:
-            said = f": {redirect.error_description}" if redirect.error_description else ""
-            refused = LoginError(f"the authorization server refused the login "
-                                 f"({redirect.error}{said})")
-            refused.refusal = (redirect.error[:80], (redirect.error_description or "")[:300]
-                               or None)
-            raise refused
-        if redirect.state != state:
-            raise LoginError("the browser came back with a different state than the login "
-                             "sent (an old tab, or a forged request); log in again")
-        if not redirect.code:
-            raise LoginError("the browser came back without an authorization code")
+        problem = redirect.problem(state)
+        if problem is not None:
+            raise problem
         return redirect
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -130,12 +143,14 @@ class LoopbackCallback:
             await _answer(writer, 404, "Not here", "This is tui-agent's login listener.")
             return
         redirect = Redirect(parse_qs(url.query))
-        ok = redirect.code is not None and redirect.error is None
-        await _answer(writer, 200 if ok else 400,
-                      "Logged in" if ok else "Login failed",
-                      "You can close this tab and go back to tui-agent." if ok else
-                      html.escape(f"tui-agent got: {redirect.error or 'no code'}. "
-                                  "Go back to tui-agent for what to do."))
+        problem = redirect.problem(self.state)
+        if problem is None:
+            await _answer(writer, 200, "Login received", "You can close this tab: tui-agent "
+                          "finishes the login and says how it went.")
+        else:
+            why = clean(str(problem))
+            await _answer(writer, 400, "Login failed", html.escape(
+                f"{why[0].upper()}{why[1:]}. Go back to tui-agent, where it says so too."))
         arrived.set_result(redirect)
 
 

@@ -45,6 +45,8 @@ class Logins:
                  interactive: bool = False) -> None:
         self.store, self.open_url, self.interactive = store, open_url, interactive
         self.allowed: set[str] = set()
+        self.auths: dict[str, httpx2.Auth] = {}
+        """Each server's login flow, by name."""
 
     @staticmethod
     def applies(config: ServerConfig) -> bool:
@@ -63,19 +65,39 @@ class Logins:
         assert config.url is not None
         try:
             auth: httpx2.Auth = provider(config.url, config.oauth or OAuthSettings(),
-                                         self.store, open_url=self._opener(name), name=name)
+                                         self.store, open_url=self._opener(name), name=name,
+                                         may_login=lambda: self.may_show(name))
         except LoginError as exc:  # e.g. a key that does not parse: the server fails with it
             auth = _Refused(exc)
+        self.auths[name] = auth
         return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None),
-                          cancel_login=getattr(auth, "cancel_login", None))
+                          cancel_login=getattr(auth, "cancel_login", None),
+                          scope_refused=getattr(auth, "take_refused", None))
 
     def allow(self, name: str) -> None:
         """Let ``name`` start a browser login (a person asked for it)."""
         self.allowed.add(name)
 
+    def reload(self, name: str) -> None:
+        """Have ``name``'s next request read its login from the store again (a logout made
+        elsewhere then means a login, not the tokens this run still holds)."""
+        reload = getattr(self.auths.get(name), "reload", None)
+        if reload is not None:
+            reload()
+
+    def holds_token(self, name: str) -> bool:
+        """This run's flow for ``name`` holds an access token (kept or not)."""
+        context = getattr(self.auths.get(name), "context", None)
+        tokens = getattr(context, "current_tokens", None)
+        return bool(getattr(tokens, "access_token", None))
+
+    def may_show(self, name: str) -> bool:
+        """Whether a browser login to ``name`` may start now."""
+        return self.open_url is not None and (self.interactive or name in self.allowed)
+
     def _opener(self, name: str) -> Callable[[str], None]:
         def open_url(url: str) -> None:
-            if self.open_url is None or not (self.interactive or name in self.allowed):
+            if self.open_url is None or not self.may_show(name):
                 raise NeedsLogin(f"needs login: run 'tui-agent login {name}'")
             self.allowed.discard(name)  # one login per request
             self.open_url(name, url)

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from tui_agent.config.oauth import OAuthSettings
 from tui_agent.tools.auth.callback import LoginError, LoopbackCallback
+from tui_agent.tools.auth.step_up import StepUp, wanted_scope, wider
 from tui_agent.tools.auth.storage import TokenSlot, TokenStore
 
 if TYPE_CHECKING:
@@ -32,12 +33,14 @@ LOGIN_TIMEOUT = 300.0
 
 def provider(server_url: str, plan: OAuthSettings, store: TokenStore, *,
              open_url: OpenUrl, login_timeout: float = LOGIN_TIMEOUT,
-             name: str = "the server") -> httpx2.Auth:
+             name: str = "the server", may_login: Callable[[], bool] = lambda: False
+             ) -> httpx2.Auth:
     """The ``httpx`` auth flow that logs in to ``server_url`` (the server ``name``) as
     ``plan`` says and keeps the tokens in ``store``; its failures are told in words
-    (:class:`~tui_agent.tools.auth.failures.Worded`). Raises :class:`LoginError` for a
-    plan that cannot work (a ``client_credentials`` grant without a client, a key that
-    does not parse)."""
+    (:class:`~tui_agent.tools.auth.failures.Worded`). ``may_login``: whether a browser
+    login may start now without a server's asking (to widen a kept login to the scope a
+    step-up wanted). Raises :class:`LoginError` for a plan that cannot work (a
+    ``client_credentials`` grant without a client, a key that does not parse)."""
     from tui_agent.tools.auth.failures import Worded
 
     slot = store.slot(server_url, plan.client_id)
@@ -49,7 +52,7 @@ def provider(server_url: str, plan: OAuthSettings, store: TokenStore, *,
 
         inner = id_jag_provider(server_url, plan, slot)
     else:
-        inner = _browser_login(server_url, plan, slot, open_url, login_timeout)
+        inner = _browser_login(server_url, plan, slot, open_url, login_timeout, may_login)
     return Worded(inner, name, plan)
 
 
@@ -105,7 +108,8 @@ class _PresetClient(TokenSlot):
 
 
 def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
-                   open_url: OpenUrl, timeout: float) -> OAuthClientProvider:
+                   open_url: OpenUrl, timeout: float,
+                   may_login: Callable[[], bool]) -> OAuthClientProvider:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
     from pydantic import AnyUrl
@@ -126,7 +130,7 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             grant_types=["authorization_code", "refresh_token"]))
     login = _Login(listener, open_url)
 
-    class Provider(OAuthClientProvider):
+    class Provider(StepUp, OAuthClientProvider):
         def waiting_on_person(self) -> bool:
             """A person is logging in to the server now."""
             return login.waiting()
@@ -134,6 +138,10 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
         def cancel_login(self) -> bool:
             """Give up the login under way (False: there was none)."""
             return login.cancel()
+
+        def reload(self) -> None:
+            """Read the kept login again before the next request."""
+            self._initialized = False
 
         loaded: str | None = None
         """The access token read from the store, if any."""
@@ -147,6 +155,10 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
             self.loaded = tokens.access_token if tokens is not None else None
             if tokens is not None:
                 self.context.update_token_expiry(tokens)
+            if may_login() and self._loaded_lacks_wanted(self.context):
+                # A step-up asked for more than the kept login holds, and a person can log
+                # in now: the login asks for all of it (the kept one stays until then).
+                self.context.current_tokens = self.loaded = None
 
         asked: str | None = None
         """The scope this provider last asked for."""
@@ -160,19 +172,25 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
                 if self.asked is None or not set(chosen.split()) > set(self.asked.split()):
                     chosen = " ".join(plan.scopes)
                 self.context.client_metadata.scope = self.asked = chosen
+            wanted = wanted_scope(slot)  # what a refused step-up asked for, asked now too
+            if wanted:
+                self.context.client_metadata.scope = self.asked = wider(
+                    self.context.client_metadata.scope, wanted)
             try:
                 return await super()._perform_authorization_code_grant()
             except LoginError:
                 # No login now (nobody to show it, or it failed): the kept tokens did not do
                 # (expired past renewal, or revoked), and the next try reads the store again,
                 # where a login made meanwhile (tui-agent login) has put new ones.
-                if self.loaded is not None:
+                if self.loaded is not None and not self.stepping_up:
                     slot.drop_tokens(self.loaded)
                 self._initialized = False
                 raise
 
-    return Provider(server_url, metadata, storage, redirect_handler=login.start,
+    made = Provider(server_url, metadata, storage, redirect_handler=login.start,
                     callback_handler=login.finish, client_metadata_url=plan.client_metadata_url)
+    made.slot = slot
+    return made
 
 
 class _Login:
@@ -196,6 +214,7 @@ class _Login:
     async def start(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
         await self.listener.__aenter__()
+        self.listener.state = self.state  # the page the browser gets checks it too
         self.active = True  # already, for what the front end shows of the server meanwhile
         try:
             self.open_url(authorization_url)

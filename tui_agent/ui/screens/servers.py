@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.screen import Screen
@@ -40,10 +40,14 @@ class ServerControls:
     stats: Callable[[], dict[str, Any]] = lambda: {"servers": {}}
     """The hub's call metrics (``Hub.stats``)."""
     login: Callable[[str], str] = lambda name: f"{name} does not log in"
-    """Start a login (the server's page opens), or cancel the one under way; what
-    happened, in a sentence."""
+    """Start a login (the server reconnects, and its page opens if it asks for one), or
+    cancel the one under way; what happened, in a sentence."""
     login_status: Callable[[str], str | None] = lambda name: None
     """Who is logged in to a server that logs in (None: one that does not)."""
+    login_outcome: Callable[[str], Awaitable[tuple[bool, str] | None]] = \
+        lambda name: _nothing()
+    """Once the login started has ended: whether it worked, and the sentence saying so
+    (None: no login was started)."""
 
 
 class ServersScreen(Screen[None]):
@@ -51,8 +55,9 @@ class ServersScreen(Screen[None]):
     ServersScreen { background: $background; }
     ServersScreen .title { text-style: bold; padding: 0 1; background: $panel; }
     ServersScreen #servers { height: auto; max-height: 40%; }
-    ServersScreen #detail { height: auto; max-height: 12; padding: 0 1; color: $text-muted;
-                            border-top: solid $panel-lighten-1; }
+    ServersScreen #detail-pane { height: auto; max-height: 40%;
+                                 border-top: solid $panel-lighten-1; }
+    ServersScreen #detail { height: auto; padding: 0 1; color: $text-muted; }
     ServersScreen #detail.-failed { color: $error; }
     ServersScreen #tools { height: 1fr; border-top: solid $panel-lighten-1; }
     ServersScreen #message { height: auto; padding: 0 1; color: $warning; }
@@ -70,12 +75,14 @@ class ServersScreen(Screen[None]):
     def __init__(self, controls: ServerControls) -> None:
         super().__init__()
         self.controls = controls
+        self._shown: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("MCP servers", classes="title")
         with Vertical():
             yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
-            yield Static(id="detail")
+            with VerticalScroll(id="detail-pane"):
+                yield Static(id="detail")
             yield DataTable(id="tools", cursor_type="row", zebra_stripes=True)
             yield Static(id="message")
         yield Footer()
@@ -126,33 +133,10 @@ class ServersScreen(Screen[None]):
         if st is None:
             detail.update("no MCP servers are configured: add [servers.NAME] to the config")
             return
-        lines = [f"{st.state}" + (f" · {st.server_info}" if st.server_info else "")
-                 + (f" · protocol {st.protocol}" if st.protocol else "")]
-        if st.last_error:
-            lines.append(f"last error: {st.last_error}")
-        if st.stderr:
-            lines.append("stderr (last lines):")
-            lines += [f"  {line}" for line in st.stderr]
-        if st.instructions:
-            lines.append("instructions (the model reads them):")
-            lines += [f"  {line}" for line in st.instructions.splitlines()[:12]]
-        if st.held_back:
-            lines.append("not offered to the model:")
-            lines += [f"  {why}" for why in st.held_back]
-        if st.logs:
-            lines.append("server log (last lines):")
-            lines += [f"  {line}" for line in st.logs]
-        if st.log_file:
-            lines.append(f"log: {st.log_file}")
-        login = self.controls.login_status(st.name)
-        if login is not None:
-            hint = "l cancels" if login.startswith("logging in") else "l logs in"
-            lines.append(f"login: {login} ({hint})")
-        stats = self.controls.stats().get("servers", {}).get(st.name)
-        if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
-            lines.append(f"calls: {summary(stats)}")
-            lines += [f"  {tool}: {summary(t)}" for tool, t in stats["tools"].items()]
-        detail.update(plain("\n".join(lines)))
+        if name != self._shown:  # another server: its pane starts at its state
+            self._shown = name
+            self.query_one("#detail-pane", VerticalScroll).scroll_home(animate=False)
+        detail.update(plain("\n".join(self._detail_lines(st))))
         detail.set_class(st.state == "failed", "-failed")
         policy = self.controls.policy
         for spec in self.controls.tools_of(st.name):
@@ -167,6 +151,37 @@ class ServersScreen(Screen[None]):
         elif st.state != "connected":
             tools.add_row("", plain(f"(no tools while {st.state})"), "")
 
+    def _detail_lines(self, st: Any) -> list[str]:
+        """What the pane says of a server: its state, login and errors first (they must
+        show without scrolling), then what it told us and its logs, then its calls."""
+        lines = [f"{st.state}" + (f" · {st.server_info}" if st.server_info else "")
+                 + (f" · protocol {st.protocol}" if st.protocol else "")]
+        login = self.controls.login_status(st.name)
+        if login is not None:
+            hint = "l cancels" if login.startswith("logging in") else "l logs in"
+            lines.append(f"login: {login} ({hint})")
+        if st.last_error:
+            lines.append(f"last error: {st.last_error}")
+        if st.held_back:
+            lines.append("not offered to the model:")
+            lines += [f"  {why}" for why in st.held_back]
+        if st.instructions:
+            lines.append("instructions (the model reads them):")
+            lines += [f"  {line}" for line in st.instructions.splitlines()]
+        if st.stderr:
+            lines.append("stderr (last lines):")
+            lines += [f"  {line}" for line in st.stderr]
+        if st.logs:
+            lines.append("server log (last lines):")
+            lines += [f"  {line}" for line in st.logs]
+        if st.log_file:
+            lines.append(f"log: {st.log_file}")
+        stats = self.controls.stats().get("servers", {}).get(st.name)
+        if stats and (stats["calls"] or stats.get("restarts") or stats.get("breaker_trips")):
+            lines.append(f"calls: {summary(stats)}")
+            lines += [f"  {tool}: {summary(t)}" for tool, t in stats["tools"].items()]
+        return lines
+
     def _say(self, text: str) -> None:
         self.query_one("#message", Static).update(plain(text))
 
@@ -180,6 +195,21 @@ class ServersScreen(Screen[None]):
         name = self.selected()
         if name is not None:
             self._say(self.controls.login(name))
+            self.refresh_data()
+            app = self.app  # the outcome is told wherever the person is by then
+            app.run_worker(self._tell_login(app, name), group="logins", exit_on_error=False)
+
+    async def _tell_login(self, app: Any, name: str) -> None:
+        """How the login ended: a notification, and this screen's message line."""
+        ended = await self.controls.login_outcome(name)
+        if ended is None:
+            return
+        ok, said = ended
+        app.notify(said, title="login", severity="information" if ok else "error",
+                   markup=False, timeout=8 if ok else 15)
+        if app.screen is self:
+            self._say(said)
+            self.refresh_data()
 
     async def action_enable(self) -> None:
         name = self.selected()
@@ -224,6 +254,10 @@ class ServersScreen(Screen[None]):
         if picked is not None:
             now = self.controls.policy.standing(picked[0], picked[1])
             self._set("ask" if now == "not allowed" else "not allowed")
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _standing(standing: Standing) -> Content:

@@ -1,0 +1,86 @@
+"""The conformance suite's client as a user runs it: the real ``tui-agent run`` command
+(a subprocess, its config written for the scenario's server) and a model (the scripted
+LLM server, tests/fakes/llm_server.py) that calls every tool it is offered, with
+arguments made from each schema, then stops. So a scenario also passes through what
+``run`` adds to the hub: its logins (``--login browser``: the page opens without a
+terminal, in the stand-in browser tests/fakes/browser.py), approval (``--approve auto``),
+elicitation (``--elicit defaults``), the call path's errors.
+
+    python -m tests.conformance.run_client URL   (MCP_CONFORMANCE_SCENARIO / _CONTEXT set)
+
+Exit 0 when the run ended well and no tool call failed; 1 (with why, on stderr) if not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.conformance.client import arguments, plan_of
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class CallsEveryTool(FakeLLM):
+    """A model whose first reply calls every tool in the request; then it is done."""
+
+    def _next(self, body: dict[str, Any]) -> Reply | None:
+        with self._lock:
+            self.requests.append(body)
+            first = len(self.requests) == 1
+        tools = [t["function"] for t in body.get("tools") or []]
+        if not first or not tools:
+            return Reply(text="done")
+        return Reply(tool_calls=[FakeToolCall(t["name"], arguments(t.get("parameters") or {}),
+                                              id=f"call{i}") for i, t in enumerate(tools)])
+
+
+def config_for(url: str, context: dict[str, Any], llm: FakeLLM) -> str:
+    """The config of a user who added the scenario's server (and its credentials)."""
+    oauth = plan_of(context).model_dump(exclude_defaults=True, exclude_none=True)
+    lines = ["[model]", 'name = "openai/fake-model"', f"api_base = {json.dumps(llm.base_url)}",
+             'api_key = "sk-test"', "max_retries = 0", "", "[servers.conformance]",
+             f"url = {json.dumps(url)}", 'transport = "http"', 'auto = ["*"]',
+             "startup_timeout = 25", "timeout = 20", "", "[servers.conformance.oauth]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in oauth.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    url = sys.argv[-1]
+    context = {"name": os.environ.get("MCP_CONFORMANCE_SCENARIO", ""),
+               **json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")}
+    with tempfile.TemporaryDirectory(prefix="tui-agent-run-conformance-") as state, \
+            CallsEveryTool() as llm:
+        home = Path(state)
+        conf = home / "config.toml"
+        conf.write_text(config_for(url, context, llm), encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": str(ROOT),
+               "BROWSER": f"{sys.executable} -m tests.fakes.browser %s",
+               **{f"XDG_{d}_HOME": str(home / d.lower()) for d in ("STATE", "CONFIG", "DATA")}}
+        done = subprocess.run(
+            [sys.executable, "-m", "tui_agent", "run", "--config", str(conf), "--no-project",
+             "--approve", "auto", "--login", "browser", "--elicit", "defaults", "--output",
+             "jsonl", "call every tool"], capture_output=True, text=True, timeout=120,
+            env=env, cwd=ROOT, stdin=subprocess.DEVNULL)
+    sys.stderr.write(done.stderr)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    failed = [e for e in events if e["type"] in ("tool_result", "error") and
+              (e["type"] == "error" or e["is_error"])]
+    for event in failed:
+        print(f"failed: {event.get('text') or event.get('message')}", file=sys.stderr)
+    calls = [e for e in events if e["type"] == "tool_call"]
+    if done.returncode != 0 or failed or not calls:
+        print(f"run ended {done.returncode}, {len(calls)} call(s), {len(failed)} failure(s)",
+              file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

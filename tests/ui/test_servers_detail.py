@@ -1,0 +1,60 @@
+"""The servers screen's detail pane, against a real server: a server whose instructions
+are longer than the pane still shows its state and login line at the top (what a person
+opens the screen to see), and the pane scrolls down to the rest (logs, log file, calls)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tests.conftest import ROOT
+from tests.reference import free_port, http_server
+from tests.ui.kit import make_app, open_servers, ready, until, write_config
+from tests.ui.kit import toml_value as q
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+LONG = "\\n".join(f"step {i}: do thing {i} first" for i in range(40))
+"""Forty lines of instructions (``\\n``-joined, as the fake server's flag takes them)."""
+
+
+def visible_lines(detail: Static) -> list[str]:
+    """The lines of the detail text on screen now: inside the widget's own region (cut by
+    its height) and inside the region of the container it scrolls in."""
+    text = str(detail.render()).splitlines()
+    assert detail.parent is not None
+    shown = detail.region.intersection(detail.parent.content_region)  # type: ignore[attr-defined]
+    return [line for i, line in enumerate(text)
+            if shown.y <= detail.region.y + i < shown.bottom]
+
+
+async def test_state_and_login_show_first_and_the_rest_scrolls(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
+               "--port", str(port), "--instructions", LONG]
+    with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
+        config = write_config(tmp_path / "c.toml", extra=(
+            f"\n[servers.long]\nurl = {q(url)}\ntransport = \"http\"\n"))
+        app = make_app(config)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot, app)
+            screen = await open_servers(pilot, app)
+            detail = screen.query_one("#detail", Static)
+            pane = detail.parent
+            await until(pilot, lambda: "step 0:" in str(detail.render()), what="instructions")
+            await pilot.pause()
+            shown = visible_lines(detail)
+            assert shown[0].startswith("connected · fake 1.0"), shown
+            assert any(line.startswith("login: ") for line in shown), shown
+            assert isinstance(pane, VerticalScroll)
+            assert pane.max_scroll_y > 0  # the pane is smaller than what it holds
+            pane.scroll_end(animate=False)
+            await pilot.pause()
+            shown = visible_lines(detail)
+            assert shown[-1] == str(detail.render()).splitlines()[-1], shown
+            assert not any(line.startswith("connected") for line in shown)
+            await app.action_quit()

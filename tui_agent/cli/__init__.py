@@ -1,0 +1,222 @@
+"""The ``tui-agent`` command: what each command does with its parsed flags (the flags
+themselves are :mod:`tui_agent.cli.parser`'s).
+
+Only argparse and our config are imported up front: ``--help`` and bad usage
+answer at once, and litellm is imported only when a model is about to be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING
+
+from tui_agent.cli.parser import build_parser, misplaced, run_flags_before_run
+
+if TYPE_CHECKING:
+    from tui_agent.config import Settings
+    from tui_agent.core.filters import ToolFilter
+    from tui_agent.ui.startup import Startup
+
+__all__ = ["build_parser", "entry", "main", "startup"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    run_flags_before_run(parser, words)
+    args = parser.parse_args(words)
+    misplaced(parser, args)
+    try:
+        if args.command in ("servers", "stubs", "login", "logout"):
+            return cmd_servers(args, sys.stdout, sys.stderr)
+        if args.command == "sessions":
+            from tui_agent.headless import commands
+
+            return commands.sessions(args.limit, sys.stdout)
+        if args.command == "export":
+            from tui_agent.headless import commands
+
+            return commands.export(args.id, args.output, sys.stdout, sys.stderr)
+        if args.command == "config":
+            return cmd_config(args, sys.stdout, sys.stderr)
+        if args.command is None and (args.demo or (sys.stdin.isatty()
+                                                   and sys.stdout.isatty())):
+            return cmd_tui(args, sys.stderr)
+        return cmd_run(args, sys.stdin, sys.stdout, sys.stderr)
+    except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:  # before a session exists (e.g. while litellm imports)
+        sys.stderr.write("\ntui-agent: interrupted\n")
+        return 130
+
+
+def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
+    """The configuration ``--config`` and ``--mcp-config`` name, with its warnings
+    printed; None (with the error printed) when it is invalid."""
+    from tui_agent.config import ConfigError, load
+
+    try:
+        settings = load(args.config, args.mcp_config or [],
+                        project=not getattr(args, "no_project", False),
+                        trust=bool(getattr(args, "trust_project", False)))
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return None
+    for warning in settings.warnings:
+        err.write(f"tui-agent: warning: {warning}\n")
+    if settings.held is not None and args.command != "config":
+        from tui_agent.config.show import held_warning
+
+        err.write(f"tui-agent: warning: {held_warning(settings.held)}\n")
+    return settings
+
+
+def apply_flags(settings: Settings, args: argparse.Namespace) -> None:
+    """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
+    settings.override(model=args.model, api_base=args.api_base,
+                      code_mode=bool(getattr(args, "code_mode", None)))
+
+
+def tool_filter(args: argparse.Namespace) -> ToolFilter:
+    """``--servers``, ``--exclude-servers``, ``--tools`` and ``--exclude-tools``."""
+    from tui_agent.core.filters import ToolFilter, split
+
+    return ToolFilter(servers=split(getattr(args, "servers", None)),
+                      exclude_servers=split(getattr(args, "exclude_servers", None)) or (),
+                      tools=split(getattr(args, "tools", None)),
+                      exclude_tools=split(getattr(args, "exclude_tools", None)) or ())
+
+
+def startup(args: argparse.Namespace) -> Startup:
+    """The chat app as the command line asks for it (its config is read after the first
+    frame is drawn)."""
+    from tui_agent.ui.startup import Startup
+
+    return Startup(config=args.config, mcp_config=tuple(args.mcp_config or ()),
+                   model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
+                   demo=args.demo, resume=args.resume, trust_project=args.trust_project,
+                   no_project=args.no_project, tool_filter=tool_filter(args))
+
+
+def cmd_config(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``config``: the user config file's path, or (``--show``) the merged configuration."""
+    if not args.show:
+        from tui_agent.config import paths
+
+        out.write(f"{paths.default_config_file()}\n")
+        return 0
+    from tui_agent.config.show import render
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return 2
+    apply_flags(settings, args)
+    out.write(render(settings))
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace, err: IO[str]) -> int:
+    """The chat app. ``--demo`` swaps in the scripted tour and the bundled notes server.
+    A config error ends it with exit 2, printed once the terminal is restored."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        err.write("tui-agent: the chat app needs a terminal; for pipes and scripts use "
+                  "'tui-agent run PROMPT'\n")
+        return 2
+    from tui_agent.ui.app import run_app
+
+    return run_app(startup(args), err)
+
+
+def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    from tui_agent.core.llm import NO_MODEL_HELP, preload
+    from tui_agent.headless import run, turn
+    from tui_agent.wiring.build import LATEST
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return turn.EXIT_USAGE
+    apply_flags(settings, args)
+    chosen = tool_filter(args)
+    problem = chosen.narrow(settings)
+    if problem:
+        err.write(f"tui-agent: {problem}\n")
+        return turn.EXIT_USAGE
+    if not settings.config.model.name:
+        err.write(f"tui-agent: {NO_MODEL_HELP}\n")
+        # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
+        return turn.EXIT_USAGE if args.command == "run" else 0
+    preload()  # litellm's import overlaps reading the prompt and opening the session
+    words = list(getattr(args, "prompt", []))
+    if args.resume and any(c.isspace() for c in args.resume) and args.resume != LATEST:
+        # `run --resume "what next?"`: ids never hold spaces, so that was the prompt.
+        words, args.resume = [args.resume, *words], LATEST
+    prompt = turn.read_prompt(words, stdin)
+    mcp_prompt = getattr(args, "mcp_prompt", None)
+    compact = bool(getattr(args, "compact", False))
+    if prompt is None and not stdin.isatty() and not mcp_prompt and not compact:
+        prompt = stdin.read()
+    if prompt is not None and not prompt.strip():
+        err.write("tui-agent: the prompt is empty\n")
+        return turn.EXIT_USAGE
+    approve = getattr(args, "approve", None) or ("ask" if stdin.isatty() else "deny")
+    run.install_sigterm()
+    return run.execute(run.Run(
+        settings, prompt, approve, getattr(args, "output", "text"),
+        session_file=getattr(args, "session", None), resume=args.resume,
+        tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
+        login=getattr(args, "login", "auto"),
+        verbose=getattr(args, "verbose", False),
+        sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
+        mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact,
+        images=getattr(args, "image", None) or []), out, err)
+
+
+def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``servers`` (or ``servers --stats``) and ``stubs``: the config's servers, narrowed by
+    the filter flags, started, reported on and stopped; ``login`` and ``logout`` of one."""
+    from tui_agent.headless import commands
+
+    if getattr(args, "stats", None) is not None:
+        return commands.stats(args.stats, out, err)
+    settings = load_settings(args, err)
+    if settings is None:
+        return 2
+    if getattr(args, "level", None):
+        settings.config.code_mode.binding_level = args.level
+    chosen = tool_filter(args)
+    problem = chosen.narrow(settings)
+    if problem:
+        err.write(f"tui-agent: {problem}\n")
+        return 2
+    if args.command in ("login", "logout"):
+        act = commands.login if args.command == "login" else commands.logout
+        return act(settings, args.name, out, err)
+    if args.command == "servers":
+        return commands.servers(settings, chosen, out, err, resources=args.resources,
+                                config=args.config)
+    return commands.stubs(settings, chosen, out, err, only=args.files, names_only=args.list,
+                          config=args.config)
+
+
+def entry() -> None:
+    """The console script: :func:`main`, then a fast exit.
+
+    Tearing down the interpreter after litellm and openai are loaded costs about 1.2 s
+    here, and every session file is closed and fsynced by now: the teardown is skipped."""
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C before main() could catch it (parsing the flags)
+        code = 130
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)  # a Ctrl-C caught on the way must not end it as a death by SIGINT
+
+
+if __name__ == "__main__":
+    entry()
