@@ -211,6 +211,7 @@ def entry() -> None:
     try:
         code = main()
     except KeyboardInterrupt:  # Ctrl-C before main() could catch it (parsing the flags)
+        sys.stderr.write("\ntui-agent: interrupted\n")
         code = 130
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
