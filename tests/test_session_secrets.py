@@ -155,3 +155,54 @@ async def test_a_learned_token_never_reaches_the_model_in_a_sampling_request(
     assert said == "summarized"
     assert fake_llm.requests[0]["messages"][-1]["content"] == \
         "summarize: Authorization: Bearer ***"
+
+
+@pytest.mark.anyio
+async def test_a_configured_key_never_reaches_the_model_in_a_sampling_request(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """A server's sampling request that echoes a key of the config (which the server may
+    have been given in its env or headers): the wiring the app and ``run`` use sends
+    ``***`` to the provider, as the conversation's own requests do."""
+    from tui_agent.config import load as load_config
+    from tui_agent.tools.sampling import SampleRequest
+    from tui_agent.wiring import build
+
+    settings = load_config(conf_with_key(tmp_path, fake_llm))
+    complete = build.sampling_complete(lambda: settings.config.model,
+                                       lambda: settings.config.model.name,
+                                       lambda: settings.secrets)
+    fake_llm.push(Reply(text="noted"))
+    said, model = await complete(SampleRequest(
+        server="echo", messages=(("user", f"the key I was given is {KEY}"),),
+        system_prompt=f"never say {KEY}", max_tokens=50))
+    assert (said, model) == ("noted", "openai/fake-model")
+    assert KEY not in sent_text(fake_llm, 0)
+    assert fake_llm.requests[0]["messages"] == [
+        {"role": "system", "content": "never say ***"},
+        {"role": "user", "content": "the key I was given is ***"}]
+
+
+def test_export_and_sessions_mask_again_with_the_configs_keys(tmp_path: Path,
+                                                              fake_llm: FakeLLM) -> None:
+    """A file that holds a key whole (written before the key was configured, or by an
+    older tui-agent): ``export`` and ``sessions`` read the config and mask it, though the
+    key is no environment variable; a config that cannot be read is a warning, and the
+    export still goes."""
+    conf = conf_with_key(tmp_path, fake_llm)
+    directory = paths.sessions_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "20260101-000000-c0ffee.jsonl"
+    lines = [{"kind": "meta", "version": 1, "id": path.stem},
+             {"kind": "message", "seq": 0, "message": {"role": "user",
+                                                       "content": f"my key is {KEY}"}}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    listed = tui_agent("--config", str(conf), "sessions")
+    exported = tui_agent("--config", str(conf), "export", path.stem)
+    assert listed.returncode == 0 and exported.returncode == 0, listed.stderr + exported.stderr
+    assert path.stem in listed.stdout and KEY not in listed.stdout
+    assert "my key is ***" in exported.stdout and KEY not in exported.stdout
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[model\n", encoding="utf-8")
+    anyway = tui_agent("--config", str(broken), "export", path.stem)
+    assert anyway.returncode == 0 and "my key is" in anyway.stdout, anyway.stderr
+    assert "broken.toml" in anyway.stderr and "masked again" in anyway.stderr

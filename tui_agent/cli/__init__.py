@@ -36,11 +36,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sessions":
             from tui_agent.headless import commands
 
-            return commands.sessions(args.limit, sys.stdout)
+            return commands.sessions(args.limit, sys.stdout, config_secrets(args, sys.stderr))
         if args.command == "export":
             from tui_agent.headless import commands
 
-            return commands.export(args.id, args.output, sys.stdout, sys.stderr)
+            return commands.export(args.id, args.output, sys.stdout, sys.stderr,
+                                   config_secrets(args, sys.stderr))
         if args.command == "config":
             return cmd_config(args, sys.stdout, sys.stderr)
         if args.command is None and (args.demo or (sys.stdin.isatty()
@@ -74,6 +75,21 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
 
         err.write(f"tui-agent: warning: {held_warning(settings.held)}\n")
     return settings
+
+
+def config_secrets(args: argparse.Namespace, err: IO[str]) -> frozenset[str]:
+    """The configuration's secrets (its keys, headers, ``${VAR}`` values, and the
+    environment's keys), for ``sessions`` and ``export`` to mask again what they show; the
+    environment's keys alone, with a warning, when the configuration cannot be read (a
+    saved conversation can still be read and exported)."""
+    from tui_agent.config import ConfigError, load
+
+    try:
+        return load(args.config, args.mcp_config or []).secrets
+    except ConfigError as exc:
+        err.write(f"tui-agent: warning: {exc}; only the environment's keys are masked "
+                  "again in what is shown\n")
+        return frozenset()
 
 
 def apply_flags(settings: Settings, args: argparse.Namespace) -> None:

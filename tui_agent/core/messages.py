@@ -77,12 +77,13 @@ def _part(kind: str, mime: str, data: str) -> dict[str, Any] | None:
     return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format}}
 
 
-async def complete(model: ChatModel, messages: Sequence[dict[str, Any]]) -> Reply:
+async def complete(model: ChatModel, messages: Sequence[dict[str, Any]],
+                   secrets: frozenset[str] = frozenset()) -> Reply:
     """One whole reply of ``model`` to ``messages``, without tools (empty if none came).
-    The OAuth tokens learned are masked in what is sent (a server's sampling request comes
-    here), as in every other request."""
+    ``secrets`` (the config's) and the OAuth tokens learned are masked in what is sent: a
+    server's sampling request comes here, and may echo what the server was given."""
     reply = Reply()
-    sent = [masked(message, frozenset()) for message in messages]
+    sent = [masked(message, secrets) for message in messages]
     async with aclosing(model.stream(sent, ())) as stream:
         async for item in stream:
             if isinstance(item, Reply):
@@ -90,6 +91,8 @@ async def complete(model: ChatModel, messages: Sequence[dict[str, Any]]) -> Repl
     return reply
 
 
-async def complete_text(model: ChatModel, messages: Sequence[dict[str, Any]]) -> str:
-    """One reply of ``model`` to ``messages``, without tools: its text."""
-    return (await complete(model, messages)).text
+async def complete_text(model: ChatModel, messages: Sequence[dict[str, Any]],
+                        secrets: frozenset[str] = frozenset()) -> str:
+    """One reply of ``model`` to ``messages``, without tools: its text (``secrets`` as
+    :func:`complete` masks them)."""
+    return (await complete(model, messages, secrets)).text

@@ -58,7 +58,8 @@ def _desk(settings: Settings, err: IO[str]) -> FrontDesk:
     from tui_agent.tools.frontdesk import FrontDesk
 
     complete = build.sampling_complete(lambda: settings.config.model,
-                                       lambda: settings.config.model.name)
+                                       lambda: settings.config.model.name,
+                                       lambda: settings.secrets)
     return FrontDesk(ask=TerminalAsker("decline", err), project=Path.cwd(),
                      shared_roots=list(settings.config.agent.roots),
                      sampler=terminal_sampler("deny", complete, err))
@@ -153,15 +154,16 @@ def stats(ref: str, out: IO[str], err: IO[str]) -> int:
     return 0
 
 
-def sessions(limit: int, out: IO[str]) -> int:
-    """``sessions``: the saved conversations, newest first."""
+def sessions(limit: int, out: IO[str], secrets: frozenset[str] = frozenset()) -> int:
+    """``sessions``: the saved conversations, newest first (``secrets`` masked in the
+    titles)."""
     store = build.sessions()
     found = store.paths()[-limit:] if limit > 0 else store.paths()
     if not found:
         out.write(f"no conversations yet (they are kept in {store.directory})\n")
         return 0
     for path in reversed(found):
-        conv = load(path)
+        conv = load(path, secrets)
         cost = "" if conv.usage.cost is None else f" ${conv.usage.cost:.4f}"
         model = conv.meta.get("model") or "?"
         out.write(f"{conv.id}  {len(conv.entries):>3} msgs  {model:<24.24}{cost}  "
@@ -169,16 +171,19 @@ def sessions(limit: int, out: IO[str]) -> int:
     return 0
 
 
-def export(ref: str, target: Path | None, out: IO[str], err: IO[str]) -> int:
-    """``export``: a conversation as Markdown, to ``target`` or ``out``."""
+def export(ref: str, target: Path | None, out: IO[str], err: IO[str],
+           secrets: frozenset[str] = frozenset()) -> int:
+    """``export``: a conversation as Markdown, to ``target`` or ``out``, masked again with
+    ``secrets`` (the configuration's: a file written before a key was configured may
+    hold it)."""
     from tui_agent.core.export import save, to_markdown
 
     try:
-        conv = load(build.sessions().find(ref))
+        conv = load(build.sessions().find(ref), secrets)
     except SessionError as exc:
         err.write(f"tui-agent: {exc}\n")
         return 2
-    text = to_markdown(conv)
+    text = to_markdown(conv, secrets)
     if target is None:
         out.write(text)
     else:

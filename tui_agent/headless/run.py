@@ -137,7 +137,7 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     from tui_agent.tools.frontdesk import FrontDesk
 
     complete = build.sampling_complete(lambda: run.settings.config.model,
-                                       lambda: agent.llm.model)
+                                       lambda: agent.llm.model, lambda: run.settings.secrets)
     hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err, run.login),
                          desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
                                         shared_roots=list(run.settings.config.agent.roots),

@@ -208,10 +208,11 @@ def save_metrics(hub: Hub | None, session: SessionWriter | None) -> None:
 
 
 def sampling_complete(settings: Callable[[], ModelSettings],
-                      current: Callable[[], str | None]) -> Complete:
+                      current: Callable[[], str | None],
+                      secrets: Callable[[], frozenset[str]]) -> Complete:
     """How a server's sampling request runs: on ``[model] sampling_model`` of the
     ``[model]`` settings in force, else the chat's model (``current()``), within the
-    request's ``maxTokens``."""
+    request's ``maxTokens``; the config's ``secrets()`` masked in what goes to it."""
     async def complete(request: SampleRequest) -> tuple[str, str]:
         from tui_agent.core.messages import complete_text
         from tui_agent.tools.sampling import as_messages
@@ -224,6 +225,6 @@ def sampling_complete(settings: Callable[[], ModelSettings],
         if request.temperature is not None:
             update["temperature"] = max(0.0, min(request.temperature, 2.0))
         llm = LLM(model.model_copy(update=update))
-        return await complete_text(llm, as_messages(request)), name
+        return await complete_text(llm, as_messages(request), secrets()), name
 
     return complete

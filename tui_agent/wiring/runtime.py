@@ -94,7 +94,8 @@ class Runtime:
             from tui_agent.tools.sampling import Sampler
 
             self.desk.sampler = Sampler(*sampling, build.sampling_complete(
-                lambda: self.settings.config.model, lambda: self.agent.llm.model))
+                lambda: self.settings.config.model, lambda: self.agent.llm.model,
+                lambda: self.settings.secrets))
         self.resumed: Conversation | None = None
         self.chosen_model: str | None = None
         """A model picked with ``/model``: a reloaded config does not override it."""
