@@ -30,7 +30,8 @@ def test_sessions_results_metrics_and_exports_are_private(tmp_path: Path,
                                                           fake_llm: FakeLLM) -> None:
     """Under the usual umask (022, which makes files readable by everyone), ``run`` with a
     tool whose whole result is kept beside the session, then ``export``: the sessions and
-    results directories are 0700, every file in them and the export 0600."""
+    results directories are 0700, every file in them and the export 0600; so are the
+    servers' logs and their directory."""
     conf = tmp_path / "c.toml"
     conf.write_text(f'[model]\nname = "openai/fake-model"\napi_base = "{fake_llm.base_url}"\n'
                     "[agent]\nmax_tool_output = 500\n"
@@ -57,6 +58,8 @@ def test_sessions_results_metrics_and_exports_are_private(tmp_path: Path,
     kept = list(results.iterdir())
     assert [p.name for p in kept] == ["big1.txt"] and mode(kept[0]) == 0o600
     assert [mode(p) for p in store.glob("*.metrics.json")] == [0o600]
+    logs = paths.state_dir() / "logs"  # a server's stderr may hold what it was given
+    assert (mode(logs), [mode(p) for p in logs.glob("*.log")]) == (0o700, [0o600])
     out = tmp_path / "conversation.md"
     exported = tui_agent("export", session.stem, "-o", str(out))
     assert exported.returncode == 0, exported.stderr

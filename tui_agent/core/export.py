@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.interpolate import mask
+from tui_agent.config.private import PRIVATE_FILE
 from tui_agent.core.session import Conversation, Marker, known_secrets
-from tui_agent.core.session.writer import PRIVATE_FILE
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from tui_agent.config.private import open_append
 from tui_agent.tools.text import clean
 
 LOGGED = ("stdio", "docker", "docker-gateway")
@@ -36,8 +37,8 @@ def _file_safe(name: str) -> str:
 
 
 def open_log(path: Path) -> ServerLog:
-    """The server's stderr log, rotated whenever it passes 1 MB."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """The server's stderr log, rotated whenever it passes 1 MB; private to the user (a
+    server's stderr may hold what it was given: tokens, paths, the user's data)."""
     return ServerLog(path)
 
 
@@ -54,7 +55,7 @@ class ServerLog:
         self._closed = False
 
     def _open(self) -> IO[bytes]:
-        file = self.path.open("ab")
+        file = os.fdopen(open_append(self.path), "ab")
         self._size = file.tell()
         return self._rotated(file) if self._size > LOG_ROTATE_BYTES else file
 
@@ -64,7 +65,7 @@ class ServerLog:
         with contextlib.suppress(OSError):
             self.path.replace(self.path.with_suffix(".log.1"))
         self._size = 0
-        return self.path.open("ab")
+        return os.fdopen(open_append(self.path), "ab")
 
     def write(self, text: str) -> int:
         self._put(text.encode("utf-8", "replace"))

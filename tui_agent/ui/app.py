@@ -118,9 +118,11 @@ class AgentApp(ChatApp):
     # -- live reload ------------------------------------------------------------------
 
     def config_loaded(self, options: Options) -> None:
-        """Poll the files this config came from (and the user config, even if absent)."""
+        """Poll the files this config came from (and the user config, even if absent);
+        the prompt history masks the reloaded config's secrets."""
         from tui_agent.config.watch import Watch
 
+        self.prompt_history.secrets = options.settings.secrets
         files = [*options.settings.files, paths.default_config_file()]
         self.config_watch = Watch(files)
         if self._reload_timer is None:

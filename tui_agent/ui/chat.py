@@ -148,6 +148,10 @@ class ChatApp(App[int]):
     def status(self) -> StatusBar:
         return self.chat.query_one(StatusBar)
 
+    @property
+    def prompt_history(self) -> PromptHistory:
+        return self.chat.query_one(PromptInput).prompt_history
+
     # -- start-up ---------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -181,6 +185,7 @@ class ChatApp(App[int]):
             if options.settings.config.ui.theme != self._theme_wanted:
                 self._use_theme(options.settings.config.ui.theme)
             self.config_loaded(options)
+        self.prompt_history.secrets = self.options.settings.secrets
         self.status.model = self.backend.model_name or "no model"
         self.status.code_mode = self.options.settings.config.code_mode.enabled
         self.transcript.script_servers = self._script_servers

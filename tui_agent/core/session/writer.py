@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_agent.config.interpolate import StreamMasker, mask, mask_json
+from tui_agent.config.private import PRIVATE_FILE, open_append, private_dir
 from tui_agent.core.events import Usage
 from tui_agent.core.session.records import (
     FORMAT_VERSION,
@@ -25,18 +26,8 @@ from tui_agent.core.session.records import (
 )
 
 PARTIAL_FLUSH_SECONDS = 0.25
-PRIVATE_FILE = 0o600
-"""Conversations, tool results and attached files are the user's alone: files are created
-with this mode (not chmod-ed after, which would leave a moment when others can open them),
-and the directories that hold them (sessions, results) with 0700."""
-
-
-def private_dir(directory: Path) -> None:
-    """Make ``directory`` (and its missing parents) if it is not there; one made here is
-    0700 (an existing one, perhaps the user's own, keeps its mode)."""
-    if not directory.is_dir():
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        directory.mkdir(mode=0o700, exist_ok=True)
+# Conversations, tool results and attached files are the user's alone: created 0600, in
+# directories (sessions, results) made 0700 (tui_agent.config.private).
 
 
 class SessionWriter:
@@ -53,9 +44,8 @@ class SessionWriter:
         with what follows it (a key streamed in pieces never lands split in the file)."""
         self._last_flush = 0.0
         created = not path.exists()
-        private_dir(path.parent)
-        self._file: IO[bytes] = os.fdopen(  # held for the session; created private
-            os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE), "ab")
+        # held for the session; created private (or made private: an older tui-agent's)
+        self._file: IO[bytes] = os.fdopen(open_append(path), "ab")
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -64,9 +54,7 @@ class SessionWriter:
                                f"({path})") from None
         if created:
             _fsync_dir(path.parent)
-        else:  # one an older tui-agent made readable by others becomes private too
-            if os.fstat(self._file.fileno()).st_mode & 0o077:
-                os.fchmod(self._file.fileno(), PRIVATE_FILE)
+        else:
             _end_torn_tail(path, self._file.fileno())
 
     @classmethod

@@ -12,6 +12,7 @@ a close does not wait out the SDK's polite stop (:mod:`.stopping`).
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import shutil
@@ -23,6 +24,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from tui_agent.config.models import ServerConfig
+from tui_agent.config.private import open_append
 from tui_agent.tools.transports import stopping
 
 OnEvent = Callable[[str, str], None]
@@ -105,6 +107,14 @@ def server_pid(transport: Any) -> int | None:
     return pid if isinstance(pid, int) else None
 
 
+class PrivateLog(logging.FileHandler):
+    """A log file opened (when first written) private to the user, as every log of ours."""
+
+    def _open(self) -> io.TextIOWrapper:
+        return io.TextIOWrapper(open(open_append(Path(self.baseFilename)), "ab"),  # noqa: SIM115
+                                encoding=self.encoding, errors=self.errors, line_buffering=False)
+
+
 def route_sdk_logs(log_file: Path) -> None:
     """Send the SDK's own log records (a malformed line from a server comes with a
     traceback) to ``log_file`` instead of Python's last-resort handler on stderr,
@@ -112,8 +122,7 @@ def route_sdk_logs(log_file: Path) -> None:
     logger = logging.getLogger("mcp")
     if any(getattr(h, "_tui_agent", False) for h in logger.handlers):
         return
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+    handler = PrivateLog(log_file, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     handler._tui_agent = True  # type: ignore[attr-defined]
     logger.addHandler(handler)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 
 from textual import events
@@ -19,14 +20,21 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui_agent.config.interpolate import mask
+from tui_agent.config.private import open_append
+
 HISTORY_LIMIT = 500
 
 
 class PromptHistory:
-    """Earlier prompts, oldest first, appended to a JSON-lines file as they are sent."""
+    """Earlier prompts, oldest first, appended to a JSON-lines file as they are sent. The
+    file is private to the user (0600), and the config's secrets (``secrets``, set once the
+    config is loaded) and every OAuth token learned are masked in it, as in the session
+    files; this run's own list keeps what was typed."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.secrets: frozenset[str] = frozenset()
         self.items: list[str] = []
         if path is not None:
             with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -41,10 +49,9 @@ class PromptHistory:
             return
         self.items.append(text)
         if self.path is not None:
-            with contextlib.suppress(OSError):
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as out:
-                    out.write(json.dumps(text) + "\n")
+            with contextlib.suppress(OSError), \
+                    os.fdopen(open_append(self.path), "a", encoding="utf-8") as out:
+                out.write(json.dumps(mask(text, self.secrets)) + "\n")
 
 
 class PromptInput(TextArea):
