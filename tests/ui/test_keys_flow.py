@@ -106,3 +106,37 @@ async def test_page_up_and_down_scroll_the_transcript_from_the_prompt(tmp_path: 
             await until(pilot, lambda: app.screen is not app.chat, what="/help")
             assert "pgup / pgdn" in str(app.screen.query_one("#help Static").render())
             await finish(app)
+
+
+async def test_a_message_sent_while_scrolled_up_brings_the_view_down(tmp_path: Path) -> None:
+    """Scrolled up (a page up, or the focus moved up the messages), a message sent shows
+    itself and its reply: the view goes to the bottom and follows the reply again. A page
+    down that reaches the bottom follows again too."""
+    with Summarizing(window=None, reply=words(2500, 0)) as server:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            for n in range(3):
+                await turn(pilot, app, f"question {n}")
+            transcript = app.transcript
+
+            def at_bottom() -> bool:
+                return transcript.scroll_y >= transcript.max_scroll_y - 1
+
+            await until(pilot, lambda: transcript.max_scroll_y > 2 * transcript.size.height
+                        and at_bottom(), what="a long transcript, at its end")
+            for _ in range(2):
+                await pilot.press("pageup")
+            await until(pilot, lambda: not at_bottom(), what="the view scrolled up")
+            await turn(pilot, app, "and one more")
+            await until(pilot, at_bottom, what="the view at the reply's end")
+            assert isinstance(transcript.query(UserMessage).last(), UserMessage)
+
+            await pilot.press("pageup")
+            await until(pilot, lambda: not at_bottom(), what="the view scrolled up")
+            while not at_bottom():
+                await pilot.press("pagedown")
+                await pilot.pause()
+            await turn(pilot, app, "the last one")
+            await until(pilot, at_bottom, what="the view following the reply")
+            await finish(app)

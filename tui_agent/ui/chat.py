@@ -64,8 +64,12 @@ class ChatScreen(Screen[None]):
         self.query_one(PromptInput).focus()
 
     def action_scroll_transcript(self, how: str) -> None:
-        """``how``: page_up, page_down, home or end (at once: a page must not lag)."""
-        getattr(self.query_one(Transcript), f"scroll_{how}")(animate=False)
+        """``how``: page_up, page_down, home or end (at once: a page must not lag). A page
+        down that reaches the bottom follows the reply again, as ``end`` does."""
+        transcript = self.query_one(Transcript)
+        getattr(transcript, f"scroll_{how}")(animate=False)
+        if how == "page_down" and transcript.scroll_target_y >= transcript.max_scroll_y:
+            transcript.scroll_end(animate=False)
 
     def on_key(self, event: events.Key) -> None:
         """A key that reached the screen unused: a printable one, or enter, goes to the

@@ -129,10 +129,13 @@ class Transcript(VerticalScroll):
         await self.mount(widget)
 
     async def user(self, text: str, chips: Sequence[str] = ()) -> None:
+        """The user's own message. Sending one brings the view to the bottom, following
+        the reply again, wherever the user had scrolled or moved the focus."""
         from tui_agent.ui.widgets.messages import UserMessage
 
         await self.end_reply()
         await self.mount(UserMessage(text, chips))
+        self.scroll_end(animate=False)
 
     async def note(self, text: str, kind: str = "info") -> None:
         from tui_agent.ui.widgets.messages import Note
