@@ -147,8 +147,8 @@ def test_a_headless_prompt_without_its_required_argument_names_it(
     conf = asking_config(tmp_path, fake_llm, server)
     done = run(conf, "--mcp-prompt", "asking:args-prompt", "state=Ohio")
     assert done.returncode == 2, done.stderr
-    assert "prompt 'args-prompt' of server 'asking' needs the argument city (Name of the " \
-        "city): add city=VALUE after asking:args-prompt" in done.stdout
+    assert "prompt 'args-prompt' of server 'asking' needs 1 argument not given: city (Name " \
+        "of the city); add city=VALUE after asking:args-prompt" in done.stdout
     assert "-32602" not in done.stdout and not fake_llm.requests
     fake_llm.push(Reply(text="Sunny."))
     done = run(conf, "--mcp-prompt", "asking:args-prompt", "city=Columbus", "state=Ohio")
