@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.asking_server import GOT_PROMPT, LISTED_PROMPTS
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_elicitation import asking_config, run
 from tui_agent.tools.resource_tools import fill_template, template_variables
@@ -147,8 +148,8 @@ def test_a_headless_prompt_without_its_required_argument_names_it(
     conf = asking_config(tmp_path, fake_llm, server)
     done = run(conf, "--mcp-prompt", "asking:args-prompt", "state=Ohio")
     assert done.returncode == 2, done.stderr
-    assert "prompt 'args-prompt' of server 'asking' needs the argument city (Name of the " \
-        "city): add city=VALUE after asking:args-prompt" in done.stdout
+    assert "prompt 'args-prompt' of server 'asking' needs 1 argument not given: city (Name " \
+        "of the city); add city=VALUE after asking:args-prompt" in done.stdout
     assert "-32602" not in done.stdout and not fake_llm.requests
     fake_llm.push(Reply(text="Sunny."))
     done = run(conf, "--mcp-prompt", "asking:args-prompt", "city=Columbus", "state=Ohio")
@@ -195,11 +196,18 @@ async def test_a_typed_prompt_lacking_an_argument_asks_for_it_in_a_form(
         await app.shut_down(0)
 
 
+def server_log(tmp_path: Path) -> str:
+    """What the asking server wrote to stderr (its log file)."""
+    log = tmp_path / "home" / "state" / "tui-agent" / "logs" / "asking.log"
+    return log.read_text(encoding="utf-8") if log.exists() else ""
+
+
 @pytest.mark.anyio
 async def test_the_palette_offers_the_servers_prompts(tmp_path: Path,
                                                       fake_llm: FakeLLM) -> None:
     """ctrl+p lists ``/asking:plan_dinner`` with its description; choosing it asks for
-    its argument (the palette has nowhere to type one), then uses the prompt."""
+    its argument (the palette has nowhere to type one), then uses the prompt, listing the
+    server's prompts once for the form and the use both."""
     from textual.command import CommandList, CommandPalette
     from textual.widgets import Input
 
@@ -231,4 +239,36 @@ async def test_the_palette_offers_the_servers_prompts(tmp_path: Path,
         await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
         messages = fake_llm.requests[0]["messages"][1:]
         assert messages[0]["content"] == "I am planning a dinner for 4."
+        await until(pilot, lambda: GOT_PROMPT in server_log(tmp_path),
+                    what="the prompts/get in the server's log, its listings before it")
+        assert server_log(tmp_path).count(LISTED_PROMPTS) == 2  # the palette's, the use's
+        await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_an_argument_cleared_in_the_prompt_form_is_not_sent(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """``/asking:args-prompt state=Ohio``, then the form: the person types the city and
+    clears the state that was filled in. What the form holds wins: the prompt goes without
+    a state (it was sent all the same, the form's answer merged over the typed one)."""
+    import json
+
+    from textual.widgets import Input
+
+    from tests.reference import everything
+    from tests.ui.kit import SIZE, make_app, ready, until
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    fake_llm.push(Reply(text="Sunny."))
+    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
+    app = make_app(asking_config(tmp_path, fake_llm, server))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"/asking:args-prompt state=Ohio", "enter")
+        await until(pilot, lambda: isinstance(app.screen, PromptArguments), what="the form")
+        form = app.screen
+        form.query_one("#field-1", Input).clear()
+        await pilot.press(*"Columbus", "enter")  # the city has the focus
+        await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
+        assert fake_llm.requests[0]["messages"][-1]["content"] == "What's weather in Columbus?"
         await app.shut_down(0)

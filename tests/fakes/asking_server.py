@@ -9,6 +9,7 @@ The tests of the client seam run it over stdio, or streamable HTTP on a loopback
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import (
@@ -63,8 +64,25 @@ def booking() -> Elicit[Booking]:
     return Elicit("Book a table: how many, and when?", Booking)
 
 
+LISTED_PROMPTS = "asking: prompts/list"
+"""Written to stderr (the server's log) at each ``prompts/list``, so a test can count them."""
+GOT_PROMPT = "asking: prompts/get"
+"""Written to stderr at each ``prompts/get``: once it is in the log, so is every listing
+before it (one pipe, read in order)."""
+
+
+class AskingServer(MCPServer):
+    async def list_prompts(self) -> Any:
+        print(LISTED_PROMPTS, file=sys.stderr, flush=True)
+        return await super().list_prompts()
+
+    async def get_prompt(self, *args: Any, **kwargs: Any) -> Any:
+        print(GOT_PROMPT, file=sys.stderr, flush=True)
+        return await super().get_prompt(*args, **kwargs)
+
+
 def build() -> MCPServer:
-    server = MCPServer("asking", instructions=INSTRUCTIONS)
+    server = AskingServer("asking", instructions=INSTRUCTIONS)
 
     @server.tool(description="The roots the client gives when asked (roots/list).",
                  annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))

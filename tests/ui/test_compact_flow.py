@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widget import Widget
 
+from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_compaction import SUMMARY, Summarizing, is_summary_request, words
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.ui.widgets.messages import CompactedMarker, Note, UserMessage
@@ -98,4 +99,27 @@ async def test_compact_says_so_and_its_marker_is_in_view(tmp_path: Path) -> None
             marker = transcript.query_one(CompactedMarker)
             await until(pilot, lambda: in_view(marker, transcript), what="the marker in view")
 
+            await finish(app)
+
+
+async def test_a_failing_compaction_never_shows_the_api_key(tmp_path: Path) -> None:
+    """The provider's refusal of the summary request echoes the configured api_key: the
+    /compact notification says it failed, masked like the transcript line."""
+    with FakeLLM(repeat=Reply(text="noted")) as server:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await ready(pilot, app)
+            for text in ("first", "second", "third"):
+                await turn(pilot, app, text)
+            server.push(Reply(status=400, error_message="invalid api key: sk-test-key"))
+            told: list[str] = []
+
+            def failure_told() -> bool:  # every notification seen, before any expires
+                told.extend(n.message for n in app._notifications)
+                return any("could not compact" in m for m in told)
+
+            await send(pilot, app, "/compact")
+            await until(pilot, failure_told, what="a notification that /compact failed")
+            assert not [m for m in told if "sk-test-key" in m]
+            assert any("invalid api key" in m for m in told)  # the provider's words stay
             await finish(app)

@@ -24,6 +24,7 @@ from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.news import LogLine
+from tui_agent.tools.paging import pages
 from tui_agent.tools.resource_tools import (
     ResourceTool,
     contents_text,
@@ -311,13 +312,8 @@ class Hub:
         async def one(conn: ServerConnection) -> Listing:
             items: list[Any] = []
             try:
-                cursor: str | None = None
-                for _ in range(100):
-                    page = await conn.request(_lister(method, cursor))
-                    items.extend(getattr(page, field))
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
+                async for page in pages(conn, method, field):
+                    items.extend(page)
             except Exception as exc:
                 if getattr(exc, "code", None) == METHOD_NOT_FOUND:
                     return Listing(conn.name, [])
@@ -366,10 +362,6 @@ class Hub:
             raise
         except Exception as exc:
             raise ServerError(f"server '{server}' {failed}: {describe_error(exc)}") from None
-
-
-def _lister(method: str, cursor: str | None) -> Callable[[Any], Any]:
-    return lambda client: getattr(client, method)(cursor=cursor)
 
 
 RULE_LISTS = {"allow", "auto", "ask", "deny"}

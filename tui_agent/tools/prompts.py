@@ -10,15 +10,17 @@ headless prints the error. Everything here came from a server: cleaned.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.tools.paging import pages
 from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
 
-MAX_PAGES = 100
 MAX_TEXT = 500
 """Longest description kept of a prompt or an argument."""
 
@@ -50,10 +52,10 @@ class MissingArguments(ValueError):
         self.prompt, self.missing = prompt, missing
         named = ", ".join(a.name + (f" ({a.description})" if a.description else "")
                           for a in missing)
-        plural = "s" if len(missing) > 1 else ""
         give = " ".join(f"{a.name}=VALUE" for a in missing)
-        super().__init__(f"prompt '{prompt.name}' of server '{prompt.server}' needs the "
-                         f"argument{plural} {named}: add {give} after {prompt.ref}")
+        super().__init__(f"prompt '{prompt.name}' of server '{prompt.server}' needs "
+                         f"{counted(len(missing), 'argument')} not given: {named}; add "
+                         f"{give} after {prompt.ref}")
 
 
 def prompt_info(server: str, prompt: Any) -> PromptInfo:
@@ -70,16 +72,12 @@ async def find_prompt(hub: Hub | None, server: str, name: str) -> PromptInfo | N
     conn = hub.connections.get(server) if hub is not None else None
     if conn is None:
         return None
-    cursor: str | None = None
     try:
-        for _ in range(MAX_PAGES):
-            page = await conn.request(_page(cursor))
-            for prompt in page.prompts:
-                if prompt.name == name:
-                    return prompt_info(server, prompt)
-            cursor = page.next_cursor
-            if not cursor:
-                return None
+        async with aclosing(pages(conn, "list_prompts", "prompts")) as listed:
+            async for page in listed:
+                for prompt in page:
+                    if prompt.name == name:  # the pages after it are not asked for
+                        return prompt_info(server, prompt)
     except Exception:  # its prompts/get will fail too, and say it in the server's words
         return None
     return None
@@ -89,10 +87,6 @@ def missing_arguments(prompt: PromptInfo,
                       given: Mapping[str, str]) -> tuple[PromptArgument, ...]:
     """The required arguments of ``prompt`` that ``given`` lacks (or leaves empty)."""
     return tuple(a for a in prompt.arguments if a.required and not given.get(a.name))
-
-
-def _page(cursor: str | None) -> Any:
-    return lambda client: client.list_prompts(cursor=cursor)
 
 
 def _text(text: Any) -> str:

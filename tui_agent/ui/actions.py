@@ -249,20 +249,25 @@ async def _quit(app: ChatApp, command: Command) -> None:
 
 async def _prompt(app: ChatApp, command: Command) -> None:
     """A server's prompt into the conversation. Its arguments are asked for in a form when
-    a required one is missing, or (from the palette, ``ask``) when it takes any."""
-    from tui_agent.tools.errors import ServerError
-    from tui_agent.tools.prompts import MissingArguments, find_prompt
+    a required one is missing, or (from the palette, ``ask``) when it takes any. Its
+    definition is listed once, here, for the form and the check both."""
+    from tui_agent.tools.prompts import find_prompt
 
-    if command.ask:
-        found = await find_prompt(app.backend.hub, command.server, command.prompt)
-        if found is not None and found.arguments:
-            await _prompt_form(app, command, found)
-            return
-    try:
-        text = await app.backend.prompt_turn(command.server, command.prompt, command.arguments)
-    except MissingArguments as exc:
-        await _prompt_form(app, command, exc.prompt)
+    found = await find_prompt(app.backend.hub, command.server, command.prompt)
+    await _use_prompt(app, command, found)
+
+
+async def _use_prompt(app: ChatApp, command: Command, found: PromptInfo | None) -> None:
+    from tui_agent.tools.errors import ServerError
+    from tui_agent.tools.prompts import missing_arguments
+
+    if found is not None and (missing_arguments(found, command.arguments)
+                              or command.ask and found.arguments):
+        await _prompt_form(app, command, found)
         return
+    try:
+        text = await app.backend.prompt_turn(command.server, command.prompt, found,
+                                             command.arguments)
     except (ServerError, ValueError) as exc:
         await app.transcript.note(f"/{command.server}:{command.prompt}: {exc}", "error")
         return
@@ -270,13 +275,17 @@ async def _prompt(app: ChatApp, command: Command) -> None:
 
 
 async def _prompt_form(app: ChatApp, command: Command, found: PromptInfo) -> None:
+    """The form for ``found``'s arguments; what it holds when sent is what goes: an
+    argument cleared there is not sent (a required one cannot be cleared: the form
+    refuses, and were it sent empty it would be asked for again)."""
     from tui_agent.ui.screens.prompt_args import PromptArguments
 
     async def filled(answer: Answer | None) -> None:
         if answer is not None and answer.action == "accept":
-            given = {k: str(v) for k, v in answer.content.items()}
-            await _prompt(app, replace(command, arguments={**command.arguments, **given},
-                                       ask=False))
+            asked = {a.name for a in found.arguments}
+            kept = {k: v for k, v in command.arguments.items() if k not in asked}
+            given = {k: str(v) for k, v in answer.content.items() if str(v)}
+            await _use_prompt(app, replace(command, arguments=kept | given, ask=False), found)
 
     await app.push_screen(PromptArguments(found, command.arguments), filled)
 

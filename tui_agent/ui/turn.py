@@ -126,9 +126,9 @@ class Turns:
             async for event in agent.compactor.manual(instructions):
                 if isinstance(event, ContextSize):
                     status.context = event
-                for shown in masked(event):
+                for shown in masked(event):  # a provider's error can echo the key
                     await transcript.show(shown)
-                self._tell(event)
+                    self._tell(shown)
             status.usage = agent.usage
         except asyncio.CancelledError:
             await transcript.note("compaction stopped; the conversation is as it was", "warning")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
+    from tui_agent.tools.prompts import PromptInfo
 
 CONTINUE = "Go on from the prompt above."
 """The turn's text when a prompt ends with the assistant's message and nothing was added."""
@@ -40,11 +41,23 @@ async def prompt_turn(hub: Hub | None, server: str, name: str, arguments: dict[s
     their roles; the last one, if the user's and nothing is ``added``, is the turn's text.
     Raises ``ValueError`` or ``ServerError``; :class:`MissingArguments` (a ``ValueError``)
     when the prompt's definition requires an argument not given, before asking for it."""
-    from tui_agent.tools.prompts import MissingArguments, find_prompt, missing_arguments
+    from tui_agent.tools.prompts import find_prompt
 
     if hub is None:
         raise ValueError("no MCP servers are configured")
     definition = await find_prompt(hub, server, name)
+    return await defined_prompt_turn(hub, server, name, definition, arguments, added)
+
+
+async def defined_prompt_turn(hub: Hub | None, server: str, name: str,
+                              definition: PromptInfo | None, arguments: dict[str, str],
+                              added: str | None = None) -> tuple[list[tuple[str, str]], str]:
+    """:func:`prompt_turn` with the prompt's ``definition`` already looked up (None: its
+    server does not list it), so that one use of a prompt lists the prompts once."""
+    from tui_agent.tools.prompts import MissingArguments, missing_arguments
+
+    if hub is None:
+        raise ValueError("no MCP servers are configured")
     lacking = missing_arguments(definition, arguments) if definition else ()
     if definition is not None and lacking:
         raise MissingArguments(definition, lacking)

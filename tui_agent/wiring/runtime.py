@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tui_agent.tools.elicit import Ask
     from tui_agent.tools.hub import Changes, Hub
     from tui_agent.tools.news import LogLine
+    from tui_agent.tools.prompts import PromptInfo
     from tui_agent.tools.sampling import Confirm, Review
 
 TEMPLATE = "template:"
@@ -290,10 +291,14 @@ class Runtime:
             return []
         return await complete(self.hub.connections[server], template, name, value, context)
 
-    async def prompt_turn(self, server: str, name: str, arguments: dict[str, str]) -> str:
+    async def prompt_turn(self, server: str, name: str, definition: PromptInfo | None,
+                          arguments: dict[str, str]) -> str:
         """Put a server's prompt into the conversation, roles kept; the text of the turn
-        it starts. Raises ``ValueError`` or ``ServerError``."""
-        earlier, text = await mcp_context.prompt_turn(self.hub, server, name, arguments)
+        it starts. ``definition``: the prompt as its server lists it, looked up by the
+        caller (:func:`~tui_agent.tools.prompts.find_prompt`), which asks for the missing
+        arguments first. Raises ``ValueError`` or ``ServerError``."""
+        earlier, text = await mcp_context.defined_prompt_turn(self.hub, server, name,
+                                                              definition, arguments)
         self.ensure_session()
         self.agent.add_messages(earlier)
         return text

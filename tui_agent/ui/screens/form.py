@@ -24,7 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 
 from tui_agent.tools.elicit import Answer, Field, Form, Value, problems, read
 from tui_agent.ui.screens.question import Question
-from tui_agent.ui.widgets.messages import plain
+from tui_agent.ui.widgets.messages import key_hints, plain
 
 Action = tuple[str, str, str, str]
 """``(action, button label, key, what the key does)`` of one way out of the form."""
@@ -80,8 +80,8 @@ class FormScreen(Question[Answer]):
                 for action, label, _, _ in self.ACTIONS:
                     yield Button(label, id=f"do-{action}", compact=True,
                                  variant="primary" if action == "send" else "default")
-                yield Static(legend([(key, what) for _, _, key, what in self.ACTIONS]),
-                             classes="keys")
+                yield Static(key_hints([(key, what) for _, _, key, what in self.ACTIONS],
+                                       compact=True), classes="keys")
 
     def opening_focus(self) -> Widget:
         fields = self.query("#body Input, #body Select, #body Checkbox, #body SelectionList")
@@ -132,14 +132,6 @@ class FormScreen(Question[Answer]):
 
     def action_cancel(self) -> None:
         self.dismiss(Answer("cancel"))
-
-
-def legend(keys: list[tuple[str, str]]) -> Content:
-    """``ctrl+s send · esc cancel``: short enough to share a row with the buttons."""
-    parts: list[str | tuple[str, str]] = []
-    for key, what in keys:
-        parts += [" · " if parts else "", (key, "bold"), f" {what}"]
-    return Content.assemble(*parts)
 
 
 def _inputs(i: int, f: Field) -> ComposeResult:

@@ -25,11 +25,17 @@ def plain(text: str) -> Content:
     return Content(clean(text))
 
 
-def key_hints(keys: list[tuple[str, str]]) -> Content:
-    """``y approve once   n deny ...``: each key shown as a reversed cap, then what it does."""
+def key_hints(keys: list[tuple[str, str]], *, compact: bool = False) -> Content:
+    """``y approve once   n deny ...``: each key shown as a reversed cap, then what it does.
+    The one look of keys in every modal. ``compact``: the caps unpadded, two spaces
+    between and none after, for a legend that shares its row (a form's, beside its
+    buttons: it fits on one line in 80 columns)."""
     parts: list[str | tuple[str, str]] = []
     for key, what in keys:
-        parts += [(f" {key} ", "reverse bold"), f" {what}   "]
+        if compact:
+            parts += ["  " if parts else "", (key, "reverse bold"), f" {what}"]
+        else:
+            parts += [(f" {key} ", "reverse bold"), f" {what}   "]
     return Content.assemble(*parts)
 
 
