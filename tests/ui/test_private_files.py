@@ -38,3 +38,14 @@ async def test_the_prompt_history_is_private_and_masks_the_configs_key(
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
     kept = [json.loads(line) for line in history.read_text(encoding="utf-8").splitlines()]
     assert kept == ["my key is ***, keep it"]
+
+
+async def test_a_failure_of_ours_shows_the_key_masked(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A turn or /compact that fails in our own code says why in the transcript; the
+    words of the failure may quote a request (with its key): they are masked."""
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        told = app.turns._failure(RuntimeError("POST with Authorization: Bearer sk-test-key"))
+        assert told == "RuntimeError: POST with Authorization: Bearer ***"
+        await finish(app)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets import Static
 
+from tui_agent.config.interpolate import mask
 from tui_agent.core.attachments import Prepared, content
 from tui_agent.core.events import (
     Compacted,
@@ -80,6 +81,11 @@ class Turns:
         line.display = bool(chips)
         line.update(with_chips(Content("next message:"), chips, below=False) if chips else "")
 
+    def _failure(self, exc: Exception) -> str:
+        """A failure of ours, for the transcript: its words may quote a request or a
+        reply, so the secrets are masked in them as in every event."""
+        return mask(f"{type(exc).__name__}: {exc}", self.app.backend.settings.secrets)
+
     async def _run(self, files: Prepared, attachments: list[str]) -> None:
         app = self.app
         transcript, status, backend = app.transcript, app.status, app.backend
@@ -101,7 +107,7 @@ class Turns:
             status.usage = backend.agent.usage
             raise
         except Exception as exc:  # a failure of ours ends the turn, visibly, not the app
-            await transcript.note(f"the turn failed: {type(exc).__name__}: {exc}", "error")
+            await transcript.note(f"the turn failed: {self._failure(exc)}", "error")
         finally:
             status.activity = ""
             backend.save_metrics()
@@ -136,7 +142,7 @@ class Turns:
                        severity="warning", markup=False)
             raise
         except Exception as exc:  # a failure of ours is shown, not the end of the app
-            await transcript.note(f"/compact failed: {type(exc).__name__}: {exc}", "error")
+            await transcript.note(f"/compact failed: {self._failure(exc)}", "error")
             app.notify(f"failed: {type(exc).__name__}", title="/compact", severity="error",
                        markup=False)
         finally:
