@@ -322,6 +322,30 @@ async def test_what_is_typed_right_after_an_approval_lands_in_the_first_field(
         await app.shut_down(0)
 
 
+@pytest.mark.anyio
+async def test_ctrl_d_declines_with_a_text_field_focused(tmp_path: Path,
+                                                         fake_llm: FakeLLM) -> None:
+    """The form opens with its first field focused, a text field whose own ``ctrl+d``
+    deletes a character: the legend's ``ctrl+d decline`` still declines."""
+    from textual.widgets import Input
+
+    from tui_agent.ui.screens.elicit import ElicitScreen
+
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__book", {}, id="b")]),
+                  Reply(text="not booked"))
+    app = make_app(with_asking_server(tmp_path / "c.toml", fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"book", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
+                    and isinstance(app.focused, Input), what="the form, its field focused")
+        await pilot.press("home", "ctrl+d")
+        await until(pilot, lambda: len(fake_llm.requests) >= 2, what="the result")
+        told = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
+        assert told[0]["content"].startswith("decline"), told
+        await app.shut_down(0)
+
+
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(

@@ -28,7 +28,7 @@ from tui_agent.ui.widgets.messages import key_hints, plain
 class ElicitScreen(FormScreen):
     """What a server asks for: ``ctrl+s`` sends · ``ctrl+d`` declines · ``esc`` cancels."""
 
-    BINDINGS = [Binding("ctrl+d", "decline", "Decline")]
+    BINDINGS = [Binding("ctrl+d", "decline", "Decline", priority=True)]  # over a field's own
     ACTIONS = (("send", "Send", "ctrl+s", "send"), ("decline", "Decline", "ctrl+d", "decline"),
                ("cancel", "Cancel", "esc", "cancel"))
 
