@@ -9,15 +9,18 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FAKE_MODEL, TAG_VAR, need, tagged_processes
+from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR, need, tagged_processes
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import NPM_DIR, everything
 from tests.test_shutdown import STREAM, Terminal, latest_session
+from tests.test_terminal import read_until
 from tests.ui.kit import toml_value, write_config
 
 pytestmark = pytest.mark.slow
@@ -171,3 +174,59 @@ def test_a_stray_sigcont_does_not_start_the_terminal_a_second_time(
     term.type(b"\x11")  # ctrl+q
     assert term.end() == 0
     assert term.seen.count(b"\x1b[?1049h") == 1, "the terminal was started twice"
+
+
+def _pipes(pid: int) -> set[str]:
+    links = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            links.add(os.readlink(fd))
+    return {link for link in links if link.startswith("pipe:")}
+
+
+def _runs(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_terminal_lost_while_the_servers_close_hurries_them(
+        fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
+    """The quit key, then the terminal goes while a server that ignores the end of its
+    input and SIGTERM is being closed. The app is not the terminal's session leader here
+    (a terminal that goes without a SIGHUP): the input thread and the poll notice, and the
+    close under way is hurried (0.5 s, then 0.5 s), not the SDK's polite 2 s and 2 s."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                          servers={"stubborn": ["--ignore-sigterm"]})
+    master, slave = os.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="100",
+               LINES="30")
+    app = subprocess.Popen([sys.executable, "-m", "tui_agent", "--config", str(config)],
+                           stdin=slave, stdout=slave, stderr=slave, env=env,
+                           start_new_session=True)  # no controlling terminal: no SIGHUP
+    os.close(slave)
+    try:
+        read_until(master, b"1/1 servers", timeout=30)
+        [server] = [pid for pid in tagged_processes(no_leftover_servers)
+                    if b"tests.fakes.mcp_server" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        shared = _pipes(app.pid) & _pipes(server)  # its input and its output
+        os.write(master, b"\x11")  # ctrl+q
+        deadline = time.monotonic() + 10
+        while shared <= _pipes(app.pid):  # the server's close has begun: its input ended
+            assert time.monotonic() < deadline, "the quit key did not close the server"
+            time.sleep(0.01)
+        input_ended = time.monotonic()
+        os.close(master)
+        master = -1
+        while _runs(server) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        servers_gone = time.monotonic() - input_ended
+        app.wait(timeout=10)
+    finally:
+        if master >= 0:
+            os.close(master)
+        app.kill()
+        app.wait()
+    # Unhurried: 2 s after the end of its input, then 2 s after SIGTERM (about 4 s).
+    assert servers_gone < 2.0, servers_gone

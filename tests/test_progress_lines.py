@@ -5,6 +5,8 @@ always shown; ``--output jsonl`` keeps every report."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import os
 import pty
@@ -20,6 +22,8 @@ from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent_tools import fake_entry, write_config
 from tests.test_terminal import read_until
+from tui_agent.core.events import TextDelta, ToolCallStarted, ToolProgress, ToolResult
+from tui_agent.headless.printers import TextPrinter
 from tui_agent.headless.progress import CLEAR, PIPE_EVERY, TERMINAL_EVERY
 
 pytestmark = pytest.mark.slow
@@ -102,3 +106,32 @@ def read_rest(fd: int) -> bytes:
             return rest
         rest += chunk
 
+
+
+class Tty(io.StringIO):
+    """Standard output and standard error on one terminal (a string that says so)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_report_after_the_result_never_wipes_the_reply() -> None:
+    """A report that comes after its call's result (held: the line was rewritten a moment
+    ago) is not shown later, over the reply then streaming on the same terminal: its
+    carriage return and clear-line would wipe the reply's unfinished line."""
+    async def run() -> str:
+        tty = Tty()
+        printer = TextPrinter(out=tty, err=tty)
+        printer.show(ToolCallStarted("p", "calc__progress", "calc", "progress"))
+        printer.show(ToolProgress("p", 1, 3))  # written: the first
+        printer.show(ToolProgress("p", 2, 3))  # held: 0.1 s have not passed
+        printer.show(ToolResult("p", False, "done"))  # shows 2/3 first
+        printer.show(ToolProgress("p", 3, 3))  # late
+        printer.show(TextDelta("the reply so f"))
+        # Anything due from the progress line is due before this wakes (the loop runs
+        # its timers in the order of their times, however loaded the machine).
+        await asyncio.sleep(TERMINAL_EVERY * 3)
+        return tty.getvalue()
+
+    shown = asyncio.run(run())
+    assert shown.endswith("← done\nthe reply so f"), shown

@@ -6,7 +6,9 @@ line), at most :data:`TERMINAL_EVERY` apart; any other output ends that line, so
 last state shown stays above it. In a pipe (a log, CI) each call gets a line of its own
 at most every :data:`PIPE_EVERY` seconds. Either way the latest state is never lost: a
 report held back is shown when its time comes (a timer on the running event loop), or at
-the latest right before the call's result. ``--output jsonl`` keeps every report; this
+the latest right before the call's result. A report that comes after its call's result
+is dropped, and no timer outlives the last result: nothing may rewrite the line under the
+reply that streams next to the same terminal. ``--output jsonl`` keeps every report; this
 is only the text printer's view of them.
 """
 
@@ -48,9 +50,13 @@ class ProgressLines:
         self._live = False
         """A terminal line is being rewritten: it has no newline yet."""
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._finished: set[str] = set()
+        """Calls whose result came this turn: a report of theirs is late, not shown."""
 
     def show(self, call_id: str, line: str) -> None:
         """The call's newest state: written now, or held until its time comes."""
+        if call_id in self._finished:
+            return
         if self._shown.get(call_id) == line:
             self._held.pop(call_id, None)
             return
@@ -64,11 +70,15 @@ class ProgressLines:
             self._later(key, wait)
 
     def finish(self, call_id: str) -> None:
-        """Before the call's result: its newest state, if it is held back."""
+        """Before the call's result: its newest state, if it is held back. With nothing
+        held any more, no timer is left to write over the output that follows."""
         if call_id in self._held:
             self._write(call_id)
+        self._finished.add(call_id)
         self._shown.pop(call_id, None)
         self._at.pop(call_id, None)
+        if not self._held:
+            self._cancel_timers()
 
     def end_line(self) -> None:
         """Before any other output: a line being rewritten is finished as it stands."""
@@ -82,6 +92,10 @@ class ProgressLines:
         for call_id in list(self._held):
             self._write(call_id)
         self.end_line()
+        self._cancel_timers()
+        self._finished.clear()  # a model may use the same call ids next turn
+
+    def _cancel_timers(self) -> None:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()

@@ -322,7 +322,9 @@ class ChatApp(App[int]):
         exits.emergency_exit(128 + signum)
 
     def _terminal_gone(self) -> None:
-        """The terminal went away: end as SIGHUP does (once, whichever noticed first)."""
+        """The terminal went away: end as SIGHUP does (once, whichever noticed first). A
+        shutdown already under way (the quit key) is hurried: nobody waits for it now."""
+        exits.hung_up(signal.SIGHUP)
         if not self._hung_up and not self._shutting_down:
             self._on_signal(signal.SIGHUP)
         self._hung_up = True

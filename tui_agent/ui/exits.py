@@ -116,10 +116,14 @@ def harden_driver() -> None:
         from textual.drivers import linux_driver
     except ImportError:  # no termios: not a POSIX terminal
         return
-    # None of these is exported: the module's own names are replaced.
+    # None of these is exported: the module's own names are replaced. Its ``selectors``
+    # becomes the whole module less one class, so whatever else of it Textual reads
+    # (EVENT_READ, SelectorKey, ...) is still there. These patches stay here, beside
+    # what they install, rather than with the timer's in ``textual_fixes``: they are
+    # the hang-up's, not fixes of a Textual bug that a release may remove.
     setattr(linux_driver, "WriterThread", SafeWriter)  # noqa: B010
     setattr(linux_driver, "selectors", SimpleNamespace(  # noqa: B010
-        SelectSelector=HangUpSelector, EVENT_READ=selectors.EVENT_READ))
+        **{**vars(selectors), "SelectSelector": HangUpSelector}))
     driver: Any = linux_driver.LinuxDriver
     resume = driver.__dict__.get("_sigcont_application")
     if resume is None or getattr(resume, "hardened", False):

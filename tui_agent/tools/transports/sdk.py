@@ -27,6 +27,8 @@ from tui_agent.config.models import ServerConfig
 from tui_agent.config.private import open_append
 from tui_agent.tools.transports import stopping
 
+log = logging.getLogger(__name__)
+
 OnEvent = Callable[[str, str], None]
 """``(kind, detail)``: ``closed`` when the stream ends."""
 
@@ -86,6 +88,11 @@ class Watched(AbstractAsyncContextManager[Any]):
     async def __aenter__(self) -> Any:
         read, write = await self._inner.__aenter__()
         self._pid = server_pid(self._inner)
+        if self._pid is None:
+            log.warning("no pid found for a stdio server (has the mcp SDK changed?): "
+                        "once the terminal goes, only the SDK's shorter waits hurry its "
+                        "close, and a close already under way is not hurried")
+            stopping.cannot_watch()
         return WatchedRead(read, self._on_event), write
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -100,7 +107,10 @@ class Watched(AbstractAsyncContextManager[Any]):
 def server_pid(transport: Any) -> int | None:
     """The pid of the server the SDK's ``stdio_client`` started (a process group leader),
     or None. The SDK hands out only the streams; its generator, suspended while the
-    session runs, holds the process as ``process``."""
+    session runs, holds the process as ``process``. (Read from its frame: the SDK's own
+    timeouts are read when a wait begins, so they cannot hurry a close already waiting;
+    :mod:`.stopping` shortens them only as the fallback. A test pins this to the
+    installed SDK, and :class:`Watched` logs a warning when it finds nothing.)"""
     frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
     process = frame.f_locals.get("process") if frame is not None else None
     pid = getattr(process, "pid", None)
@@ -118,16 +128,17 @@ class PrivateLog(logging.FileHandler):
 def route_sdk_logs(log_file: Path) -> None:
     """Send the SDK's own log records (a malformed line from a server comes with a
     traceback) to ``log_file`` instead of Python's last-resort handler on stderr,
-    which would paint over a TUI."""
-    logger = logging.getLogger("mcp")
-    if any(getattr(h, "_tui_agent", False) for h in logger.handlers):
+    which would paint over a TUI); this module's own warnings go there too."""
+    loggers = [logging.getLogger("mcp"), log]
+    if any(getattr(h, "_tui_agent", False) for h in loggers[0].handlers):
         return
     handler = PrivateLog(log_file, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     handler._tui_agent = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
-    logger.propagate = False
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
 
 
 async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: TextIO | None,
