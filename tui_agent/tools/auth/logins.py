@@ -20,6 +20,7 @@ from tui_agent.tools.auth.callback import LoginError
 from tui_agent.tools.auth.providers import provider
 from tui_agent.tools.auth.storage import Login, TokenStore
 from tui_agent.tools.client import NOTHING, ClientSide
+from tui_agent.tools.text import clean
 
 ShowLogin = Callable[[str, str], None]
 """``(server, url)``: show a person the login page of ``server``."""
@@ -75,8 +76,14 @@ class Logins:
                           scope_refused=getattr(auth, "take_refused", None))
 
     def allow(self, name: str) -> None:
-        """Let ``name`` start a browser login (a person asked for it)."""
+        """Let ``name`` start a browser login (a person asked for it) until one opens or
+        :meth:`disallow`."""
         self.allowed.add(name)
+
+    def disallow(self, name: str) -> None:
+        """The start a person asked for is over (it may have needed no login): a later
+        one, days on, opens no browser by itself."""
+        self.allowed.discard(name)
 
     def reload(self, name: str) -> None:
         """Have ``name``'s next request read its login from the store again (a logout made
@@ -113,6 +120,18 @@ class Logins:
     def forget(self, config: ServerConfig) -> bool:
         """Log out of the server; False when there was nothing to forget."""
         return self.store.forget(*_key(config)) if config.url else False
+
+
+def logged_in(name: str, who: str) -> str:
+    """How a login to server ``name`` that worked is told (``who``: who is logged in until
+    when), by ``tui-agent login`` and the app alike."""
+    return f"logged in to {name}: {who}"
+
+
+def could_not_log_in(name: str, why: str) -> str:
+    """How a login to server ``name`` that failed is told (``why``: the step that failed),
+    by ``tui-agent login`` and the app alike."""
+    return clean(f"could not log in to {name}: {why}")
 
 
 def own_authorization(config: ServerConfig) -> bool:
