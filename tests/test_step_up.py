@@ -19,6 +19,8 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.fakes.relay import relay
+from tests.reference import free_port
 from tests.test_login import config, guarded, tui_agent
 
 pytestmark = pytest.mark.slow
@@ -138,3 +140,54 @@ def test_the_call_waits_for_the_person_logging_in(tmp_path: Path, fake_llm: Fake
     result = next(e for e in events if e["type"] == "tool_result")
     assert not result["is_error"] and str(result["text"]).endswith(" mcp mcp:write"), result
     assert scopes_asked(log) == ["mcp", "mcp mcp:write"]
+
+
+FAILED = "guarded needs more scope (mcp mcp:write) for whoami, and the login for it failed: "
+
+
+def test_a_wider_login_the_token_endpoint_refuses_is_named(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """The step-up's login runs, and the token endpoint refuses its code: the call fails
+    naming that step in the authorization server's words, not as a lost connection; the
+    wider scope is kept for the next login."""
+    log = tmp_path / "browser.log"
+    with guarded("--call-scope", "mcp:write", "--refuse-wider") as url:
+        conf = config(tmp_path, url, 'auto = ["whoami"]\n')
+        assert tui_agent("login", "guarded", "--config", str(conf),
+                         browser_log=log).returncode == 0
+        turn(fake_llm)
+        done, events = run(conf, fake_llm, log, "--login", "browser")
+        assert done.returncode == 0, done.stderr
+        result = next(e for e in events if e["type"] == "tool_result")
+        assert result["is_error"] and result["text"] == (
+            f"error: {FAILED}the authorization server refused the authorization code "
+            "(invalid_grant: authorization code does not exist): log in again (tui-agent "
+            "login guarded)"), result
+        assert "lost the connection" not in done.stdout + done.stderr
+        assert scopes_asked(log) == ["mcp", "mcp mcp:write"]
+        again = tui_agent("login", "guarded", "--config", str(conf), browser_log=log)
+        assert scopes_asked(log)[-1] == "mcp mcp:write", again.stderr  # the wider scope kept
+
+
+def test_an_authorization_server_down_during_a_step_up_is_named(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """The authorization server (on a port of its own) answered the first login and is
+    down when the call asks for the wider scope: the call fails naming the step that could
+    not be reached, not as a lost connection."""
+    log = tmp_path / "browser.log"
+    authority, port = free_port(), free_port()
+    with guarded("--call-scope", "mcp:write", "--authority-port", str(authority),
+                 port=port) as url:
+        conf = config(tmp_path, url, 'auto = ["whoami"]\n')
+        with relay(authority, port):
+            assert tui_agent("login", "guarded", "--config", str(conf),
+                             browser_log=log).returncode == 0
+        turn(fake_llm)
+        done, events = run(conf, fake_llm, log, "--login", "browser")
+    assert done.returncode == 0, done.stderr
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert result["is_error"] and result["text"] == (
+        f"error: {FAILED}could not reach the authorization server's metadata at "
+        f"http://127.0.0.1:{authority}/.well-known/oauth-authorization-server"), result
+    assert "lost the connection" not in done.stdout + done.stderr
+    assert scopes_asked(log) == ["mcp"]

@@ -5,7 +5,7 @@ authorization endpoint that approves at once, PKCE, refresh tokens), and serves 
 
     python -m tests.fakes.oauth_server --port N [--token-ttl S] [--refreshed-ttl S]
         [--client ID:SECRET --callback-port C] [--lose-codes] [--authority-port P]
-        [--call-scope S]
+        [--call-scope S [--refuse-wider]]
 
 ``--client`` pre-registers a client (scope ``mcp``, redirect to the loopback port ``C``)
 for a user's ``client_id`` / ``client_secret``; ``--lose-codes`` makes the token endpoint
@@ -13,7 +13,9 @@ forget every authorization code (``invalid_grant``); ``--authority-port`` names,
 protected-resource metadata, an authorization server on another port (nothing listens
 there unless a test starts one); ``--call-scope`` makes ``tools/call`` need the scope ``S``
 beyond ``mcp`` (a token without it gets ``403 insufficient_scope`` naming both, as the
-spec's step-up asks), and registers clients for both.
+spec's step-up asks), and registers clients for both; ``--refuse-wider`` then makes the
+token endpoint refuse every code granted for that wider scope (``invalid_grant``): the
+step-up's login fails at the token exchange, after an ordinary login worked.
 
 Tokens live in memory: restarting the server revokes every token it issued (a refresh
 then fails, as it does when a user revokes an app).
@@ -46,8 +48,10 @@ class MemoryAuthority:
     """An authorization server that approves every request and remembers in memory."""
 
     def __init__(self, token_ttl: int, lose_codes: bool = False,
-                 refreshed_ttl: int | None = None, extra_scope: str | None = None) -> None:
+                 refreshed_ttl: int | None = None, extra_scope: str | None = None,
+                 refuse_wider: bool = False) -> None:
         self.ttl, self.lose_codes, self.extra_scope = token_ttl, lose_codes, extra_scope
+        self.refuse_wider = refuse_wider
         self.refreshed_ttl = token_ttl if refreshed_ttl is None else refreshed_ttl
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -77,7 +81,10 @@ class MemoryAuthority:
 
     async def load_authorization_code(self, client: OAuthClientInformationFull,
                                       authorization_code: str) -> AuthorizationCode | None:
-        return None if self.lose_codes else self.codes.get(authorization_code)
+        code = None if self.lose_codes else self.codes.get(authorization_code)
+        if code is not None and self.refuse_wider and self.extra_scope in code.scopes:
+            return None
+        return code
 
     async def exchange_authorization_code(self, client: OAuthClientInformationFull,
                                           authorization_code: AuthorizationCode) -> OAuthToken:
@@ -174,11 +181,11 @@ class StepUp:
 
 def build(port: int, token_ttl: int, client: str | None = None, callback_port: int = 0,
           lose_codes: bool = False, authority_port: int | None = None,
-          refreshed_ttl: int | None = None, call_scope: str | None = None
-          ) -> tuple[MCPServer, MemoryAuthority]:
+          refreshed_ttl: int | None = None, call_scope: str | None = None,
+          refuse_wider: bool = False) -> tuple[MCPServer, MemoryAuthority]:
     """The server and its authorization server."""
     base = f"http://127.0.0.1:{port}"
-    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl, call_scope)
+    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl, call_scope, refuse_wider)
     if client:
         client_id, _, secret = client.partition(":")
         authority.clients[client_id] = OAuthClientInformationFull(
@@ -221,10 +228,12 @@ def main() -> None:
     parser.add_argument("--refreshed-ttl", type=int, default=None,
                         help="seconds a token issued by a refresh lives (default: --token-ttl)")
     parser.add_argument("--call-scope", help="a scope tools/call needs beyond mcp (step-up)")
+    parser.add_argument("--refuse-wider", action="store_true",
+                        help="the token endpoint refuses codes granted for --call-scope")
     args = parser.parse_args()
     server, authority = build(args.port, args.token_ttl, args.client, args.callback_port,
                               args.lose_codes, args.authority_port, args.refreshed_ttl,
-                              args.call_scope)
+                              args.call_scope, args.refuse_wider)
     if not args.call_scope:
         server.run("streamable-http", host="127.0.0.1", port=args.port)
         return

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tui_agent.tools.auth.step_up import REFUSED, Refused
 from tui_agent.tools.client import client_over, instructions_of
 from tui_agent.tools.errors import (
     CONNECTION_CLOSED,
@@ -197,6 +198,8 @@ class ServerConnection(LoginAware):
                     await self.side.progress(tool, progress, total, message)
 
             stop_waiting = self._wait_for_person(scope)
+            refused: list[Refused] = []  # this call's step-ups that could not run
+            told = REFUSED.set(refused)
             try:
                 if self.config.per_call_exec and self._container is not None:
                     result = await self._call_in_own_exec(tool, arguments, progressed)
@@ -205,20 +208,21 @@ class ServerConnection(LoginAware):
                                                     progress_callback=progressed)
             except MCPError as exc:
                 if exc.code == CONNECTION_CLOSED:
-                    self.breaker.failure()
                     self._broken("the connection closed during a call")
+                    if refused:  # the step-up's login was not answered: a login, not the server
+                        raise ServerError(refused[0].told(self.name, tool)) from None
+                    self.breaker.failure()
                     raise Dropped("lost the connection during the call") from None
                 self._answered()
                 self.breaker.success()
                 if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
                     raise LinksFirst(exc.error) from None
-                refused = self.side.scope_refused() if self.side.scope_refused else None
-                if refused is not None:  # a step-up no login could answer
-                    raise ServerError(f"{self.name} needs more scope ({refused}) for {tool}: "
-                                      f"run 'tui-agent login {self.name}'") from None
+                if refused:  # a step-up no login could answer
+                    raise ServerError(refused[0].told(self.name, tool)) from None
                 raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
                                   f"{clean(exc.message)} (MCP error {exc.code})") from None
             finally:
+                REFUSED.reset(told)
                 stop_waiting()
                 if news is not None:
                     self._listening.discard(news)

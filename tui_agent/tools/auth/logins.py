@@ -16,7 +16,7 @@ import httpx2
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.oauth import OAuthSettings
-from tui_agent.tools.auth.callback import LoginError
+from tui_agent.tools.auth.callback import LoginError, NeedsLogin
 from tui_agent.tools.auth.providers import provider
 from tui_agent.tools.auth.storage import Login, TokenStore
 from tui_agent.tools.client import NOTHING, ClientSide
@@ -24,10 +24,6 @@ from tui_agent.tools.text import clean
 
 ShowLogin = Callable[[str, str], None]
 """``(server, url)``: show a person the login page of ``server``."""
-
-
-class NeedsLogin(LoginError):
-    """A server asked for a login that this run cannot show."""
 
 
 class Logins:
@@ -72,8 +68,7 @@ class Logins:
             auth = _Refused(exc)
         self.auths[name] = auth
         return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None),
-                          cancel_login=getattr(auth, "cancel_login", None),
-                          scope_refused=getattr(auth, "take_refused", None))
+                          cancel_login=getattr(auth, "cancel_login", None))
 
     def allow(self, name: str) -> None:
         """Let ``name`` start a browser login (a person asked for it) until one opens or
