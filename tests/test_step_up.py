@@ -7,6 +7,7 @@ stays, and ``tui-agent login`` then asks for the wider scope."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import anyio
 import pytest
 
 from tests.conftest import ROOT
@@ -191,3 +193,37 @@ def test_an_authorization_server_down_during_a_step_up_is_named(
         f"http://127.0.0.1:{authority}/.well-known/oauth-authorization-server"), result
     assert "lost the connection" not in done.stdout + done.stderr
     assert scopes_asked(log) == ["mcp"]
+
+
+@pytest.mark.anyio
+async def test_parallel_calls_each_get_their_own_answer(tmp_path: Path) -> None:
+    """Two calls to one server at once: ``whoami`` is refused for scope (each 403 takes 3 s)
+    and no login can run; ``late_error`` (sent once the refused step-up lets go of the
+    login) gets an unrelated MCP error 1 s later, while the refused call's request is out
+    once more. Each call is told its own failure (the refusal was one slot per server, and
+    went to whichever error came first)."""
+    from tests.test_login import token_file
+    from tests.test_login_wait import hub_of
+    from tui_agent.tools.auth.logins import Logins
+    from tui_agent.tools.auth.storage import FileVault, TokenStore
+    from tui_agent.tools.errors import ServerError
+
+    with guarded("--call-scope", "mcp:write", "--refusal-delay", "3") as url:
+        conf = config(tmp_path, url)
+        assert (await anyio.to_thread.run_sync(
+            lambda: tui_agent("login", "guarded", "--config", str(conf)))).returncode == 0
+        logins = Logins(TokenStore(FileVault(token_file())), None)
+        async with hub_of(url, tmp_path, logins) as hub:
+            await hub.wait_all()
+            conn = hub.connections["guarded"]
+
+            async def failure(tool: str, **arguments: float) -> str:
+                with pytest.raises(ServerError) as caught:
+                    await conn.call(tool, arguments, retry_safe=False)
+                return str(caught.value)
+
+            refused, unrelated = await asyncio.gather(failure("whoami"),
+                                                      failure("late_error", seconds=1))
+    assert refused == NEEDS
+    assert unrelated == ("server 'guarded' rejected the call of late_error: late and "
+                         "unrelated (MCP error -32603)")
