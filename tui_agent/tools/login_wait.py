@@ -6,7 +6,7 @@ waits, ``failed`` with why, until a person acts (``l`` in the app, ``r``, or ``t
 login`` elsewhere then ``r``); once it connects, that old error goes.
 
 :class:`LoginAware` sits between :class:`~tui_agent.tools.lifecycle.ServerLifecycle` and
-the call path (:class:`~tui_agent.tools.connection.ServerConnection`); its
+the call path (:class:`~tui_agent.tools.call_path.CallPath`); its
 :meth:`~LoginAware.next_start` tells a front end how the start it asked for ended, and a
 call's timer waits for a person logging in mid-call (a step-up).
 """
