@@ -190,7 +190,8 @@ def test_an_authorization_server_down_during_a_step_up_is_named(
     result = next(e for e in events if e["type"] == "tool_result")
     assert result["is_error"] and result["text"] == (
         f"error: {FAILED}could not reach the authorization server's metadata at "
-        f"http://127.0.0.1:{authority}/.well-known/oauth-authorization-server"), result
+        f"http://127.0.0.1:{authority}/.well-known/oauth-authorization-server (ConnectError: "
+        "All connection attempts failed)"), result
     assert "lost the connection" not in done.stdout + done.stderr
     assert scopes_asked(log) == ["mcp"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.tools.auth.callback import LoginError, NeedsLogin
-from tui_agent.tools.errors import LOGIN_STEP
+from tui_agent.tools.errors import LOGIN_STEP, UNANSWERED, describe_error
 
 if TYPE_CHECKING:
     import httpx2
@@ -78,6 +78,15 @@ def insufficient_scope(response: httpx2.Response) -> str | None:
     return scope.group(1) if scope else ""
 
 
+def unanswered(sent: httpx2.Request) -> str:
+    """A login step's request ``sent`` that got no answer, in the words a start that failed
+    there is told in (with the error the transport kept on it, if any)."""
+    failure = sent.extensions.get(UNANSWERED)
+    if isinstance(failure, Exception):
+        return describe_error(failure)
+    return f"could not reach {sent.extensions.get(LOGIN_STEP, 'the login')} at {sent.url}"
+
+
 def wider(*scopes: str | None) -> str:
     """The union of space-separated scopes, in the order first seen."""
     return " ".join(dict.fromkeys(s for scope in scopes for s in (scope or "").split()))
@@ -124,9 +133,7 @@ class StepUp:
             return
         except GeneratorExit:  # a request of the flow failed outside it (nothing answered)
             if wanted is not None and outgoing is not None and outgoing is not request:
-                self._refused(wanted, f"could not reach "
-                              f"{outgoing.extensions.get(LOGIN_STEP, 'the login')} at "
-                              f"{outgoing.url}")
+                self._refused(wanted, unanswered(outgoing))
             raise
         except Exception as exc:
             failure = self._word(exc, outgoing, answer)
