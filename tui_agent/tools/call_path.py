@@ -117,20 +117,7 @@ class CallPath(LoginAware):
                     result = await client.call_tool(tool, arguments,
                                                     progress_callback=progressed)
             except MCPError as exc:
-                if exc.code == CONNECTION_CLOSED:
-                    self._broken("the connection closed during a call")
-                    if refused:  # the step-up's login was not answered: a login, not the server
-                        raise ServerError(refused[0].told(self.name, tool)) from None
-                    self.breaker.failure()
-                    raise Dropped("lost the connection during the call") from None
-                self._answered()
-                self.breaker.success()
-                if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
-                    raise LinksFirst(exc.error) from None
-                if refused:  # a step-up no login could answer
-                    raise ServerError(refused[0].told(self.name, tool)) from None
-                raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
-                                  f"{clean(exc.message)} (MCP error {exc.code})") from None
+                raise self._failure(tool, exc, refused) from None
             finally:
                 REFUSED.reset(told)
                 stop_waiting()
@@ -145,6 +132,24 @@ class CallPath(LoginAware):
         self._answered()
         self.breaker.success()
         return result
+
+    def _failure(self, tool: str, exc: Any, refused: list[Refused]) -> Exception:
+        """What the call of ``tool`` raises for the MCP error ``exc`` (``refused``: the
+        step-ups of its request that could not run)."""
+        if exc.code == CONNECTION_CLOSED:
+            self._broken("the connection closed during a call")
+            if refused:  # the step-up's login was not answered: a login, not the server
+                return ServerError(refused[0].told(self.name, tool))
+            self.breaker.failure()
+            return Dropped("lost the connection during the call")
+        self._answered()
+        self.breaker.success()
+        if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
+            return LinksFirst(exc.error)
+        if refused:  # a step-up no login could answer
+            return ServerError(refused[0].told(self.name, tool))
+        return ServerError(f"server '{self.name}' rejected the call of {tool}: "
+                           f"{clean(exc.message)} (MCP error {exc.code})")
 
     async def _open_links(self, error: Any) -> bool:
         """Ask the person to open each link of a -32042 error; True if every one was."""

@@ -13,7 +13,9 @@ kept in the server's record, so the next login asks for it (``tui-agent login NA
 :data:`REFUSED`, and names it: "X needs more scope (S) for TOOL", and why its login
 failed. An authorization server that does not answer ends the request with the
 connection error itself (``httpx`` raises it outside the flow, which cannot send the
-request again): that call learns which step was not reached all the same.
+request again, and the SDK's transport closes the session with it): that call learns all
+the same which step was not reached and why (the error the HTTP client kept on the step's
+request, :mod:`~tui_agent.tools.transports.http`), and the session restarts.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def wanted_scope(slot: TokenSlot) -> str | None:
 
 class StepUp:
     """Mixed in before the SDK's ``OAuthClientProvider`` (see the module's docstring);
-    ``slot`` is the server's record, ``word`` tells the login's failures (set by
+    ``slot`` is the server's record; ``words`` tells the login's failures (set by
     :func:`~tui_agent.tools.auth.providers.provider`)."""
 
     slot: TokenSlot
