@@ -26,9 +26,10 @@ pytestmark = pytest.mark.slow
 
 
 @contextmanager
-def guarded(*args: str) -> Iterator[str]:
-    """The OAuth-protected server on a free loopback port; its MCP URL."""
-    port = free_port()
+def guarded(*args: str, port: int | None = None) -> Iterator[str]:
+    """The OAuth-protected server on ``port`` (default: a free loopback port); its MCP
+    URL."""
+    port = port or free_port()
     command = [sys.executable, "-m", "tests.fakes.oauth_server", "--port", str(port), *args]
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         yield url

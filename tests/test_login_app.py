@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -128,4 +129,35 @@ async def test_an_authorization_server_that_is_down_is_named_not_a_browser(
             assert "login: not logged in (l logs in)" in detail(screen)
             assert app.backend.stats()["servers"]["guarded"]["breaker_trips"] == 0
             assert not log.exists()  # no page was shown: there was none to show
+            await app.action_quit()
+
+
+async def test_l_leaves_no_browser_allowed_once_its_start_is_over(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """``l`` on a server whose kept login still works reconnects with no page. Later the
+    authorization server has forgotten that login (it restarted: every token it issued is
+    gone), and the next start needs a new one: the app opens no browser by itself, it says
+    the server needs a login. (Without the fix the ``l`` of long ago still allowed one.)"""
+    log = browser(monkeypatch, tmp_path)
+    port = free_port()
+    with ExitStack() as server:
+        conf = config(tmp_path, server.enter_context(guarded(port=port)))
+        assert tui_agent("login", "guarded", "--config", str(conf),
+                         browser_log=log).returncode == 0
+        app = make_app(conf)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            screen = await open_servers(pilot, app)
+            await pilot.press("l")
+            await until(pilot, lambda: message(screen).startswith(
+                "logged in to guarded: logged in as "), timeout=30, what="the outcome")
+            assert len(log.read_text().splitlines()) == 1  # the kept login did
+            await asyncio.to_thread(server.close)  # revoked: a new server process
+            await asyncio.to_thread(server.enter_context, guarded(port=port))
+            await pilot.press("r")
+            await until(pilot, lambda: app.backend.statuses()[0].state == "failed",
+                        timeout=30, what="the start that needs a login")
+            assert "needs login: run 'tui-agent login guarded'" in \
+                str(app.backend.statuses()[0].last_error)
+            assert len(log.read_text().splitlines()) == 1, "a browser opened by itself"
             await app.action_quit()

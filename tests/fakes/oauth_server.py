@@ -5,7 +5,7 @@ authorization endpoint that approves at once, PKCE, refresh tokens), and serves 
 
     python -m tests.fakes.oauth_server --port N [--token-ttl S] [--refreshed-ttl S]
         [--client ID:SECRET --callback-port C] [--lose-codes] [--authority-port P]
-        [--call-scope S]
+        [--call-scope S [--refuse-wider]]
 
 ``--client`` pre-registers a client (scope ``mcp``, redirect to the loopback port ``C``)
 for a user's ``client_id`` / ``client_secret``; ``--lose-codes`` makes the token endpoint
@@ -13,7 +13,12 @@ forget every authorization code (``invalid_grant``); ``--authority-port`` names,
 protected-resource metadata, an authorization server on another port (nothing listens
 there unless a test starts one); ``--call-scope`` makes ``tools/call`` need the scope ``S``
 beyond ``mcp`` (a token without it gets ``403 insufficient_scope`` naming both, as the
-spec's step-up asks), and registers clients for both.
+spec's step-up asks), and registers clients for both; ``--refuse-wider`` then makes the
+token endpoint refuse every code granted for that wider scope (``invalid_grant``): the
+step-up's login fails at the token exchange, after an ordinary login worked;
+``--refusal-delay S`` makes each such 403 take ``S`` seconds. A ``tools/call`` of
+``late_error`` (a tool it does not list; ``seconds`` argument) is answered with a JSON-RPC
+error that many seconds late, whatever the token.
 
 Tokens live in memory: restarting the server revokes every token it issued (a refresh
 then fails, as it does when a user revokes an app).
@@ -28,6 +33,7 @@ import secrets
 import time
 from typing import Any
 
+import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
     AccessToken,
@@ -46,8 +52,10 @@ class MemoryAuthority:
     """An authorization server that approves every request and remembers in memory."""
 
     def __init__(self, token_ttl: int, lose_codes: bool = False,
-                 refreshed_ttl: int | None = None, extra_scope: str | None = None) -> None:
+                 refreshed_ttl: int | None = None, extra_scope: str | None = None,
+                 refuse_wider: bool = False) -> None:
         self.ttl, self.lose_codes, self.extra_scope = token_ttl, lose_codes, extra_scope
+        self.refuse_wider = refuse_wider
         self.refreshed_ttl = token_ttl if refreshed_ttl is None else refreshed_ttl
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
@@ -77,7 +85,10 @@ class MemoryAuthority:
 
     async def load_authorization_code(self, client: OAuthClientInformationFull,
                                       authorization_code: str) -> AuthorizationCode | None:
-        return None if self.lose_codes else self.codes.get(authorization_code)
+        code = None if self.lose_codes else self.codes.get(authorization_code)
+        if code is not None and self.refuse_wider and self.extra_scope in code.scopes:
+            return None
+        return code
 
     async def exchange_authorization_code(self, client: OAuthClientInformationFull,
                                           authorization_code: AuthorizationCode) -> OAuthToken:
@@ -128,8 +139,20 @@ class StepUp:
     """ASGI: a ``tools/call`` whose token lacks ``scope`` is refused with 403
     ``insufficient_scope`` (RFC 6750 section 3.1), the scopes it needs in the challenge."""
 
-    def __init__(self, app: Any, authority: MemoryAuthority, scope: str, base: str) -> None:
+    def __init__(self, app: Any, authority: MemoryAuthority, scope: str, base: str,
+                 refusal_delay: float = 0) -> None:
         self.app, self.authority, self.scope, self.base = app, authority, scope, base
+        self.refusal_delay = refusal_delay
+
+    @staticmethod
+    async def _late_error(send: Any, request_id: object, seconds: float) -> None:
+        """The answer to a call of ``late_error``: a JSON-RPC error, ``seconds`` late."""
+        await anyio.sleep(seconds)
+        page = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {
+            "code": -32603, "message": "late and unrelated"}}).encode()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": page})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -140,7 +163,12 @@ class StepUp:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
+        late = _late_error(body)
+        if late is not None:
+            await self._late_error(send, *late)
+            return
         if self._lacks_scope(scope, body):
+            await anyio.sleep(self.refusal_delay)
             challenge = (f'Bearer error="insufficient_scope", scope="mcp {self.scope}", '
                          f'resource_metadata="{self.base}/.well-known/oauth-protected-resource'
                          '/mcp"')
@@ -172,13 +200,26 @@ class StepUp:
         return method == "tools/call" and token is not None and self.scope not in token.scopes
 
 
+def _late_error(body: bytes) -> tuple[object, float] | None:
+    """``(id, seconds)`` of a ``tools/call`` of ``late_error`` (a tool no server lists)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    params = message.get("params") if isinstance(message, dict) else None
+    if message.get("method") != "tools/call" or not isinstance(params, dict) or \
+            params.get("name") != "late_error":
+        return None
+    return message.get("id"), float((params.get("arguments") or {}).get("seconds", 0))
+
+
 def build(port: int, token_ttl: int, client: str | None = None, callback_port: int = 0,
           lose_codes: bool = False, authority_port: int | None = None,
-          refreshed_ttl: int | None = None, call_scope: str | None = None
-          ) -> tuple[MCPServer, MemoryAuthority]:
+          refreshed_ttl: int | None = None, call_scope: str | None = None,
+          refuse_wider: bool = False) -> tuple[MCPServer, MemoryAuthority]:
     """The server and its authorization server."""
     base = f"http://127.0.0.1:{port}"
-    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl, call_scope)
+    authority = MemoryAuthority(token_ttl, lose_codes, refreshed_ttl, call_scope, refuse_wider)
     if client:
         client_id, _, secret = client.partition(":")
         authority.clients[client_id] = OAuthClientInformationFull(
@@ -221,17 +262,21 @@ def main() -> None:
     parser.add_argument("--refreshed-ttl", type=int, default=None,
                         help="seconds a token issued by a refresh lives (default: --token-ttl)")
     parser.add_argument("--call-scope", help="a scope tools/call needs beyond mcp (step-up)")
+    parser.add_argument("--refusal-delay", type=float, default=0,
+                        help="seconds each 403 insufficient_scope takes")
+    parser.add_argument("--refuse-wider", action="store_true",
+                        help="the token endpoint refuses codes granted for --call-scope")
     args = parser.parse_args()
     server, authority = build(args.port, args.token_ttl, args.client, args.callback_port,
                               args.lose_codes, args.authority_port, args.refreshed_ttl,
-                              args.call_scope)
+                              args.call_scope, args.refuse_wider)
     if not args.call_scope:
         server.run("streamable-http", host="127.0.0.1", port=args.port)
         return
     import uvicorn
 
     app = StepUp(server.streamable_http_app(host="127.0.0.1"), authority, args.call_scope,
-                 f"http://127.0.0.1:{args.port}")
+                 f"http://127.0.0.1:{args.port}", args.refusal_delay)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

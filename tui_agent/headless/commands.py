@@ -68,6 +68,8 @@ def _desk(settings: Settings, err: IO[str]) -> FrontDesk:
 def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
     """``login NAME``: log in to one remote server (its page in the browser, the link
     printed), keep the tokens, and say who is logged in until when."""
+    from tui_agent.tools.auth.logins import could_not_log_in, logged_in
+
     config = _remote(settings, name, err)
     if config is None:
         return 2
@@ -82,9 +84,9 @@ def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
             await hub.wait_all()
             status = hub.statuses()[0]
         if status.state != "connected":
-            err.write(f"tui-agent: could not log in to {name}: {status.last_error}\n")
+            err.write(f"tui-agent: {could_not_log_in(name, status.last_error or 'failing')}\n")
             return 1
-        out.write(f"logged in to {name}: {describe_login(logins.status(config))}\n")
+        out.write(logged_in(name, describe_login(logins.status(config))) + "\n")
         return 0
 
     return asyncio.run(connect())

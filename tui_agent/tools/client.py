@@ -68,8 +68,6 @@ class ClientSide:
 
     cancel_login: Callable[[], bool] | None = None
     """Give up the login under way (False: there was none)."""
-    scope_refused: Callable[[], str | None] | None = None
-    """The scope of a step-up that could not run since last asked, once (None: none)."""
 
     def person_busy(self) -> bool:
         return self.waiting_on_person is not None and self.waiting_on_person()

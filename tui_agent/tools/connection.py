@@ -1,35 +1,23 @@
 """One MCP server as the hub sees it: :class:`ServerConnection` is the server's
 :class:`~tui_agent.tools.lifecycle.ServerLifecycle` (its logins' part in
-:mod:`~tui_agent.tools.login_wait`) plus the call path (tool calls and
-other requests, under their timeouts and the circuit breaker) and its status.
-
-Calls run in the caller's task, so cancelling one (Esc, or a timeout) sends the
-server ``notifications/cancelled``; a late reply is dropped by the SDK. A call made
-while the server is starting waits for it (a lazy or idle server is started).
+:mod:`~tui_agent.tools.login_wait`, its calls in :mod:`~tui_agent.tools.call_path`) plus
+what it tells beyond its tools (instructions, resources and their changes, log lines)
+and its status.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tui_agent.tools.client import client_over, instructions_of
-from tui_agent.tools.errors import (
-    CONNECTION_CLOSED,
-    URL_ELICITATION_REQUIRED,
-    Dropped,
-    LinksFirst,
-    ServerError,
-    innermost,
-)
+from tui_agent.tools.call_path import CallPath
+from tui_agent.tools.client import instructions_of
 from tui_agent.tools.lifecycle import State
-from tui_agent.tools.login_wait import LoginAware
-from tui_agent.tools.news import CALL_NEWS, SEVERE, LogLine, News, log_line, progress_of
+from tui_agent.tools.news import SEVERE, LogLine, log_line
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
 from tui_agent.tools.text import clean
 
@@ -90,7 +78,7 @@ class ServerStatus:
     """What the server says about using it, as the model gets it."""
 
 
-class ServerConnection(LoginAware):
+class ServerConnection(CallPath):
     """One configured server, from start to close, and the calls made to it; the last
     lines it logged (``logs``), each also told to ``on_log`` and, when a warning or worse,
     to the calls in flight."""
@@ -99,7 +87,6 @@ class ServerConnection(LoginAware):
         super().__init__(*args, **kwargs)
         self.logs: deque[LogLine] = deque(maxlen=LOG_LINES)
         self.on_log: Callable[[LogLine], None] | None = None
-        self._listening: set[News] = set()
         outer = self.side.logging
 
         async def logged(params: Any) -> None:
@@ -129,166 +116,6 @@ class ServerConnection(LoginAware):
         self.instructions = instructions_of(client)
         self.has_resources = await has_resources(client)
         return client
-
-    async def _usable(self) -> Any:
-        if self.state == "disabled":
-            raise ServerError(f"server '{self.name}' is disabled")
-        if self.login_failed and self.state == "failed":  # it waits for a person, not a call
-            raise ServerError(f"server '{self.name}': {self.last_error}")
-        if not self.breaker.allow():
-            raise ServerError(
-                f"server '{self.name}' is failing ({self.last_error or 'unknown error'}); "
-                f"calls are refused for {self.breaker.remaining():.0f} s more (circuit open "
-                f"after {self.breaker.failures} consecutive failures)")
-        if self._client is None:
-            if self.lazy:
-                self.demand()
-            try:
-                async with asyncio.timeout(self.config.startup_timeout):
-                    await self._connected.wait()
-            except TimeoutError:
-                self.breaker.failure()
-                raise ServerError(f"server '{self.name}' is not connected "
-                                  f"({self.state}: {self.last_error or 'starting'})") from None
-        return self._client
-
-    async def call(self, tool: str, arguments: dict[str, Any], *, retry_safe: bool) -> Any:
-        """Call ``tool``; the CallToolResult. Raises :class:`ServerError` when the server
-        could not answer. ``retry_safe`` (a read-only or idempotent tool) allows one
-        retry after a reconnect if the connection drops mid-call."""
-        self._in_flight += 1  # an idle timer never stops a server that a call waits for
-        try:
-            for attempt in (1, 2):
-                try:
-                    return await self._call_once(tool, arguments)
-                except Dropped as dropped:
-                    if not retry_safe or attempt == 2:
-                        raise ServerError(f"server '{self.name}' {dropped}; it is restarting. "
-                                          "The call may or may not have taken effect.") from None
-                except LinksFirst as first:
-                    # -32042: the server wants links opened first (a login of its own, a
-                    # payment); the person is asked, and the call is tried once more.
-                    if attempt == 2 or not await self._open_links(first.error):
-                        raise ServerError(f"server '{self.name}' needs you to open a link "
-                                          f"before {tool} can run, and it was not opened"
-                                          ) from None
-            raise AssertionError("unreachable")
-        finally:
-            self._in_flight -= 1
-            self._last_use = time.monotonic()
-
-    async def _call_once(self, tool: str, arguments: dict[str, Any]) -> Any:
-        import anyio
-        from mcp import MCPError
-
-        client = await self._usable()
-        now = anyio.current_time()
-        cap = now + self.config.max_call_time
-        news = CALL_NEWS.get()
-        if news is not None:
-            self._listening.add(news)
-        with anyio.CancelScope(deadline=min(now + self.call_timeout, cap)) as scope:
-            async def progressed(progress: float, total: float | None, message: str | None) -> None:
-                self._answered()
-                scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
-                if news is not None:
-                    news(progress_of(progress, total, message))
-                if self.side.progress is not None:
-                    await self.side.progress(tool, progress, total, message)
-
-            stop_waiting = self._wait_for_person(scope)
-            try:
-                if self.config.per_call_exec and self._container is not None:
-                    result = await self._call_in_own_exec(tool, arguments, progressed)
-                else:
-                    result = await client.call_tool(tool, arguments,
-                                                    progress_callback=progressed)
-            except MCPError as exc:
-                if exc.code == CONNECTION_CLOSED:
-                    self.breaker.failure()
-                    self._broken("the connection closed during a call")
-                    raise Dropped("lost the connection during the call") from None
-                self._answered()
-                self.breaker.success()
-                if exc.code == URL_ELICITATION_REQUIRED and self.side.elicitation is not None:
-                    raise LinksFirst(exc.error) from None
-                refused = self.side.scope_refused() if self.side.scope_refused else None
-                if refused is not None:  # a step-up no login could answer
-                    raise ServerError(f"{self.name} needs more scope ({refused}) for {tool}: "
-                                      f"run 'tui-agent login {self.name}'") from None
-                raise ServerError(f"server '{self.name}' rejected the call of {tool}: "
-                                  f"{clean(exc.message)} (MCP error {exc.code})") from None
-            finally:
-                stop_waiting()
-                if news is not None:
-                    self._listening.discard(news)
-        if scope.cancelled_caught:
-            self.breaker.failure()
-            limit = self.config.max_call_time if anyio.current_time() >= cap \
-                else self.call_timeout
-            raise ServerError(f"{tool} on server '{self.name}' did not answer within "
-                              f"{limit:g} s; it was cancelled", timeout=True) from None
-        self._answered()
-        self.breaker.success()
-        return result
-
-    async def _open_links(self, error: Any) -> bool:
-        """Ask the person to open each link of a -32042 error; True if every one was."""
-        from mcp.shared.exceptions import UrlElicitationRequiredError
-
-        assert self.side.elicitation is not None
-        try:
-            links = UrlElicitationRequiredError.from_error(error).elicitations
-        except ValueError:
-            return False
-        for link in links:
-            answer = await self.side.elicitation(None, link)  # type: ignore[arg-type]
-            if getattr(answer, "action", None) != "accept":
-                return False
-        return bool(links)
-
-    async def _call_in_own_exec(self, tool: str, arguments: dict[str, Any],
-                                progressed: Any) -> Any:
-        """``per_call_exec``: a fresh exec of the server for this call alone, so no state
-        survives from one call to the next. Its end is not the server's end."""
-        from mcp import MCPError
-
-        from tui_agent.tools.transports.docker_engine import DockerFailure
-
-        ended: list[str] = []
-
-        async def once() -> Any:
-            try:
-                async with client_over(self._container.exec_client(
-                        self._log, lambda kind, detail: ended.append(detail)),
-                        self.config, self.side, self._on_message) as client:
-                    return await client.call_tool(tool, arguments,
-                                                  progress_callback=progressed)
-            except BaseExceptionGroup as group:  # from the transport's task group
-                raise innermost(group) from None
-
-        try:
-            return await once()
-        except DockerFailure as exc:
-            self.breaker.failure()
-            raise ServerError(f"server '{self.name}': {exc}") from None
-        except MCPError as exc:
-            if exc.code != CONNECTION_CLOSED:
-                raise
-            self.breaker.failure()  # this call's own exec died; the server's stays up
-            raise ServerError(f"server '{self.name}': the exec running {tool} ended before "
-                              f"it answered ({ended[0] if ended else 'closed'}); the call may "
-                              "or may not have taken effect") from None
-
-    async def request(self, what: Callable[[Any], Any]) -> Any:
-        """Run one non-tool request (resources, prompts) under the call timeout."""
-        import anyio
-
-        client = await self._usable()
-        with anyio.fail_after(self.call_timeout):
-            result = await what(client)
-        self._answered()
-        return result
 
     async def watch(self, uri: str) -> bool:
         """Follow changes of resource ``uri``: ``resources/subscribe`` on a 2025 session

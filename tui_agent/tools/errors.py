@@ -11,6 +11,9 @@ CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
 URL_ELICITATION_REQUIRED = -32042
 LOGIN_STEP = "tui_agent.login_step"
 """The extension of an ``httpx`` request that names the login step it was sent for."""
+UNANSWERED = "tui_agent.unanswered"
+"""The extension of a login step's request that keeps the error it got instead of an
+answer (an authorization server that is down)."""
 
 
 class ServerError(Exception):

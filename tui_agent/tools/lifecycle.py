@@ -6,7 +6,7 @@ the tools, then serves: a heartbeat checks an idle connection, ``list_changed``
 notifications refresh the tools (debounced), an unused server stops after its
 ``idle_timeout``, and a dropped or stale connection is restarted with exponential
 backoff. A circuit breaker counts consecutive failures of starts and calls. The call
-path is :class:`~tui_agent.tools.connection.ServerConnection`, built on this.
+path is :class:`~tui_agent.tools.call_path.CallPath`, built on this.
 """
 
 from __future__ import annotations

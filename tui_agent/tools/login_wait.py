@@ -6,7 +6,7 @@ waits, ``failed`` with why, until a person acts (``l`` in the app, ``r``, or ``t
 login`` elsewhere then ``r``); once it connects, that old error goes.
 
 :class:`LoginAware` sits between :class:`~tui_agent.tools.lifecycle.ServerLifecycle` and
-the call path (:class:`~tui_agent.tools.connection.ServerConnection`); its
+the call path (:class:`~tui_agent.tools.call_path.CallPath`); its
 :meth:`~LoginAware.next_start` tells a front end how the start it asked for ended, and a
 call's timer waits for a person logging in mid-call (a step-up).
 """
@@ -23,6 +23,8 @@ from tui_agent.tools.client import PERSON_POLL
 from tui_agent.tools.errors import LOGIN_STEP, innermost
 from tui_agent.tools.lifecycle import ServerLifecycle, State
 
+STOPPED = "the server was stopped before it connected"
+"""How a start asked for ended when the server was closed or disabled first."""
 LOOK_AHEAD = 0.25
 """Seconds before a call's deadline at which a person logging in is looked for."""
 
@@ -46,10 +48,20 @@ class LoginAware(ServerLifecycle):
         self._start_waiters: list[asyncio.Future[str | None]] = []
 
     def next_start(self) -> asyncio.Future[str | None]:
-        """Settles when the next start ends: None when it connected, else why it failed."""
+        """Settles when the next start ends: None when it connected, else why it failed
+        (:data:`STOPPED` when the server was closed or disabled first)."""
         waiter: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self._start_waiters.append(waiter)
+        if self._stopping:
+            waiter.set_result(STOPPED)
+        else:
+            self._start_waiters.append(waiter)
         return waiter
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:  # no start will end now: whoever waits for one is told so
+            self._tell_start(STOPPED)
 
     def _tell_start(self, outcome: str | None) -> None:
         waiters, self._start_waiters = self._start_waiters, []
@@ -83,6 +95,11 @@ class LoginAware(ServerLifecycle):
             self._tell_start(self.last_error)
 
     async def _attempt(self) -> bool:
+        # What woke the owner (a lazy server's demand, l, r) is answered by this attempt; left
+        # set, it would end the wait below at once, and a failed login would go again.
+        self._wake.clear()
+        if self._stopping:
+            return False
         connected = await super()._attempt()
         if self.login_failed and not self._stopping:
             self._settled.set()  # the start is over, as far as anyone waiting on it goes

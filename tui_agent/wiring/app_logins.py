@@ -15,8 +15,6 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tui_agent.tools.text import clean
-
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
     from tui_agent.tools.hub import Hub
@@ -47,7 +45,13 @@ class AppLogins:
             return f"the login to {name} is cancelled"
         logins.allow(name)
         logins.reload(name)  # a logout made in another shell is seen now
-        self._asked[name] = conn.next_start()
+        asked = self._asked[name] = conn.next_start()
+
+        def settled(_: object) -> None:
+            if self._asked.get(name) in (asked, None):  # not a later l's, which may log in
+                logins.disallow(name)
+
+        asked.add_done_callback(settled)
         conn.reconnect()
         return f"logging in to {name}…"
 
@@ -55,6 +59,8 @@ class AppLogins:
         """Once the login :meth:`login` started has ended: whether it worked, and the
         sentence ``tui-agent login`` would print. None when none was started, or the
         person gave it up."""
+        from tui_agent.tools.auth.logins import could_not_log_in, logged_in
+
         asked = self._asked.get(name)
         if asked is None:
             return None
@@ -63,8 +69,8 @@ class AppLogins:
             return None
         del self._asked[name]
         if error is not None:
-            return False, clean(f"could not log in to {name}: {error}")
-        return True, f"logged in to {name}: {self.status(name)}"
+            return False, could_not_log_in(name, error)
+        return True, logged_in(name, self.status(name) or "")
 
     def status(self, name: str) -> str | None:
         """"logged in as ... until ..." or "not logged in" for a server that logs in, in

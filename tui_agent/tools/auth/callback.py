@@ -36,6 +36,10 @@ class LoginError(Exception):
     """The authorization server's ``(error, error_description)``, when it refused."""
 
 
+class NeedsLogin(LoginError):
+    """A server asked for a login that this run cannot show."""
+
+
 class Redirect:
     """What came back to the redirect URI: the code (and the RFC 9207 issuer), or the
     authorization server's error."""

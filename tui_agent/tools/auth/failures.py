@@ -57,17 +57,25 @@ class Worded(httpx2.Auth):
                 outgoing = await flow.asend(answer)
         except StopAsyncIteration:
             return
-        except LoginError as exc:
-            refusal = getattr(exc, "refusal", None)
-            if refusal is None:
-                raise
-            raise LoginError(self.refused(*refusal, grant="authorization_code")) from None
         except Exception as exc:
-            if type(exc).__module__.startswith("mcp.") and "OAuth" in type(exc).__name__:
-                raise LoginError(self.told(exc, outgoing, answer)) from None
-            raise
+            failure = self.word(exc, outgoing, answer)
+            if failure is None or failure is exc:
+                raise
+            raise failure from None
         finally:
             await flow.aclose()
+
+    def word(self, exc: Exception, sent: httpx2.Request | None,
+             answer: httpx2.Response | None) -> LoginError | None:
+        """The login's failure ``exc`` (raised after ``sent`` got ``answer``) as a
+        :class:`LoginError` in words; None for a failure that is not a login's."""
+        if isinstance(exc, LoginError):
+            refusal = exc.refusal
+            return exc if refusal is None else \
+                LoginError(self.refused(*refusal, grant="authorization_code"))
+        if type(exc).__module__.startswith("mcp.") and "OAuth" in type(exc).__name__:
+            return LoginError(self.told(exc, sent, answer))
+        return None
 
     def told(self, exc: Exception, sent: httpx2.Request | None,
              answer: httpx2.Response | None) -> str:

@@ -16,17 +16,14 @@ import httpx2
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.oauth import OAuthSettings
-from tui_agent.tools.auth.callback import LoginError
+from tui_agent.tools.auth.callback import LoginError, NeedsLogin
 from tui_agent.tools.auth.providers import provider
 from tui_agent.tools.auth.storage import Login, TokenStore
 from tui_agent.tools.client import NOTHING, ClientSide
+from tui_agent.tools.text import clean
 
 ShowLogin = Callable[[str, str], None]
 """``(server, url)``: show a person the login page of ``server``."""
-
-
-class NeedsLogin(LoginError):
-    """A server asked for a login that this run cannot show."""
 
 
 class Logins:
@@ -71,12 +68,17 @@ class Logins:
             auth = _Refused(exc)
         self.auths[name] = auth
         return ClientSide(auth=auth, waiting_on_person=getattr(auth, "waiting_on_person", None),
-                          cancel_login=getattr(auth, "cancel_login", None),
-                          scope_refused=getattr(auth, "take_refused", None))
+                          cancel_login=getattr(auth, "cancel_login", None))
 
     def allow(self, name: str) -> None:
-        """Let ``name`` start a browser login (a person asked for it)."""
+        """Let ``name`` start a browser login (a person asked for it) until one opens or
+        :meth:`disallow`."""
         self.allowed.add(name)
+
+    def disallow(self, name: str) -> None:
+        """The start a person asked for is over (it may have needed no login): a later
+        one, days on, opens no browser by itself."""
+        self.allowed.discard(name)
 
     def reload(self, name: str) -> None:
         """Have ``name``'s next request read its login from the store again (a logout made
@@ -113,6 +115,18 @@ class Logins:
     def forget(self, config: ServerConfig) -> bool:
         """Log out of the server; False when there was nothing to forget."""
         return self.store.forget(*_key(config)) if config.url else False
+
+
+def logged_in(name: str, who: str) -> str:
+    """How a login to server ``name`` that worked is told (``who``: who is logged in until
+    when), by ``tui-agent login`` and the app alike."""
+    return f"logged in to {name}: {who}"
+
+
+def could_not_log_in(name: str, why: str) -> str:
+    """How a login to server ``name`` that failed is told (``why``: the step that failed),
+    by ``tui-agent login`` and the app alike."""
+    return clean(f"could not log in to {name}: {why}")
 
 
 def own_authorization(config: ServerConfig) -> bool:

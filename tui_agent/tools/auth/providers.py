@@ -53,7 +53,10 @@ def provider(server_url: str, plan: OAuthSettings, store: TokenStore, *,
         inner = id_jag_provider(server_url, plan, slot)
     else:
         inner = _browser_login(server_url, plan, slot, open_url, login_timeout, may_login)
-    return Worded(inner, name, plan)
+    worded = Worded(inner, name, plan)
+    if isinstance(inner, StepUp):  # a failed step-up is told in the same words
+        inner.words = worded.word
+    return worded
 
 
 def _client_credentials(server_url: str, plan: OAuthSettings, slot: TokenSlot) -> httpx2.Auth:

@@ -165,15 +165,17 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
                                        cwd=config.cwd)
         return Watched(stdio_client(params, errlog=errlog), on_event)
     assert config.url is not None
+    from tui_agent.tools.transports.http import http_client
+
     if config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        return sse_client(config.url, headers=dict(config.headers) or None, auth=auth)
+        return sse_client(config.url, headers=dict(config.headers) or None, auth=auth,
+                          httpx_client_factory=http_client)
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     http = await stack.enter_async_context(
-        create_mcp_http_client(headers=dict(config.headers) or None, auth=auth))
+        http_client(headers=dict(config.headers) or None, auth=auth))
     return streamable_http_client(config.url, http_client=http)
 
 
