@@ -22,6 +22,14 @@ def private_dir(directory: Path) -> None:
         directory.mkdir(mode=PRIVATE_DIR, exist_ok=True)
 
 
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole (an export, a kept tool result): a new file is
+    created private, an existing one keeps its mode. Raises OSError."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
 def open_append(path: Path) -> int:
     """A descriptor that appends to ``path``: created private, made private if it was
     not (its directory made as :func:`private_dir` makes it). Raises OSError."""

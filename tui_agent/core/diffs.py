@@ -70,12 +70,10 @@ class FileChange:
 def change_of(tool: str, arguments: dict[str, Any], scope: FileScope) -> FileChange | None:
     """The change a call of ``tool`` with ``arguments`` would make, or None when the call
     does not write a file (as far as its name and arguments tell)."""
-    if not writes_file(tool, arguments):
+    write = _write(tool, arguments)
+    if write is None:
         return None
-    path = _path(arguments)
-    assert path is not None
-    edits = _edits(arguments)
-    content = _content(arguments)
+    path, edits, content = write
     warnings: list[str] = []
     local = locate(path, scope, warnings)
     old, exists = _current(local, path, warnings)
@@ -90,8 +88,20 @@ def change_of(tool: str, arguments: dict[str, Any], scope: FileScope) -> FileCha
 
 def writes_file(tool: str, arguments: dict[str, Any]) -> bool:
     """Whether a call of ``tool`` with ``arguments`` writes a file (the rule above)."""
-    return bool(WRITES.search(tool)) and bool(_path(arguments)) and \
-        (_edits(arguments) is not None or _content(arguments) is not None)
+    return _write(tool, arguments) is not None
+
+
+def _write(tool: str, arguments: dict[str, Any]
+           ) -> tuple[str, list[tuple[str, str]] | None, str | None] | None:
+    """What a call that writes a file writes: its path, and its edits or its content; None
+    when the call writes none (its tool's name does not say it writes, or no path, or
+    neither content nor edits)."""
+    if not WRITES.search(tool):
+        return None
+    path, edits, content = _path(arguments), _edits(arguments), _content(arguments)
+    if not path or (edits is None and content is None):
+        return None
+    return path, edits, content
 
 
 def may_write_files(tool: str, parameters: dict[str, Any]) -> bool:

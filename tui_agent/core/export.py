@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from tui_agent.config.interpolate import mask
-from tui_agent.config.private import PRIVATE_FILE
+from tui_agent.config.private import write_text
 from tui_agent.core.session import Conversation, Marker, known_secrets
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
@@ -45,9 +44,7 @@ def save(target: Path, text: str) -> None:
     """Write an export to ``target``. It holds the conversation (tool results, attached
     files): a new file is created private (0600), as the session file is; an existing one
     keeps its mode. Raises OSError."""
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
+    write_text(target, text)
 
 
 def to_markdown(conv: Conversation, secrets: Iterable[str] = ()) -> str:

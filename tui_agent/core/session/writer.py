@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_agent.config.interpolate import StreamMasker, mask, mask_json
-from tui_agent.config.private import PRIVATE_FILE, open_append, private_dir
+from tui_agent.config.private import open_append, private_dir, write_text
 from tui_agent.core.events import Usage
 from tui_agent.core.session.records import (
     FORMAT_VERSION,
@@ -129,9 +129,7 @@ class SessionWriter:
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)[:100] or "call"
         target = directory / f"{safe}.txt"
         if not (keep and target.exists()):
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(mask(text, self._secrets))
+            write_text(target, mask(text, self._secrets))
         return target
 
     def compaction(self, state: Compaction, facts: dict[str, Any]) -> None:
