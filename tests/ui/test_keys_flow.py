@@ -5,12 +5,15 @@ the transcript from the prompt. Against litellm and the scripted LLM server."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 
 from tests.test_compaction import Summarizing, words
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tui_agent.ui.app import AgentApp
 from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.transcript import Transcript
@@ -75,13 +78,7 @@ async def test_page_up_and_down_scroll_the_transcript_from_the_prompt(tmp_path: 
     with Summarizing(window=None, reply=words(2500, 0)) as server:
         app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
         async with app.run_test(size=SIZE) as pilot:
-            await ready(pilot, app)
-            for n in range(3):
-                await turn(pilot, app, f"question {n}")
-            transcript = app.transcript
-            await until(pilot, lambda: transcript.max_scroll_y > 2 * transcript.size.height
-                        and transcript.scroll_y == transcript.max_scroll_y,
-                        what="a transcript taller than two screens, at its end")
+            transcript = await long_transcript(pilot, app)
             prompt = app.chat.query_one("#prompt", PromptInput)
             assert prompt.has_focus
             app.post_message(events.Paste("a draft\nof two lines"))  # inserted once, whole
@@ -115,16 +112,11 @@ async def test_a_message_sent_while_scrolled_up_brings_the_view_down(tmp_path: P
     with Summarizing(window=None, reply=words(2500, 0)) as server:
         app = make_app(write_config(tmp_path / "c.toml", base_url=server.base_url))
         async with app.run_test(size=SIZE) as pilot:
-            await ready(pilot, app)
-            for n in range(3):
-                await turn(pilot, app, f"question {n}")
-            transcript = app.transcript
+            transcript = await long_transcript(pilot, app)
 
             def at_bottom() -> bool:
                 return transcript.scroll_y >= transcript.max_scroll_y - 1
 
-            await until(pilot, lambda: transcript.max_scroll_y > 2 * transcript.size.height
-                        and at_bottom(), what="a long transcript, at its end")
             for _ in range(2):
                 await pilot.press("pageup")
             await until(pilot, lambda: not at_bottom(), what="the view scrolled up")
@@ -140,3 +132,16 @@ async def test_a_message_sent_while_scrolled_up_brings_the_view_down(tmp_path: P
             await turn(pilot, app, "the last one")
             await until(pilot, at_bottom, what="the view following the reply")
             await finish(app)
+
+
+async def long_transcript(pilot: Pilot[Any], app: AgentApp) -> Transcript:
+    """The app ready, then three long replies: a transcript taller than two screens,
+    scrolled to its end."""
+    await ready(pilot, app)
+    for n in range(3):
+        await turn(pilot, app, f"question {n}")
+    transcript = app.transcript
+    await until(pilot, lambda: transcript.max_scroll_y > 2 * transcript.size.height
+                and transcript.scroll_y == transcript.max_scroll_y,
+                what="a transcript taller than two screens, at its end")
+    return transcript
