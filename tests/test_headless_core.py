@@ -43,4 +43,4 @@ def test_only_llm_module_imports_litellm() -> None:
     importers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                        if any(line.strip().startswith(("import litellm", "from litellm"))
                               for line in p.read_text().splitlines()))
-    assert importers == ["core/llm.py"]
+    assert importers == ["core/llm/loader.py"]

@@ -15,7 +15,7 @@ from tui_agent.config.models import ModelSettings
 from tui_agent.core.events import Retrying, TextDelta
 from tui_agent.core.llm import LLM, StreamCut, load_litellm
 from tui_agent.core.llm import Reply as LLMReply
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 
 pytestmark = pytest.mark.anyio
 MESSAGES = [{"role": "user", "content": "hi"}]

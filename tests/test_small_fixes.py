@@ -15,7 +15,7 @@ from tui_agent.core.agent import Agent
 from tui_agent.core.approval import DenyAll, PendingCall
 from tui_agent.core.events import ToolCallStarted, TurnDone
 from tui_agent.core.llm import LLM, load_litellm
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 
 
 @pytest.mark.anyio

@@ -14,7 +14,7 @@ to ``pyproject.toml``'s contracts, run by ``tests/test_architecture.py``)::
     config              settings: models, loading, ${VAR}, paths (imports nothing of ours)
 
 ``ui`` and ``headless`` never import each other; nothing below ``ui`` imports textual;
-only ``core/llm.py`` imports litellm; no two modules import each other, even inside a
+only ``core/llm/loader.py`` imports litellm; no two modules import each other, even inside a
 function.
 """
 

@@ -7,7 +7,7 @@ instead of silently ignored. Values are validated once, at start-up.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -36,6 +36,10 @@ _MEMORY = re.compile(r"^\d+(\.\d+)?[bkmg]?$", re.IGNORECASE)
 _VOLUME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", "rslave",
                  "rprivate", "nocopy"}
+
+
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high")
 
 
 class ModelSettings(_Strict):
@@ -72,6 +76,14 @@ class ModelSettings(_Strict):
     context_window: int | None = Field(default=None, ge=1024)
     """Tokens of input the model takes (for a local or custom model litellm does not know);
     unset: litellm's ``max_input_tokens`` for the model, else no limit is assumed."""
+    reasoning_effort: ReasoningEffort | None = None
+    """How hard a reasoning model thinks (litellm's ``reasoning_effort``, translated per
+    provider); unset: the provider's default. ``none`` turns thinking off."""
+    prompt_cache: bool = True
+    """Mark cache breakpoints (system prompt, tools, latest message) for providers that
+    cache only on request (Anthropic, Claude on Bedrock and Vertex)."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Any other litellm argument, sent as given (e.g. ``top_p``, ``extra_headers``)."""
 
 
 class AgentSettings(_Strict):

@@ -39,7 +39,7 @@ from tui_agent.core.events import (
     masked,
 )
 from tui_agent.core.llm import ChatModel, Reply, ToolCallRequest, billed
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.messages import instructions_for, media_message, sentence, system_text
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script

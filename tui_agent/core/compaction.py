@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 from tui_agent.tools.wording import counted
 
 KEEP_RECENT = 0.25

@@ -36,7 +36,7 @@ from tui_agent.core.events import (
     Usage,
 )
 from tui_agent.core.llm import ChatModel, billed
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.messages import complete
 from tui_agent.core.session import SessionWriter
 from tui_agent.tools.text import clean

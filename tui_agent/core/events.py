@@ -29,12 +29,21 @@ class Usage:
     completion_tokens: int = 0
     total_tokens: int = 0
     cost: float | None = 0.0
+    cache_read_tokens: int = 0
+    """Of ``prompt_tokens``, those read from the provider's prompt cache."""
+    cache_write_tokens: int = 0
+    """Of ``prompt_tokens``, those written to the provider's prompt cache."""
+    reasoning_tokens: int = 0
+    """Of ``completion_tokens``, those the model spent thinking."""
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         return Usage(self.prompt_tokens + other.prompt_tokens,
                      self.completion_tokens + other.completion_tokens,
-                     self.total_tokens + other.total_tokens, cost)
+                     self.total_tokens + other.total_tokens, cost,
+                     self.cache_read_tokens + other.cache_read_tokens,
+                     self.cache_write_tokens + other.cache_write_tokens,
+                     self.reasoning_tokens + other.reasoning_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +67,15 @@ class SessionStarted(Event):
 @dataclass(frozen=True, slots=True)
 class TextDelta(Event):
     type: ClassVar[str] = "text"
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta(Event):
+    """A piece of the model's thinking, as it streams (reasoning models only). It is
+    shown apart from the reply and is not part of the reply's text."""
+
+    type: ClassVar[str] = "reasoning"
     delta: str
 
 

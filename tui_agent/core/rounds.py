@@ -20,7 +20,7 @@ from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
 from tui_agent.core.events import Event, Retrying, TextDelta, Usage
 from tui_agent.core.llm import ChatModel, Reply, StreamCut
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.session import SessionWriter
 
 

@@ -23,7 +23,7 @@ from tui_agent.core.agent import Agent
 from tui_agent.core.attachments import AttachError, Attachment, Prepared, content
 from tui_agent.core.events import ErrorOccurred, Notice, ServerLog, SessionStarted
 from tui_agent.core.filters import ToolFilter
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.session import SessionError
 from tui_agent.headless.gate import make_gate
 from tui_agent.headless.login import terminal_logins

@@ -17,7 +17,7 @@ from tui_agent.core.attachments import (
 )
 from tui_agent.core.events import ErrorOccurred, TurnDone
 from tui_agent.core.llm import ChatModel
-from tui_agent.core.llm_errors import LLMError
+from tui_agent.core.llm.errors import LLMError
 from tui_agent.headless.printers import Printer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

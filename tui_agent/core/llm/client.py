@@ -1,9 +1,4 @@
-"""The LLM client: the only module that imports litellm.
-
-litellm costs 3.5-8 s to import and, left alone, fetches a cost map and prints
-to stdout and stderr. So it is imported once, lazily, off the event loop
-(:func:`preload` starts it early in a thread), with the local cost map and its
-debug output switched off.
+"""The LLM client: one model configuration, its checks, its facts and its stream.
 
 :meth:`LLM.stream` yields :class:`~tui_agent.core.events.TextDelta` and
 :class:`~tui_agent.core.events.Retrying` events while a reply streams, then one
@@ -15,99 +10,21 @@ before the first token: after that a failure keeps what arrived and raises
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
 import random
 import sys
-import threading
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing, suppress
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Protocol
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.events import Retrying, TextDelta, Usage
-from tui_agent.core.llm_errors import LLMError, classify
+from tui_agent.core.llm.errors import LLMError, classify
+from tui_agent.core.llm.loader import encoder, load_litellm
+from tui_agent.core.llm.reply import Reply, StreamCut, ToolCallRequest, rough_count
 
-_lock = threading.Lock()
-_module: ModuleType | None = None
 BACKOFF_CAP = 30.0
 RETRY_AFTER_CAP = 60.0
-
-
-def load_litellm() -> ModuleType:
-    """Import litellm once, quietly. Blocking: call it from a thread."""
-    global _module
-    with _lock:
-        if _module is None:
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
-
-            litellm.suppress_debug_info = True
-            litellm.set_verbose = False
-            # Usage comes from the provider or is unknown. litellm would otherwise
-            # estimate it with tiktoken (the wrong tokenizer for most models), and
-            # loading that costs ~0.3 s on the first request of every run.
-            litellm.disable_token_counter = True
-            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
-                logging.getLogger(name).setLevel(logging.CRITICAL)
-            _module = litellm
-        return _module
-
-
-def preload() -> threading.Thread:
-    """Start importing litellm in a daemon thread, so it is ready by the first turn."""
-    thread = threading.Thread(target=load_litellm, name="litellm-import", daemon=True)
-    thread.start()
-    return thread
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallRequest:
-    """One tool call as the model sent it; ``arguments`` is the raw JSON text."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@dataclass(slots=True)
-class Reply:
-    """A finished (or, with ``incomplete``, cut) assistant reply."""
-
-    text: str = ""
-    tool_calls: list[ToolCallRequest] = field(default_factory=list)
-    finish_reason: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    incomplete: bool = False
-
-    def take(self, other: Reply) -> None:
-        """Become ``other`` (a reply filled in by someone else)."""
-        self.text, self.tool_calls, self.finish_reason = (other.text, other.tool_calls,
-                                                          other.finish_reason)
-        self.usage, self.incomplete = other.usage, other.incomplete
-
-    def message(self) -> dict[str, Any]:
-        """The OpenAI-format assistant message to keep in the history."""
-        # Providers reject a null content unless the message carries tool calls.
-        content = self.text if self.text or not self.tool_calls else None
-        msg: dict[str, Any] = {"role": "assistant", "content": content}
-        if self.tool_calls:
-            msg["tool_calls"] = [
-                {"id": c.id, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments}}
-                for c in self.tool_calls]
-        return msg
-
-
-class StreamCut(LLMError):
-    """The stream broke after content arrived; ``partial`` holds what did."""
-
-    def __init__(self, message: str, partial: Reply) -> None:
-        super().__init__("stream_cut", message)
-        self.partial = partial
-
 
 NO_MODEL_HELP = (
     "no model is configured. Point tui-agent at one:\n"
@@ -302,11 +219,8 @@ class LLM:
     def counter(self) -> Callable[[str], int]:
         """Tokens of a text for this model, with the tiktoken encoding litellm's own
         ``token_counter`` picks for it. Blocking (imports litellm, loads the encoding)."""
-        load_litellm()
         try:
-            from litellm.litellm_core_utils.token_counter import openai_tokenizer_encoding
-
-            encode = openai_tokenizer_encoding(self.settings.name or "").encode_ordinary
+            encode = encoder(self.settings.name or "")
         except Exception:  # an encoding that cannot load: about four characters a token
             return rough_count
         return lambda text: len(encode(text))
@@ -341,16 +255,6 @@ class LLM:
 
     def _classify(self, litellm: ModuleType, exc: BaseException) -> LLMError:
         return classify(litellm, exc, self.settings)
-
-
-def billed(model: ChatModel, usage: Usage) -> Usage:
-    """``usage``, or if it billed no tokens ``model``'s :meth:`LLM.unbilled` (0.0 or unknown)."""
-    return usage if usage.total_tokens else getattr(model, "unbilled", Usage)()
-
-
-def rough_count(text: str) -> int:
-    """Tokens of ``text`` at about four characters each: for a model with no tokenizer."""
-    return (len(text) + 3) // 4
 
 
 def _keys_set(litellm: ModuleType, model: str) -> bool:

@@ -1,6 +1,6 @@
 """How an LLM request failed, in words that say what to do: :class:`LLMError` and
 :func:`classify`, which reads litellm's exceptions (the module is handed in: only
-:mod:`tui_agent.core.llm` imports litellm)."""
+:mod:`tui_agent.core.llm.loader` imports litellm)."""
 
 from __future__ import annotations
 
