@@ -80,6 +80,15 @@ class Truncation:
     num_ctx: int
 
 
+def _template(model: Model) -> str:
+    """A chat template the way Ollama shows one: a tools-capable model's mentions
+    ``.Tools`` (litellm reads that as "supports function calling")."""
+    tools = "{{- if .Tools }}# Tools\n{{ range .Tools }}{{ . }}\n{{ end }}{{- end }}\n" \
+        if "tools" in model.capabilities else ""
+    return tools + "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n" \
+        "{{ end }}<|im_start|>assistant\n"
+
+
 def _name(model: str) -> str:
     """Ollama's own spelling: a name without a tag is ``:latest``."""
     return model if ":" in model else f"{model}:latest"
@@ -134,7 +143,7 @@ class OllamaFake(ScriptedServer[Reply]):
             return
         arch = model.architecture
         exchange.json(200, {
-            "modelfile": f"FROM {asked}", "parameters": "", "template": "{{ .Prompt }}",
+            "modelfile": f"FROM {asked}", "parameters": "", "template": _template(model),
             "details": self._tag(_name(asked))["details"],
             "model_info": {"general.architecture": arch, f"{arch}.context_length":
                            model.context_length, "general.parameter_count": 8_000_000_000},
