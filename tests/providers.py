@@ -4,15 +4,18 @@ The fakes themselves are in ``tests/fakes/`` (:mod:`~tests.fakes.anthropic_serve
 :mod:`~tests.fakes.gemini_server`, :mod:`~tests.fakes.ollama_server`); this module gives
 each a pytest fixture (a started fake with an empty script: ``fake.push(Reply(...))``), the
 litellm model string that reaches it, and :func:`complete`, one streamed litellm call
-assembled the way tui-agent assembles one (``stream_chunk_builder``). A test module uses
-the fixtures by importing them (``from tests.providers import anthropic_fake``) and
-naming them as arguments; ruff is told that is not a redefinition with ``# noqa: F811``
-on the test's signature, or the module lists them in ``pytestmark``-free style through
-``pytest_plugins = ["tests.providers"]`` at the top of a test module.
+assembled the way tui-agent assembles one (``stream_chunk_builder``), plus the tool, the
+question and the helpers the provider tests share. A test module uses a fixture by
+importing it (``from tests.providers import anthropic_fake``), naming it once at module
+level (``_ = anthropic_fake``, so ruff sees the import used rather than redefined) and
+then as a test's argument.
 """
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -97,3 +100,27 @@ async def complete(messages: list[dict[str, Any]], *, num_retries: int = 0,
     chunks = [chunk async for chunk in stream]
     built = litellm.stream_chunk_builder(chunks, messages=messages)
     return Completion(built.choices[0].message, built.usage, chunks)
+
+
+# One tool and one question the provider tests share.
+TOOLS = [{"type": "function", "function": {
+    "name": "get_time", "description": "The time in a zone.",
+    "parameters": {"type": "object", "properties": {"tz": {"type": "string"}},
+                   "required": ["tz"]}}}]
+ASK = [{"role": "user", "content": "What time is it in UTC?"}]
+
+
+def tool_result(first: Completion, answer: str = "12:00") -> dict[str, Any]:
+    """The tool message answering ``first``'s first tool call, by its id."""
+    return {"role": "tool", "tool_call_id": first.message.tool_calls[0].id, "content": answer}
+
+
+def raw_post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
+    """POST JSON without litellm (for the rules litellm never lets a caller break)."""
+    request = urllib.request.Request(url, json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())

@@ -1,58 +1,32 @@
-"""The provider fakes speak their wire formats and enforce their providers' rules.
+"""The Anthropic Messages fake speaks its wire format and enforces Anthropic's rules.
 
 Each test drives litellm itself (``acompletion`` with ``stream=True`` and the fake as
 ``api_base``), no other tui-agent code, so what passes here is what litellm really sends
 and reads: a history rebuilt the way FACTS.md says is right passes, and the mistakes the
-real APIs refuse (a dropped thinking block, an altered signature) come back as the
-provider's 400 through litellm.
+real API refuses (a dropped, altered or unjoined thinking block) come back as Anthropic's
+400 through litellm. The Gemini and Ollama fakes have modules of their own beside this one
+(``test_provider_fakes_gemini.py``, ``test_provider_fakes_ollama.py``).
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 import pytest
 
 from tests.fakes import anthropic_server as anth
-from tests.fakes import gemini_server as gem
-from tests.fakes import ollama_server as oll
 from tests.providers import (
-    OLLAMA_MODEL,
+    ASK,
+    TOOLS,
     anthropic_fake,
     complete,
-    gemini_fake,
-    ollama_fake,
+    raw_post,
     route,
+    tool_result,
 )
 
 pytestmark = pytest.mark.anyio
-_ = (anthropic_fake, gemini_fake, ollama_fake)  # fixtures, used by name below
-
-TOOLS = [{"type": "function", "function": {
-    "name": "get_time", "description": "The time in a zone.",
-    "parameters": {"type": "object", "properties": {"tz": {"type": "string"}},
-                   "required": ["tz"]}}}]
-ASK = [{"role": "user", "content": "What time is it in UTC?"}]
-
-
-def _tool_result(first: Any, answer: str = "12:00") -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": first.message.tool_calls[0].id, "content": answer}
-
-
-def _raw_post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), method="POST",
-                                     headers={"content-type": "application/json", **headers})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as refused:
-        return refused.code, json.loads(refused.read())
-
-
-# -- Anthropic ---------------------------------------------------------------------------
+_ = anthropic_fake  # a fixture, used by name below
 
 
 async def test_anthropic_streams_text_with_its_usage(anthropic_fake: anth.AnthropicFake) -> None:
@@ -74,7 +48,7 @@ async def test_anthropic_thinking_tool_round_trip_passes_with_the_signed_block(
     first = await complete(ASK, tools=TOOLS, reasoning_effort="medium",
                            **route(anthropic_fake))
     assert first.message.reasoning_content == "The user wants UTC. I will call get_time."
-    history = [*ASK, first.assistant(), _tool_result(first)]
+    history = [*ASK, first.assistant(), tool_result(first)]
     second = await complete(history, tools=TOOLS, reasoning_effort="medium",
                             **route(anthropic_fake))
     assert second.message.content == "It is noon in UTC."
@@ -91,7 +65,7 @@ async def test_anthropic_refuses_a_tool_loop_whose_thinking_block_was_dropped(
                                    tool_uses=[anth.ToolUse("get_time", {"tz": "UTC"})]))
     first = await complete(ASK, tools=TOOLS, reasoning_effort="medium",
                            **route(anthropic_fake))
-    history = [*ASK, first.assistant(thinking_blocks=False), _tool_result(first)]
+    history = [*ASK, first.assistant(thinking_blocks=False), tool_result(first)]
     with pytest.raises(litellm_errors.BadRequestError) as refused:
         await complete(history, tools=TOOLS, reasoning_effort="medium",
                        **route(anthropic_fake))
@@ -121,7 +95,7 @@ async def test_anthropic_refuses_a_thinking_block_altered_or_left_in_pieces(
                                                          "thinking_blocks", None) or []]
         assert len(assistant["thinking_blocks"]) > 2
     with pytest.raises(litellm_errors.BadRequestError) as refused:
-        await complete([*ASK, assistant, _tool_result(first)], tools=TOOLS,
+        await complete([*ASK, assistant, tool_result(first)], tools=TOOLS,
                        reasoning_effort="medium", **route(anthropic_fake))
     assert words in str(refused.value)
 
@@ -136,7 +110,7 @@ async def test_anthropic_redacted_thinking_must_come_back_byte_for_byte(
                            **route(anthropic_fake))
     kinds = [b["type"] for b in first.message.thinking_blocks]
     assert kinds == ["thinking", "redacted_thinking"]
-    history = [*ASK, first.assistant(), _tool_result(first)]
+    history = [*ASK, first.assistant(), tool_result(first)]
     await complete(history, tools=TOOLS, reasoning_effort="medium", **route(anthropic_fake))
     sent = anthropic_fake.requests[1].body["messages"][1]["content"]
     assert sent[1]["type"] == "redacted_thinking"
@@ -177,12 +151,12 @@ async def test_anthropic_refuses_a_tool_use_left_unanswered(
 def test_anthropic_requires_its_headers(anthropic_fake: anth.AnthropicFake) -> None:
     body = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": ASK}
     url = f"{anthropic_fake.base_url}/v1/messages"
-    status, answer = _raw_post(url, body, {"anthropic-version": "2023-06-01"})
+    status, answer = raw_post(url, body, {"anthropic-version": "2023-06-01"})
     assert (status, answer["error"]["type"]) == (401, "authentication_error")
-    status, answer = _raw_post(url, body, {"x-api-key": "k"})
+    status, answer = raw_post(url, body, {"x-api-key": "k"})
     assert (status, answer["type"]) == (400, "error")
     assert "anthropic-version" in answer["error"]["message"]
-    status, answer = _raw_post(url, {**body, "messages": [{"role": "assistant",
+    status, answer = raw_post(url, {**body, "messages": [{"role": "assistant",
                                                            "content": "hi"}]},
                                {"x-api-key": "k", "anthropic-version": "2023-06-01"})
     assert status == 400 and "first message must use the \"user\" role" in answer["error"][
@@ -277,246 +251,3 @@ async def test_anthropic_refuses_a_prompt_past_its_window(
 async def test_anthropic_exhausted_script_says_so(anthropic_fake: anth.AnthropicFake) -> None:
     with pytest.raises(Exception, match="script exhausted"):
         await complete(ASK, **route(anthropic_fake))
-
-
-# -- Gemini ------------------------------------------------------------------------------
-
-
-async def test_gemini_streams_text_with_its_usage(gemini_fake: gem.GeminiFake) -> None:
-    gemini_fake.push(gem.Reply(text="Hello from Gemini.", thoughts="Say hello.",
-                               cached_tokens=12))
-    done = await complete(ASK, reasoning_effort="low", **route(gemini_fake))
-    sent = gemini_fake.requests[0]
-    assert sent.path == "/v1beta/models/gemini-3-pro-preview:streamGenerateContent"
-    assert sent.query == {"alt": "sse"} and sent.headers["x-goog-api-key"] == "fake-key"
-    assert sent.body["generationConfig"]["thinkingConfig"]["includeThoughts"] is True
-    assert done.message.content == "Hello from Gemini."
-    assert done.message.reasoning_content == "Say hello."
-    assert done.usage.prompt_tokens_details.cached_tokens == 12
-    assert done.usage.completion_tokens_details.reasoning_tokens == len("Say hello.") // 4
-
-
-async def test_gemini_sends_thoughts_only_when_asked(gemini_fake: gem.GeminiFake) -> None:
-    gemini_fake.push(gem.Reply(text="Plain.", thoughts="Hidden thoughts."))
-    done = await complete(ASK, **route(gemini_fake))
-    assert done.message.content == "Plain."
-    assert not getattr(done.message, "reasoning_content", None)
-
-
-async def _gemini_tool_call(fake: gem.GeminiFake) -> Any:
-    fake.push(gem.Reply(thoughts="Use the tool.",
-                        function_calls=[gem.FunctionCall("get_time", {"tz": "UTC"})]))
-    return await complete(ASK, tools=TOOLS, reasoning_effort="medium", **route(fake))
-
-
-async def test_gemini_tool_round_trip_passes_with_the_ids_kept_verbatim(
-        gemini_fake: gem.GeminiFake) -> None:
-    first = await _gemini_tool_call(gemini_fake)
-    assert "__thought__" in first.message.tool_calls[0].id
-    gemini_fake.push(gem.Reply(text="It is noon."))
-    second = await complete([*ASK, first.assistant(), _tool_result(first)], tools=TOOLS,
-                            reasoning_effort="medium", **route(gemini_fake))
-    assert second.message.content == "It is noon."
-    model_turn = gem.camel(gemini_fake.requests[1].body)["contents"][1]
-    assert model_turn["parts"][0]["thoughtSignature"] == first.message.tool_calls[0].id.split(
-        "__thought__")[1]
-    assert gemini_fake.skipped_signatures == 0
-
-
-async def test_gemini_refuses_an_altered_thought_signature(gemini_fake: gem.GeminiFake) -> None:
-    litellm_errors = pytest.importorskip("litellm").exceptions
-    first = await _gemini_tool_call(gemini_fake)
-    assistant = first.assistant()
-    call_id = assistant["tool_calls"][0]["id"]
-    altered = assistant["tool_calls"][0]["id"] = call_id[:-6] + "AAAAA="
-    with pytest.raises(litellm_errors.BadRequestError) as refused:
-        await complete([*ASK, assistant, {**_tool_result(first), "tool_call_id": altered}],
-                       tools=TOOLS,
-                       reasoning_effort="medium", **route(gemini_fake))
-    assert "Corrupted thought signature." in str(refused.value)
-
-
-@pytest.mark.parametrize("strict", [False, True])
-async def test_gemini_notices_a_stripped_thought_signature(
-        gemini_fake: gem.GeminiFake, strict: bool) -> None:
-    """Stripped from the id, the signature is replaced by litellm with Google's documented
-    placeholder: Gemini accepts that (and the fake counts it); ``strict`` refuses it."""
-    litellm_errors = pytest.importorskip("litellm").exceptions
-    gemini_fake.strict = strict
-    first = await _gemini_tool_call(gemini_fake)
-    assistant = first.assistant()
-    bare = assistant["tool_calls"][0]["id"].split("__thought__")[0]
-    assistant["tool_calls"][0]["id"] = bare
-    history = [*ASK, assistant, {**_tool_result(first), "tool_call_id": bare}]
-    gemini_fake.push(gem.Reply(text="It is noon."))
-    if strict:
-        with pytest.raises(litellm_errors.BadRequestError) as refused:
-            await complete(history, tools=TOOLS, reasoning_effort="medium",
-                           **route(gemini_fake))
-        assert "Corrupted thought signature." in str(refused.value)
-    else:
-        await complete(history, tools=TOOLS, reasoning_effort="medium", **route(gemini_fake))
-        assert gemini_fake.skipped_signatures == 1
-
-
-async def test_gemini_refuses_a_function_call_with_no_signature(
-        gemini_fake: gem.GeminiFake) -> None:
-    """A model litellm does not know as Gemini 3 gets no placeholder: the call goes back
-    bare, and a fake enforcing signatures refuses it with Gemini's own words."""
-    litellm_errors = pytest.importorskip("litellm").exceptions
-    gemini_fake.require_signatures = True
-    gemini_fake.push(gem.Reply(function_calls=[gem.FunctionCall("get_time", {"tz": "UTC"})]))
-    where = {**route(gemini_fake), "model": "gemini/gemini-2.5-flash"}
-    first = await complete(ASK, tools=TOOLS, **where)
-    assistant = first.assistant()
-    bare = assistant["tool_calls"][0]["id"].split("__thought__")[0]
-    assistant["tool_calls"][0]["id"] = bare
-    with pytest.raises(litellm_errors.BadRequestError) as refused:
-        await complete([*ASK, assistant, {**_tool_result(first), "tool_call_id": bare}],
-                       tools=TOOLS, **where)
-    assert "Function call is missing a thought_signature in functionCall parts" in str(
-        refused.value)
-
-
-async def test_gemini_refuses_a_function_call_left_unanswered(
-        gemini_fake: gem.GeminiFake) -> None:
-    litellm_errors = pytest.importorskip("litellm").exceptions
-    first = await _gemini_tool_call(gemini_fake)
-    history = [*ASK, first.assistant(), {"role": "user", "content": "never mind"}]
-    with pytest.raises(litellm_errors.BadRequestError) as refused:
-        await complete(history, tools=TOOLS, **route(gemini_fake))
-    assert "function response turn comes immediately after a function call turn" in str(
-        refused.value)
-
-
-def test_gemini_requires_a_key(gemini_fake: gem.GeminiFake) -> None:
-    url = f"{gemini_fake.base_url}/models/gemini-3-pro-preview:generateContent"
-    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
-    status, answer = _raw_post(url, body, {})
-    assert (status, answer["error"]["status"]) == (403, "PERMISSION_DENIED")
-    gemini_fake.push(gem.Reply(text="Hi."))
-    status, answer = _raw_post(url + "?key=k", body, {})
-    assert status == 200 and answer["candidates"][0]["content"]["parts"] == [{"text": "Hi."}]
-
-
-@pytest.mark.parametrize(("reply", "words", "status"), [
-    # litellm 1.106 turns a streamed 503 into MidStreamFallbackError with status 500: the
-    # body, with its code 503 and UNAVAILABLE, is only in the message.
-    (gem.error(503), "The model is overloaded. Please try again later.", None),
-    (gem.error(429), "RESOURCE_EXHAUSTED", 429),
-    (gem.error(400), "The input token count (1048577) exceeds the maximum number", 400),
-    (gem.error(500), "INTERNAL", 500),
-])
-async def test_gemini_scripted_errors_reach_litellm(
-        gemini_fake: gem.GeminiFake, reply: gem.Reply, words: str, status: int | None) -> None:
-    gemini_fake.push(reply)
-    with pytest.raises(Exception) as failed:
-        await complete(ASK, **route(gemini_fake))
-    assert words in str(failed.value)
-    assert f'"code": {reply.status}, ' in str(failed.value)
-    if status is not None:
-        assert getattr(failed.value, "status_code", None) == status
-
-
-async def test_gemini_refuses_a_prompt_past_its_window(gemini_fake: gem.GeminiFake) -> None:
-    litellm = pytest.importorskip("litellm")
-    gemini_fake.window = 40
-    with pytest.raises(litellm.exceptions.BadRequestError) as refused:
-        await complete([{"role": "user", "content": "long " * 100}], **route(gemini_fake))
-    assert "exceeds the maximum number of tokens allowed (40)." in str(refused.value)
-
-
-# -- Ollama ------------------------------------------------------------------------------
-
-
-async def test_ollama_streams_text_with_its_counts(ollama_fake: oll.OllamaFake) -> None:
-    ollama_fake.push(oll.Reply(text="Hello from Ollama."))
-    done = await complete(ASK, num_ctx=8192, **route(ollama_fake))
-    assert done.message.content == "Hello from Ollama."
-    sent = ollama_fake.chats[0]
-    assert sent["options"]["num_ctx"] == 8192 and sent["stream"] is True
-    assert done.usage.prompt_tokens > 0 and done.usage.completion_tokens > 0
-    assert ollama_fake.truncations == []
-
-
-async def test_ollama_thinking_tool_round_trip(ollama_fake: oll.OllamaFake) -> None:
-    ollama_fake.push(oll.Reply(thinking="I need the tool.",
-                               tool_calls=[oll.ToolCall("get_time", {"tz": "UTC"})]),
-                     oll.Reply(text="It is noon."))
-    first = await complete(ASK, tools=TOOLS, reasoning_effort="medium", **route(ollama_fake))
-    assert ollama_fake.chats[0]["think"] is True
-    assert first.message.reasoning_content == "I need the tool."
-    assert first.message.tool_calls[0].id  # Ollama sends none: litellm makes one up
-    second = await complete([*ASK, first.assistant(), _tool_result(first)], tools=TOOLS,
-                            reasoning_effort="medium", **route(ollama_fake))
-    assert second.message.content == "It is noon."
-    history = ollama_fake.chats[1]["messages"]
-    assert history[1]["tool_calls"] == [{"function": {"name": "get_time",
-                                                      "arguments": {"tz": "UTC"}}}]
-    assert history[2]["role"] == "tool" and history[2]["content"] == "12:00"
-
-
-async def test_ollama_refuses_thinking_to_a_model_that_cannot(
-        ollama_fake: oll.OllamaFake) -> None:
-    litellm_errors = pytest.importorskip("litellm").exceptions
-    ollama_fake.models["llama3:latest"] = oll.Model(capabilities=("completion", "tools"),
-                                                    architecture="llama")
-    with pytest.raises(litellm_errors.BadRequestError) as refused:
-        await complete(ASK, reasoning_effort="low",
-                       **{**route(ollama_fake), "model": "ollama_chat/llama3"})
-    assert r'{"error": "\"llama3\" does not support thinking"}' in str(refused.value)
-    assert getattr(refused.value, "status_code", None) == 400
-
-
-async def test_ollama_answers_404_for_an_unknown_model(ollama_fake: oll.OllamaFake) -> None:
-    with pytest.raises(Exception) as failed:
-        await complete(ASK, **{**route(ollama_fake), "model": "ollama_chat/nope"})
-    assert r'model \"nope\" not found, try pulling it first' in str(failed.value)
-    assert getattr(failed.value, "status_code", None) == 404
-
-
-def test_ollama_refuses_tool_arguments_sent_as_a_string(ollama_fake: oll.OllamaFake) -> None:
-    call = {"function": {"name": "get_time", "arguments": '{"tz": "UTC"}'}}
-    status, answer = _raw_post(f"{ollama_fake.base_url}/api/chat", {
-        "model": "qwen3", "messages": [*ASK, {"role": "assistant", "content": "",
-                                              "tool_calls": [call]}]}, {})
-    assert status == 400 and "cannot unmarshal string" in answer["error"]
-
-
-async def test_ollama_cuts_a_long_prompt_silently_to_num_ctx(
-        ollama_fake: oll.OllamaFake) -> None:
-    long = [{"role": "user", "content": "word " * 4000}]  # about 5,000 tokens
-    ollama_fake.push(oll.Reply(text="Short answer."), oll.Reply(text="Whole answer."))
-    cut = await complete(long, **route(ollama_fake))
-    assert cut.message.content == "Short answer."  # no error: the cut is silent
-    assert cut.usage.prompt_tokens == oll.DEFAULT_NUM_CTX
-    [truncation] = ollama_fake.truncations
-    assert truncation.num_ctx == oll.DEFAULT_NUM_CTX
-    assert truncation.prompt_tokens > oll.DEFAULT_NUM_CTX
-    whole = await complete(long, num_ctx=16384, **route(ollama_fake))
-    assert whole.usage.prompt_tokens == truncation.prompt_tokens
-    assert len(ollama_fake.truncations) == 1
-
-
-def test_ollama_reports_its_models_window_to_litellm(ollama_fake: oll.OllamaFake) -> None:
-    litellm = pytest.importorskip("litellm")
-    ollama_fake.models["qwen3:latest"] = oll.Model(context_length=32768)
-    info = litellm.get_model_info(OLLAMA_MODEL, api_base=ollama_fake.base_url)
-    assert info["max_input_tokens"] == 32768 and info["supports_function_calling"]
-    status, shown = _raw_post(f"{ollama_fake.base_url}/api/show", {"model": "qwen3"}, {})
-    assert status == 200 and shown["model_info"]["qwen3.context_length"] == 32768
-    assert "thinking" in shown["capabilities"]
-    with urllib.request.urlopen(f"{ollama_fake.base_url}/api/tags", timeout=10) as listing:
-        assert [m["name"] for m in json.load(listing)["models"]] == ["qwen3:latest"]
-
-
-async def test_ollama_answers_stream_false_in_one_object(ollama_fake: oll.OllamaFake) -> None:
-    litellm = pytest.importorskip("litellm")
-    ollama_fake.push(oll.Reply(text="Whole.", thinking="Thought.",
-                               tool_calls=[oll.ToolCall("get_time", {"tz": "UTC"})]))
-    done = await litellm.acompletion(messages=ASK, tools=TOOLS, reasoning_effort="low",
-                                     num_retries=0, **route(ollama_fake))
-    message = done.choices[0].message
-    assert ollama_fake.chats[0]["stream"] is False
-    assert (message.content, message.reasoning_content) == ("Whole.", "Thought.")
-    assert json.loads(message.tool_calls[0].function.arguments) == {"tz": "UTC"}
