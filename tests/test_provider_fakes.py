@@ -248,6 +248,10 @@ async def test_anthropic_refuses_a_prompt_past_its_window(
     assert anthropic_fake.usages == []
 
 
-async def test_anthropic_exhausted_script_says_so(anthropic_fake: anth.AnthropicFake) -> None:
-    with pytest.raises(Exception, match="script exhausted"):
+async def test_anthropic_exhausted_script_says_so_unless_a_reply_repeats(
+        anthropic_fake: anth.AnthropicFake) -> None:
+    with pytest.raises(Exception, match="fake Anthropic script exhausted"):
         await complete(ASK, **route(anthropic_fake))
+    anthropic_fake.repeat = anth.Reply(text="Again.")
+    for _ in range(2):
+        assert (await complete(ASK, **route(anthropic_fake))).message.content == "Again."

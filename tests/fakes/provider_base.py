@@ -95,6 +95,9 @@ class ScriptedServer(Generic[R]):
 
     def __init__(self, replies: Iterable[R] = ()) -> None:
         self._script: deque[R] = deque(replies)
+        self.repeat: R | None = None
+        """Served whenever the script is empty (benchmarks, long conversations); None
+        answers the fake's "script exhausted" error instead."""
         self._lock = threading.Lock()
         self.requests: list[Recorded] = []
         """Every request, in the order received, refused ones too."""
@@ -125,9 +128,9 @@ class ScriptedServer(Generic[R]):
             return len(self._script)
 
     def next_reply(self) -> R | None:
-        """The next scripted reply, or None when the script is exhausted."""
+        """The next scripted reply, else :attr:`repeat` (None: the script is exhausted)."""
         with self._lock:
-            return self._script.popleft() if self._script else None
+            return self._script.popleft() if self._script else self.repeat
 
     def sign(self, text: str) -> str:
         """An opaque signature of ``text`` only this fake can make (HMAC-SHA256, base64)."""
