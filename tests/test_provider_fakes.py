@@ -10,6 +10,7 @@ real API refuses (a dropped, altered or unjoined thinking block) come back as An
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -255,3 +256,18 @@ async def test_anthropic_exhausted_script_says_so_unless_a_reply_repeats(
     anthropic_fake.repeat = anth.Reply(text="Again.")
     for _ in range(2):
         assert (await complete(ASK, **route(anthropic_fake))).message.content == "Again."
+
+
+async def test_anthropic_answers_without_stream_in_one_message(
+        anthropic_fake: anth.AnthropicFake) -> None:
+    litellm = pytest.importorskip("litellm")
+    anthropic_fake.push(anth.Reply(thinking="Think first.", text="Whole.",
+                                   tool_uses=[anth.ToolUse("get_time", {"tz": "UTC"})]))
+    done = await litellm.acompletion(messages=ASK, tools=TOOLS, reasoning_effort="medium",
+                                     num_retries=0, **route(anthropic_fake))
+    message = done.choices[0].message
+    assert "stream" not in anthropic_fake.requests[0].body
+    assert (message.content, message.reasoning_content) == ("Whole.", "Think first.")
+    assert message.thinking_blocks[0]["signature"] == anthropic_fake.sign("Think first.")
+    assert json.loads(message.tool_calls[0].function.arguments) == {"tz": "UTC"}
+    assert done.choices[0].finish_reason == "tool_calls"
