@@ -110,14 +110,15 @@ async def test_thinking_streams_folded_then_says_how_long_and_unfolds(tmp_path: 
         assert lines[0].startswith("∴ Thinking…")
         assert lines[1:] == ["With n = 10 that is 10 * 11 * 21 / 6 = 385.",
                              "So the answer is 385."]  # the last two rows, as they stream
-        assert block.region.height == 3
+        await until(pilot, lambda: block.region.height == 3, what="the block laid out again")
         model.go.set()
         await until(pilot, lambda: app.turns_ended == 1, what="the turn")
         await pilot.pause()
         head = shown(block)
         assert head.startswith("∴ Thought for ") and head.split("\n")[0].endswith(
             " s · 42 tokens  ▸"), head
-        assert "\n" not in head and block.region.height == 1  # folded: one row
+        assert "\n" not in head  # folded, done: the head alone
+        await until(pilot, lambda: block.region.height == 1)
         children = list(app.transcript.children)
         reply = app.transcript.query_one(AssistantMessage)
         assert children.index(block) < children.index(reply)  # above the reply
@@ -125,18 +126,14 @@ async def test_thinking_streams_folded_then_says_how_long_and_unfolds(tmp_path: 
 
         block.focus()
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: block.region.height == 5)  # the head and the four lines
         assert [row.rstrip() for row in shown(block).splitlines()[1:]] == THOUGHT.splitlines()
-        assert block.region.height == 5  # the head and the four lines
         await pilot.press("enter")
-        await pilot.pause()
-        assert block.region.height == 1
+        await until(pilot, lambda: block.region.height == 1)
         await pilot.click(block)
-        await pilot.pause()
-        assert block.expanded and block.region.height == 5
+        await until(pilot, lambda: block.expanded and block.region.height == 5)
         await pilot.click(block)
-        await pilot.pause()
-        assert not block.expanded
+        await until(pilot, lambda: not block.expanded and block.region.height == 1)
 
 
 async def test_reasoning_text_cannot_act_on_the_terminal(tmp_path: Path) -> None:
