@@ -250,7 +250,7 @@ async def test_a_resumed_conversation_shows_its_thinking_folded(tmp_path: Path) 
                                        for n in app.transcript.query(Note)), what="the replay")
         first, second = app.transcript.query(ThinkingBlock)
         assert shown(first) == shown(second) == "∴ Thought  ▸"
-        assert first.region.height == 1
+        await until(pilot, lambda: first.region.height == 1)  # folded: the head alone
         children = list(app.transcript.children)
         replies = list(app.transcript.query(AssistantMessage))
         assert children.index(first) < children.index(replies[0]) < children.index(second)
