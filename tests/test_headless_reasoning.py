@@ -101,7 +101,7 @@ def test_text_mode_keeps_the_thinking_off_stdout(tmp_path: Path) -> None:
     """Without ``--show-reasoning`` the thinking is not shown at all; with it, it goes to
     stderr after a label, its line ended before anything else, and stdout holds the
     reply alone (plain: stderr is no terminal)."""
-    pieces = ["First ", "square ", "them.\nThen add."]
+    pieces = ["", "\n", "First ", "square ", "them.\nThen add."]  # some open with empty ones
     out, err = io.StringIO(), io.StringIO()
     turn(Thinker(pieces), TextPrinter(out, err), tmp_path)
     assert (out.getvalue(), err.getvalue()) == ("The answer is 385.\n", "")

@@ -202,7 +202,8 @@ async def test_a_turn_that_thinks_twice_shares_its_tokens(tmp_path: Path) -> Non
         await until(pilot, lambda: app.loaded.is_set() and app.backend.ready.is_set())
         transcript = app.transcript
         transcript.thoughts.clock = lambda: next(clock)
-        for event in [ReasoningDelta("a" * 300), ToolCallStarted("c", "t__now", "t", "now"),
+        for event in [ReasoningDelta(""), ReasoningDelta("a" * 300),
+                      ToolCallStarted("c", "t__now", "t", "now"),
                       ToolResult("c", False, "noon"), ReasoningDelta("b" * 100),
                       TextDelta("done"), TurnDone(Usage(10, 500, 510, reasoning_tokens=400))]:
             await transcript.show(event)

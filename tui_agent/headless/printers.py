@@ -188,6 +188,9 @@ class Thought:
         if not text:
             return
         if not self._on:
+            text = text.lstrip()
+            if not text:
+                return  # no label for empty pieces
             self._on = True
             text = "thinking: " + text
         self.err.write(f"{DIM}{text}{UNDIM}" if self.dim else text)

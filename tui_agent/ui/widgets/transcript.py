@@ -167,6 +167,8 @@ class Transcript(VerticalScroll):
             case ReasoningDelta(delta=delta):
                 block = self.thoughts.current
                 if block is None:
+                    if not delta.strip():
+                        return  # some providers open with empty pieces: no block for those
                     await self.end_reply()
                     self.collections.hold()
                     block = self.thoughts.start()
