@@ -62,7 +62,8 @@ def test_jsonl_output_is_the_event_contract(fake_llm: FakeLLM,
     assert done["reason"] == "end"
     assert {"type": "context", **done["context"]} == events[1]  # the turn's last request
     assert done["context"]["tokens"] > 0 and done["context"]["window"] is None
-    assert set(done["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
+    assert set(done["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens", "cost",
+                                  "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"}
     assert done["usage"]["cost"] is None
 
 

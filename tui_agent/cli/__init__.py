@@ -187,6 +187,7 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         tool_filter=chosen, elicit=getattr(args, "elicit", "ask"),
         login=getattr(args, "login", "auto"),
         verbose=getattr(args, "verbose", False),
+        show_reasoning=getattr(args, "show_reasoning", False),
         sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
         mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact,
         images=getattr(args, "image", None) or []), out, err)

@@ -21,7 +21,8 @@ where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "export": set(), "config": {"model", "api_base", "code_mode"}}
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
-            "--output", "--session", "--max-depth", "--compact", "--image", "--login")
+            "--output", "--session", "--max-depth", "--compact", "--image", "--login",
+            "--show-reasoning")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
@@ -112,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="show what MCP servers log (jsonl: server_log events)")
     run.add_argument("--output", choices=("text", "jsonl"), default="text",
                      help="text: the reply on stdout; jsonl: one JSON event per line")
+    run.add_argument("--show-reasoning", action="store_true",
+                     help="text output: stream the model's thinking to stderr (dim on a "
+                          "terminal); jsonl always has it as reasoning events")
     run.add_argument("--session", type=Path, metavar="FILE",
                      help="session file to write (continued if it exists)")
     run.add_argument("--max-depth", type=int, metavar="N",

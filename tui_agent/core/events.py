@@ -235,21 +235,35 @@ class TurnDone(Event):
 
 class EventMasker:
     """Every secret masked in the events of a turn, for a front end that shows them: the
-    streamed text through a :class:`~tui_agent.config.interpolate.StreamMasker` (a secret
-    split across two pieces is still masked; what could start one is held back until the
-    next event), every other event's text, arguments and values field by field."""
+    streamed text and the streamed reasoning each through a
+    :class:`~tui_agent.config.interpolate.StreamMasker` (a secret split across two pieces
+    is still masked; what could start one is held back until the next event), every other
+    event's text, arguments and values field by field."""
 
     def __init__(self, secrets: frozenset[str]) -> None:
         self.secrets = secrets
         self._stream = StreamMasker(secrets)
+        self._thinking = StreamMasker(secrets)
 
     def __call__(self, event: Event) -> list[Event]:
-        """What to show for ``event``: nothing (text held back), or one or two events."""
+        """What to show for ``event``: nothing (text held back), or one to three events
+        (what the other stream held back comes first)."""
         if isinstance(event, TextDelta):
             text = self._stream.feed(event.delta)
-            return [TextDelta(text)] if text else []
-        held = self._stream.flush()
-        return ([TextDelta(held)] if held else []) + [self._fields(event)]
+            return self._held(text=False) + ([TextDelta(text)] if text else [])
+        if isinstance(event, ReasoningDelta):
+            text = self._thinking.feed(event.delta)
+            return self._held(reasoning=False) + ([ReasoningDelta(text)] if text else [])
+        return self._held() + [self._fields(event)]
+
+    def _held(self, *, text: bool = True, reasoning: bool = True) -> list[Event]:
+        """What the streams held back, now that something else came."""
+        held: list[Event] = []
+        if reasoning and (thought := self._thinking.flush()):
+            held.append(ReasoningDelta(thought))
+        if text and (said := self._stream.flush()):
+            held.append(TextDelta(said))
+        return held
 
     def _fields(self, event: Event) -> Event:
         changes: dict[str, Any] = {}

@@ -1,5 +1,6 @@
 """How a headless run shows its events: :class:`TextPrinter` (the reply on stdout as
-it streams, tool activity, notices and errors on stderr) and :class:`JsonPrinter` (one
+it streams, tool activity, notices and errors on stderr, and with ``--show-reasoning``
+the model's thinking on stderr too, dim on a terminal) and :class:`JsonPrinter` (one
 JSON object a line, the ``--output jsonl`` contract). Secrets are masked in both, and
 untrusted text loses its control characters."""
 
@@ -18,6 +19,7 @@ from tui_agent.core.events import (
     Event,
     EventMasker,
     Notice,
+    ReasoningDelta,
     Retrying,
     ServerLog,
     TextDelta,
@@ -43,7 +45,12 @@ class TextPrinter:
     secrets: frozenset[str] = frozenset()
     verbose: bool = False
     """Show what servers log (``--verbose``)."""
+    reasoning: bool = False
+    """Stream the model's thinking to stderr (``--show-reasoning``)."""
+    dim: bool | None = None
+    """Show the thinking dim (None: when stderr is a terminal)."""
     _mid_line: bool = field(default=False, init=False)
+    _thought: Thought = field(init=False)
     _masker: StreamMasker = field(init=False)
     _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
     _inner: set[str] = field(init=False, default_factory=set)
@@ -54,6 +61,8 @@ class TextPrinter:
     def __post_init__(self) -> None:
         self._masker = StreamMasker(self.secrets)
         self._progress = ProgressLines(self.err, self.secrets)
+        dim = self.dim if self.dim is not None else _is_terminal(self.err)
+        self._thought = Thought(self.err, self.secrets, dim)
 
     def _text(self, text: str) -> None:
         if text:
@@ -72,12 +81,19 @@ class TextPrinter:
 
     def _note(self, text: str) -> None:
         self._progress.end_line()
+        self._thought.end()
         self._end_reply_line()
         self.err.write(mask(text, self.secrets) + "\n")
         self.err.flush()
 
     def show(self, event: Event) -> None:
+        if not isinstance(event, ReasoningDelta):
+            self._thought.end()  # whatever comes after the thinking ends its line
         match event:
+            case ReasoningDelta(delta=delta) if self.reasoning:
+                self._progress.end_line()
+                self._end_reply_line()
+                self._thought.show(delta)
             case TextDelta(delta=delta):
                 self._text(self._masker.feed(self._cleaner.feed(delta)))
             case ToolCallStarted(name="executeToolCode", arguments={"code": str(code)},
@@ -146,6 +162,59 @@ class JsonPrinter:
     def _line(self, payload: dict[str, Any]) -> None:
         self.out.write(mask_json(json.dumps(payload), self.secrets) + "\n")
         self.out.flush()
+
+
+@dataclass
+class Thought:
+    """The model's thinking on ``err`` as it streams, after a ``thinking:`` label, its
+    line ended once something else comes. Each piece is dimmed on its own (``dim``), so
+    an interrupted run never leaves the terminal dim."""
+
+    err: IO[str]
+    secrets: frozenset[str]
+    dim: bool
+    _on: bool = field(default=False, init=False)
+    _mid_line: bool = field(default=False, init=False)
+    _masker: StreamMasker = field(init=False)
+    _cleaner: StreamCleaner = field(init=False, default_factory=StreamCleaner)
+
+    def __post_init__(self) -> None:
+        self._masker = StreamMasker(self.secrets)
+
+    def show(self, delta: str) -> None:
+        self._write(self._masker.feed(self._cleaner.feed(delta)))
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        if not self._on:
+            text = text.lstrip()
+            if not text:
+                return  # no label for empty pieces
+            self._on = True
+            text = "thinking: " + text
+        self.err.write(f"{DIM}{text}{UNDIM}" if self.dim else text)
+        self.err.flush()
+        self._mid_line = not text.endswith("\n")
+
+    def end(self) -> None:
+        """The thinking so far, and its line ended."""
+        self._write(self._masker.feed(self._cleaner.flush()) + self._masker.flush())
+        if self._on and self._mid_line:
+            self.err.write("\n")
+            self.err.flush()
+        self._on = self._mid_line = False
+
+
+DIM, UNDIM = "\x1b[2m", "\x1b[22m"
+"""SGR faint on and off."""
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or file-like stream
+        return False
 
 
 def progress_text(done: float, total: float | None) -> str:

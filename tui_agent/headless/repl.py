@@ -39,12 +39,14 @@ async def read_line(prompt: str, out: IO[str], stdin: IO[str] = sys.stdin) -> st
     return None if line == "" else line.rstrip("\n")
 
 
-async def chat_loop(agent: Agent, printer: Printer, out: IO[str]) -> int:
+async def chat_loop(agent: Agent, printer: Printer, out: IO[str],
+                    stdin: IO[str] | None = None) -> int:
+    """The chat, each line of ``stdin`` (the process's by default) a turn."""
     loop = asyncio.get_running_loop()
     out.write(f"tui-agent · {agent.llm.model} · Ctrl-C cancels a reply, Ctrl-D quits\n")
     code = 0
     while True:
-        line = await read_line("\n› ", out)
+        line = await read_line("\n› ", out, stdin or sys.stdin)
         if line is None or line.strip() in ("/quit", "/exit"):
             out.write("\n")
             return code

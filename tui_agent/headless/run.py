@@ -60,6 +60,8 @@ class Run:
     """``--login``: auto (a browser login on a terminal only), browser or never."""
     verbose: bool = False
     """``--verbose``: what servers log is shown too."""
+    show_reasoning: bool = False
+    """``--show-reasoning``: the model's thinking on stderr (text output)."""
     sampling: str = "deny"
     """``--sampling``: allow or deny servers' requests for the model."""
     attach: list[str] = field(default_factory=list)
@@ -106,9 +108,7 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     except SessionError as exc:
         err.write(f"tui-agent: {exc}\n")
         return EXIT_USAGE
-    printer: Printer = (JsonPrinter(out, run.settings.secrets, run.verbose)
-                        if run.output == "jsonl"
-                        else TextPrinter(out, err, run.settings.secrets, run.verbose))
+    printer = printer_for(run, out, err)
     agent = build.agent(run.settings, llm, make_gate(run.approve),
                         build.policy_from(run.settings, run.tool_filter), session=writer,
                         history=conv)
@@ -123,6 +123,14 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         err.write("\ntui-agent: interrupted; the conversation so far is saved "
                   f"(tui-agent run --resume {writer.id} ...)\n")
     return code
+
+
+def printer_for(run: Run, out: IO[str], err: IO[str]) -> Printer:
+    """How ``run`` shows its events (``--output``, ``--verbose``, ``--show-reasoning``)."""
+    if run.output == "jsonl":
+        return JsonPrinter(out, run.settings.secrets, run.verbose)
+    return TextPrinter(out, err, run.settings.secrets, run.verbose,
+                       reasoning=run.show_reasoning)
 
 
 async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO[str]) -> int:

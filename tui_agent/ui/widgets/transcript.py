@@ -27,6 +27,7 @@ from tui_agent.core.events import (
     ErrorOccurred,
     Event,
     Notice,
+    ReasoningDelta,
     Retrying,
     ServerLog,
     TextDelta,
@@ -47,6 +48,7 @@ from tui_agent.ui.widgets.history import (
     page_start,
     text_of,
 )
+from tui_agent.ui.widgets.thinking import Thoughts, thinking_of
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
     from textual.widgets import Markdown
@@ -72,6 +74,8 @@ class Transcript(VerticalScroll):
         super().__init__(id=id)
         self.cards: dict[str, ToolCard] = {}
         self.reply: AssistantMessage | None = None
+        self.thoughts = Thoughts()
+        """The turn's thinking blocks (the model's reasoning, above its reply)."""
         self._earlier: list[dict[str, Any]] = []
         self._keep_on_top: Widget | None = None
         self._loading = False
@@ -134,6 +138,7 @@ class Transcript(VerticalScroll):
         from tui_agent.ui.widgets.messages import UserMessage
 
         await self.end_reply()
+        self.thoughts.settle(None)  # a turn that failed left its blocks unsettled
         await self.mount(UserMessage(text, chips))
         self.scroll_end(animate=False)
 
@@ -156,7 +161,19 @@ class Transcript(VerticalScroll):
 
     async def show(self, event: Event) -> None:
         """Render one event of a turn."""
+        if not isinstance(event, ReasoningDelta):
+            self.thoughts.end()  # whatever comes after the thinking ends it
         match event:
+            case ReasoningDelta(delta=delta):
+                block = self.thoughts.current
+                if block is None:
+                    if not delta.strip():
+                        return  # some providers open with empty pieces: no block for those
+                    await self.end_reply()
+                    self.collections.hold()
+                    block = self.thoughts.start()
+                    await self.mount(block)
+                block.add(delta)
             case TextDelta(delta=delta):
                 if self.reply is None:
                     from tui_agent.ui.widgets.messages import AssistantMessage
@@ -192,8 +209,9 @@ class Transcript(VerticalScroll):
 
                 await self.end_reply()
                 await self.mount(CompactedMarker(marker_text(event)))
-            case TurnDone():
+            case TurnDone(usage=usage):
                 await self.end_reply()
+                self.thoughts.settle(usage)
 
     async def _card(self, event: ToolCallStarted) -> ToolCard:
         from tui_agent.ui.widgets.tool_card import ToolCard
@@ -217,6 +235,7 @@ class Transcript(VerticalScroll):
         from tui_agent.ui.widgets.messages import Note
 
         await self.end_reply(incomplete=True)
+        self.thoughts.settle(None)
         for card in self.cards.values():
             if card.status in ("pending", "waiting", "running"):
                 card.set_status("cancelled")
@@ -224,6 +243,7 @@ class Transcript(VerticalScroll):
 
     async def clear(self) -> None:
         await self.end_reply()
+        self.thoughts.settle(None)
         self.cards.clear()
         self._earlier = []
         self.unfold()
@@ -316,6 +336,9 @@ class Transcript(VerticalScroll):
             if role == "user":
                 out.append(UserMessage(*split_message(text_of(content))))
             elif role == "assistant":
+                thought = thinking_of(message)
+                if thought is not None:
+                    out.append(thought)
                 if text_of(content).strip():
                     out.append(AssistantMessage(text_of(content)))
                 for call in message.get("tool_calls") or []:
