@@ -28,6 +28,7 @@ from tui_agent.core.llm.reply import Reply, StreamCut, rough_count
 from tui_agent.core.llm.request import OLLAMA, Route, build, notes, route
 from tui_agent.core.llm.stream import Assembly
 from tui_agent.core.llm.usage import is_local, priced, usage_of
+from tui_agent.tools.text import clean
 
 BACKOFF_CAP = 30.0
 RETRY_AFTER_CAP = 60.0
@@ -161,7 +162,7 @@ class LLM:
         deltas of reasoning and text (and retry notices), then the :class:`Reply`."""
         litellm, kwargs, new = await asyncio.to_thread(self._prepare, messages, tools)
         for note in new:
-            yield Notice(note)
+            yield Notice(clean(note))  # it names the model as the config spelled it
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             reply = Reply()
