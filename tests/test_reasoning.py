@@ -153,6 +153,22 @@ async def test_reasoning_effort_goes_only_to_models_that_can_reason(
     assert llm.notes() == notes
 
 
+async def test_none_is_not_sent_to_a_model_that_cannot_stop_reasoning(
+        fake_llm: FakeLLM) -> None:
+    """litellm refuses ``reasoning_effort="none"`` for gpt-5-mini (it always reasons); a
+    model that can stop gets it."""
+    fake_llm.push(Reply(text="a"), Reply(text="b"))
+    always = LLM(model_for(fake_llm, name="openai/gpt-5-mini", reasoning_effort="none"))
+    items = [i async for i in always.stream([{"role": "user", "content": "hi"}])]
+    assert isinstance(items[-1], LLMReply) and "reasoning_effort" not in fake_llm.requests[0]
+    assert [i.message for i in items if isinstance(i, Notice)] == [
+        'openai/gpt-5-mini cannot stop reasoning: reasoning_effort = "none" is not sent '
+        "(it thinks as much as it does by default)"]
+    stops = LLM(model_for(fake_llm, name="openai/gpt-5.1", reasoning_effort="none"))
+    [i async for i in stops.stream([{"role": "user", "content": "hi"}])]
+    assert fake_llm.requests[1]["reasoning_effort"] == "none"
+
+
 async def test_thinking_on_claude_drops_a_temperature_other_than_1() -> None:
     with AnthropicStub([Turn(text="a", thinking=["x"]), Turn(text="b")]) as stub:
         thinking = claude(stub, temperature=0.3)

@@ -50,6 +50,8 @@ class Route:
     """Whether litellm has facts (price, window, abilities) for the model."""
     reasons: bool
     """Whether litellm knows the model can reason (False for an unknown model)."""
+    always_reasons: bool = False
+    """Whether litellm knows the model refuses ``reasoning_effort = "none"``."""
 
     @property
     def claude(self) -> bool:
@@ -66,10 +68,12 @@ def route(litellm: ModuleType, settings: ModelSettings) -> Route:
         model, provider, _, _ = litellm.get_llm_provider(name, api_base=settings.api_base)
     except Exception:
         return Route("", name, known=False, reasons=False)
+    always = False
     try:
         info = litellm.get_model_info(name, custom_llm_provider=provider)
         known = True
         reasons = bool(info.get("supports_reasoning"))
+        always = info.get("supports_none_reasoning_effort") is False  # said, not unknown
     except Exception:  # a model litellm has no facts for
         known = reasons = False
     if known and not reasons:
@@ -77,14 +81,18 @@ def route(litellm: ModuleType, settings: ModelSettings) -> Route:
             reasons = bool(litellm.supports_reasoning(model=name, custom_llm_provider=provider))
         except Exception:
             reasons = False
-    return Route(str(provider), str(model), known=known, reasons=reasons)
+    return Route(str(provider), str(model), known=known, reasons=reasons,
+                 always_reasons=always and reasons)
 
 
 def sends_effort(settings: ModelSettings, where: Route) -> bool:
     """Whether ``reasoning_effort`` goes: set, and the model can reason, or litellm does not
     know the model (a local or new one: the user asked for it, and litellm translates it,
-    e.g. Ollama's ``think``)."""
-    return settings.reasoning_effort is not None and (where.reasons or not where.known)
+    e.g. Ollama's ``think``); but never "none" to a model known to refuse it."""
+    effort = settings.reasoning_effort
+    if effort == "none" and where.always_reasons:
+        return False
+    return effort is not None and (where.reasons or not where.known)
 
 
 def thinking(settings: ModelSettings, where: Route) -> bool:
@@ -104,6 +112,9 @@ def notes(settings: ModelSettings, where: Route) -> list[str]:
     effort = settings.reasoning_effort
     if effort is not None and effort != "none" and not sends_effort(settings, where):
         said.append(f"{name} does not reason: reasoning_effort = \"{effort}\" is not sent")
+    if effort == "none" and where.always_reasons:
+        said.append(f"{name} cannot stop reasoning: reasoning_effort = \"none\" is not sent "
+                    "(it thinks as much as it does by default)")
     if where.claude and thinking(settings, where) and settings.temperature not in (None, 1):
         said.append(f"temperature {settings.temperature:g} is not sent: Anthropic takes only "
                     f"1 while {name} thinks (reasoning_effort = \"{effort}\")")
