@@ -90,6 +90,36 @@ async def test_reasoning_streams_first_is_kept_and_is_not_sent_back(
     assert resumed.messages[-1]["reasoning_content"] == "Now answer."
 
 
+async def test_a_reply_stopped_mid_text_keeps_its_reasoning(fake_llm: FakeLLM) -> None:
+    fake_llm.push(Reply(reasoning="Plan: say hello.", text="Hello there, friend.",
+                        chunk_chars=4, delay=0.02))
+    agent = Agent(LLM(model_for(fake_llm)), calculator(), ApproveAll())
+    turn = agent.run_turn("hi")
+    async for event in turn:
+        if isinstance(event, TextDelta):
+            break
+    await turn.aclose()
+    kept = agent.messages[-1]
+    assert kept["role"] == "assistant" and kept["content"] == "Hell"
+    assert kept["reasoning_content"] == "Plan: say hello."
+
+
+async def test_tool_call_ids_are_kept_and_handed_to_litellm_verbatim(
+        fake_llm: FakeLLM) -> None:
+    """Gemini 3's thought signature rides inside the call id: the history and the request
+    handed to litellm keep it intact (litellm itself takes it off for other providers)."""
+    call_id = "call_9f2e__thought__CiQBjz1rX+/abc=="
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("local__add", {"a": 1, "b": 2}, id=call_id)]),
+                  Reply(text="3"))
+    agent = Agent(LLM(model_for(fake_llm)), calculator(), ApproveAll())
+    await run(agent)
+    assert agent.messages[1]["tool_calls"][0]["id"] == call_id
+    assert agent.messages[2]["tool_call_id"] == call_id
+    gemini = LLM(ModelSettings(name="gemini/gemini-3-pro-preview", api_key="k"))
+    handed = gemini._request(agent.messages, [])["messages"]
+    assert handed[1]["tool_calls"][0]["id"] == call_id and handed[2]["tool_call_id"] == call_id
+
+
 async def test_anthropic_tool_turn_sends_the_thinking_back_joined_and_signed() -> None:
     """The second request of a tool turn must carry the thinking block (pieces joined, the
     signature on it) and the redacted block as it came, before the tool_use: Anthropic
