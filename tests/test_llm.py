@@ -62,13 +62,15 @@ async def test_usage_is_reported_and_unknown_cost_is_none(fake_llm: FakeLLM) -> 
 
 
 async def test_cost_is_computed_for_a_priced_model(fake_llm: FakeLLM) -> None:
+    """A hosted provider that speaks OpenAI's format (an ``openai/`` model on this machine
+    is local: its cost is unknown, see tests/test_caching_cost.py)."""
     litellm = load_litellm()
-    litellm.register_model({"openai/priced-test-model": {
+    litellm.register_model({"deepseek/priced-test-model": {
         "max_input_tokens": 8000, "max_output_tokens": 1000, "input_cost_per_token": 1e-6,
-        "output_cost_per_token": 2e-6, "litellm_provider": "openai", "mode": "chat"}})
+        "output_cost_per_token": 2e-6, "litellm_provider": "deepseek", "mode": "chat"}})
     fake_llm.push(Reply(text="abc", usage={"prompt_tokens": 1000, "completion_tokens": 500,
                                            "total_tokens": 1500}))
-    reply = (await collect(LLM(model_for(fake_llm, name="openai/priced-test-model"))))[-1]
+    reply = (await collect(LLM(model_for(fake_llm, name="deepseek/priced-test-model"))))[-1]
     assert reply.usage.cost == pytest.approx(1000 * 1e-6 + 500 * 2e-6)
 
 

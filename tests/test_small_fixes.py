@@ -54,14 +54,14 @@ async def test_the_context_error_has_one_period(fake_llm: FakeLLM) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("model", "cost"), [("openai/fake-model", None),
-                                             ("openai/priced-test-model", 0.0)])
+                                             ("deepseek/priced-test-model", 0.0)])
 async def test_a_failed_turn_costs_what_a_reply_of_its_model_would(
         fake_llm: FakeLLM, model: str, cost: float | None) -> None:
     """Unknown for a model litellm has no price for (as its replies are), 0.0 for one it
     has: nothing was billed."""
-    load_litellm().register_model({"openai/priced-test-model": {
+    load_litellm().register_model({"deepseek/priced-test-model": {
         "max_input_tokens": 8000, "max_output_tokens": 1000, "input_cost_per_token": 1e-6,
-        "output_cost_per_token": 2e-6, "litellm_provider": "openai", "mode": "chat"}})
+        "output_cost_per_token": 2e-6, "litellm_provider": "deepseek", "mode": "chat"}})
     fake_llm.push(Reply(status=401, error_message="bad key"))
     agent = Agent(LLM(model_for(fake_llm, name=model, max_retries=0)), calculator(), DenyAll())
     events = [e async for e in agent.run_turn("hi")]

@@ -61,8 +61,11 @@ class Reply:
     cut_after: int | None = None
     cut_clean: bool = False
     hang: bool = False
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None
     finish_reason: str | None = None
+    reasoning: str = ""
+    """Streamed first, as ``delta.reasoning_content`` (DeepSeek's, vLLM's and litellm's
+    own field for a model's thinking), in pieces of ``chunk_chars``."""
 
 
 def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
@@ -75,6 +78,8 @@ def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
         out.append({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     add({"role": "assistant", "content": ""})
+    for i in range(0, len(reply.reasoning), max(1, reply.chunk_chars)):
+        add({"reasoning_content": reply.reasoning[i:i + reply.chunk_chars]})
     text = reply.text
     for i in range(0, len(text), max(1, reply.chunk_chars)):
         add({"content": text[i:i + reply.chunk_chars]})
@@ -125,8 +130,11 @@ class FakeLLM:
         self._script: deque[Reply] = deque(replies or [])
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
+        """The JSON body of each POST, in order: what was sent."""
         self.authorizations: list[str] = []
         """The ``Authorization`` header of each POST, in order."""
+        self.paths: list[str] = []
+        """The path of each POST served, in order."""
         self._stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._serve, name="fake-llm", daemon=True)
@@ -228,6 +236,7 @@ class FakeLLM:
                         "code": "context_length_exceeded"}})
                     return
                 reply = fake._next(body)
+                fake.paths.append(self.path)
                 if reply is not None and size is not None and reply.usage is None:
                     reply = replace(reply, usage={
                         "prompt_tokens": size, "completion_tokens": max(1, len(reply.text) // 4),

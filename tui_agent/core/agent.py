@@ -43,7 +43,7 @@ from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.messages import instructions_for, media_message, sentence, system_text
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script
-from tui_agent.core.session import Compaction, SessionWriter
+from tui_agent.core.session import Compaction, SessionWriter, new_id
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
@@ -65,6 +65,8 @@ class Agent:
         self.settings = settings or AgentSettings()
         self.policy = policy or Policy()
         self.session = session
+        self.conversation_id = session.id if session is not None else new_id()
+        """The id requests carry without a session file (with one, the file's id)."""
         self.system_prompt = system_prompt
         self._added: list[int] = []  # what repair adds is not in the session file
         self.messages, start = resumed(history, compaction, self._added)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from tui_agent.core.compaction import overflowed
 from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
-from tui_agent.core.events import Event, Retrying, TextDelta, Usage
+from tui_agent.core.events import Event, ReasoningDelta, TextDelta, Usage
 from tui_agent.core.llm import ChatModel, Reply, StreamCut
 from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.session import SessionWriter
@@ -32,6 +32,8 @@ class Loop(Protocol):
     session: SessionWriter | None
     context: Context
     compactor: Compactor
+    conversation_id: str
+    """The conversation's id: its session file's, or one of its own without a file."""
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
                usage: Usage | None = None, sync: bool = True) -> None: ...
@@ -62,13 +64,18 @@ async def exchange(loop: Loop, request: Request, reply: Reply) -> AsyncGenerator
 
 
 async def stream_reply(loop: Loop, request: Request,
-                       reply: Reply) -> AsyncGenerator[TextDelta | Retrying, None]:
-    """Stream one reply into ``reply`` and record it, however the stream ends."""
+                       reply: Reply) -> AsyncGenerator[Event, None]:
+    """Stream one reply into ``reply`` and record it, however the stream ends. Reasoning
+    and text are passed on as they come, in the order they come."""
     view = loop.context.view(loop.messages, loop.session)
     messages = [{"role": "system", "content": request.system}, *view] \
         if request.system else view
     parts: list[str] = []
+    thought: list[str] = []
     done = False
+    if hasattr(loop.llm, "session_id"):  # litellm's client names the conversation
+        setattr(loop.llm, "session_id",  # noqa: B010 (not every ChatModel has one)
+                loop.session.id if loop.session is not None else loop.conversation_id)
     try:
         async with aclosing(loop.llm.stream(messages, request.tools)) as stream:
             async for item in stream:
@@ -80,6 +87,8 @@ async def stream_reply(loop: Loop, request: Request,
                     parts.append(item.delta)
                     if loop.session is not None:
                         loop.session.partial(item.delta)
+                elif isinstance(item, ReasoningDelta):
+                    thought.append(item.delta)
                 yield item
     except StreamCut as cut:
         reply.take(cut.partial)
@@ -90,6 +99,7 @@ async def stream_reply(loop: Loop, request: Request,
         if not done and not reply.incomplete and parts:
             # Cancelled mid-stream: keep what arrived, marked incomplete.
             reply.text, reply.incomplete = "".join(parts), True
+            reply.reasoning = "".join(thought)
             loop.record(reply.message(), incomplete=True)
     if done:
         loop.record(reply.message(), usage=reply.usage)

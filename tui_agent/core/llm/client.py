@@ -1,8 +1,11 @@
 """The LLM client: one model configuration, its checks, its facts and its stream.
 
-:meth:`LLM.stream` yields :class:`~tui_agent.core.events.TextDelta` and
-:class:`~tui_agent.core.events.Retrying` events while a reply streams, then one
-:class:`Reply`. Retries (429, 5xx, connection errors, timeouts) happen only
+:meth:`LLM.stream` yields :class:`~tui_agent.core.events.ReasoningDelta`,
+:class:`~tui_agent.core.events.TextDelta` and :class:`~tui_agent.core.events.Retrying`
+events while a reply streams, then one :class:`Reply` (a
+:class:`~tui_agent.core.events.Notice` first for a setting the model does not take). The
+request is built in :mod:`.request`, the stream put together in :mod:`.stream`, usage and
+cost read in :mod:`.usage`. Retries (429, 5xx, connection errors, timeouts) happen only
 before the first token: after that a failure keeps what arrived and raises
 :class:`StreamCut`.
 """
@@ -18,10 +21,14 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from tui_agent.config.models import ModelSettings
-from tui_agent.core.events import Retrying, TextDelta, Usage
+from tui_agent.core.events import Notice, ReasoningDelta, Retrying, TextDelta, Usage
 from tui_agent.core.llm.errors import LLMError, classify
 from tui_agent.core.llm.loader import encoder, load_litellm
-from tui_agent.core.llm.reply import Reply, StreamCut, ToolCallRequest, rough_count
+from tui_agent.core.llm.reply import Reply, StreamCut, rough_count
+from tui_agent.core.llm.request import OLLAMA, Route, build, notes, route
+from tui_agent.core.llm.stream import Assembly
+from tui_agent.core.llm.usage import is_local, priced, usage_of
+from tui_agent.tools.text import clean
 
 BACKOFF_CAP = 30.0
 RETRY_AFTER_CAP = 60.0
@@ -36,6 +43,10 @@ NO_MODEL_HELP = (
 )
 
 
+Streamed = TextDelta | ReasoningDelta | Retrying | Notice | Reply
+"""What :meth:`LLM.stream` yields."""
+
+
 class ChatModel(Protocol):
     """What the agent needs of a model: :class:`LLM`, or the offline demo's scripted one."""
 
@@ -43,7 +54,7 @@ class ChatModel(Protocol):
     def model(self) -> str | None: ...
 
     def stream(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
-               ) -> AsyncGenerator[TextDelta | Retrying | Reply, None]: ...
+               ) -> AsyncGenerator[Streamed, None]: ...
 
 
 class LLM:
@@ -54,6 +65,11 @@ class LLM:
         self._checked = False
         self._priced: bool | None = None
         self._window: int | None = None
+        self._route: Route | None = None
+        self._told: set[str] = set()
+        self.session_id: str | None = None
+        """The conversation the requests belong to (the agent sets it before each one):
+        sent in litellm's request metadata, so a LiteLLM Proxy's spend logs group it."""
 
     @property
     def model(self) -> str | None:
@@ -106,39 +122,52 @@ class LLM:
         self.check()
         return load_litellm()
 
+    def where(self) -> Route:
+        """How litellm routes the model (provider, whether it can reason). Blocking."""
+        if self._route is None:
+            self._route = route(load_litellm(), self.settings)
+        return self._route
+
+    def notes(self) -> list[str]:
+        """What the settings ask that requests leave out, and why (e.g. "MODEL does not
+        reason: reasoning_effort is not sent"), for the front ends. Blocking (litellm)."""
+        return notes(self.settings, self.where()) if self.settings.name else []
+
     def _request(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]],
                  litellm: ModuleType | None = None) -> dict[str, Any]:
         s = self.settings
-        kwargs: dict[str, Any] = {
-            "model": s.name, "messages": list(messages), "stream": True,
-            "stream_options": {"include_usage": True}, "num_retries": 0, "timeout": s.timeout,
-        }
-        if tools:
-            kwargs["tools"] = list(tools)
-        if s.api_base:
-            kwargs["api_base"] = s.api_base
+        where = self.where()
+        window = self.window() if where.provider in OLLAMA else None
+        kwargs = build(s, where, messages, tools, window=window, session_id=self.session_id)
         if s.api_key:
-            kwargs["api_key"] = s.api_key
+            kwargs.setdefault("api_key", s.api_key)
         elif s.api_base and not (litellm is not None and s.name and _keys_set(litellm, s.name)):
             # A local OpenAI-compatible server ignores the key, but the SDK insists on one;
             # a provider key set in the environment (OPENAI_API_KEY) goes as it is.
-            kwargs["api_key"] = "no-key"
-        if s.temperature is not None:
-            kwargs["temperature"] = s.temperature
-        if s.max_tokens is not None:
-            kwargs["max_tokens"] = s.max_tokens
+            kwargs.setdefault("api_key", "no-key")
         return kwargs
 
+    def _prepare(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+                 ) -> tuple[ModuleType, dict[str, Any], list[str]]:
+        """litellm, the request's arguments and the notes not told yet (in a thread)."""
+        litellm = self._ready()
+        kwargs = self._request(messages, tools, litellm)
+        new = [n for n in self.notes() if n not in self._told]
+        self._told.update(new)
+        return litellm, kwargs, new
+
     async def stream(self, messages: Sequence[dict[str, Any]],
-                     tools: Sequence[dict[str, Any]] = ()
-                     ) -> AsyncGenerator[TextDelta | Retrying | Reply, None]:
-        """Stream one reply: deltas (and retry notices), then the :class:`Reply`."""
-        litellm = await asyncio.to_thread(self._ready)
+                     tools: Sequence[dict[str, Any]] = ()) -> AsyncGenerator[Streamed, None]:
+        """Stream one reply: a :class:`Notice` for each setting not sent (once per model),
+        deltas of reasoning and text (and retry notices), then the :class:`Reply`."""
+        litellm, kwargs, new = await asyncio.to_thread(self._prepare, messages, tools)
+        for note in new:
+            yield Notice(clean(note))  # it names the model as the config spelled it
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             reply = Reply()
             try:
-                async with aclosing(self._one_try(litellm, messages, tools, reply)) as one:
+                async with aclosing(self._one_try(litellm, kwargs, reply)) as one:
                     async for item in one:
                         yield item
                 yield reply
@@ -156,49 +185,35 @@ class LLM:
         base = min(self.settings.retry_backoff * 2.0 ** (attempt - 1), BACKOFF_CAP)
         return base * random.uniform(0.75, 1.25)  # jitter keeps clients from retrying in step
 
-    async def _one_try(self, litellm: ModuleType, messages: Sequence[dict[str, Any]],
-                       tools: Sequence[dict[str, Any]],
-                       reply: Reply) -> AsyncGenerator[TextDelta, None]:
-        parts: list[str] = []
-        calls: dict[int, list[str]] = {}  # index -> [id, name, arguments...]
-        usage: Any = None
+    async def _one_try(self, litellm: ModuleType, kwargs: dict[str, Any],
+                       reply: Reply) -> AsyncGenerator[TextDelta | ReasoningDelta, None]:
+        got = Assembly()
         try:
-            response = await litellm.acompletion(**self._request(messages, tools, litellm))
+            response = await litellm.acompletion(**kwargs)
         except Exception as exc:
             raise self._classify(litellm, exc) from None
         try:
             async for chunk in response:
-                choices = chunk.choices
-                if choices:
-                    choice = choices[0]
-                    delta = choice.delta
-                    content = delta.content
-                    if content:
-                        parts.append(content)
-                        yield TextDelta(content)
-                    if delta.tool_calls:
-                        _merge_tool_deltas(calls, delta.tool_calls)
-                    if choice.finish_reason:
-                        reply.finish_reason = choice.finish_reason
-                usage = getattr(chunk, "usage", None) or usage
+                for event in got.feed(chunk):
+                    yield event
         except Exception as exc:
             error = self._classify(litellm, exc)
-            if not parts and not calls:
+            if not got.started:
                 raise error from None
-            _fill(reply, parts, calls, incomplete=True)
+            got.fill(reply, incomplete=True)
             raise StreamCut(f"the reply was cut off mid-stream ({error})", reply) from None
         finally:
             await _close(response)
-            if usage is not None:
-                reply.usage = self._usage(litellm, usage)
+            if got.usage is not None:
+                reply.usage = self._usage(litellm, got.usage)
         # litellm synthesizes finish_reason='stop' when a stream just ends; the
         # provider's own finish reason is only in these attributes.
         provider_finished = (getattr(response, "received_finish_reason", "stop")
                              or getattr(response, "intermittent_finish_reason", None))
-        if not provider_finished and not parts and not calls:
+        if not provider_finished and not got.started:
             raise LLMError("server", "the reply stream ended before anything arrived",
                            retriable=True)
-        _fill(reply, parts, calls, incomplete=not provider_finished)
+        got.fill(reply, incomplete=not provider_finished)
         if reply.incomplete:
             raise StreamCut("the reply stream ended without a finish reason: the "
                             "connection was cut mid-reply", reply)
@@ -227,31 +242,18 @@ class LLM:
 
     def unbilled(self) -> Usage:
         """The usage of requests that billed nothing: cost 0.0 for a model litellm has a
-        price for, unknown (None) for one it has not, as a reply's own cost would be."""
+        price for, unknown (None) for one it has not or a local one, as a reply's own cost
+        would be."""
         litellm = sys.modules.get("litellm")
         if self._priced is None and litellm is not None:
-            try:
-                litellm.cost_per_token(model=self.settings.name, prompt_tokens=1,
-                                       completion_tokens=1)
-                self._priced = True
-            except Exception:
-                self._priced = False
+            self._priced = priced(litellm, self.settings.name or "", local=self._local())
         return Usage(cost=None if self._priced is False else 0.0)
 
+    def _local(self) -> bool:
+        return is_local(self.where(), self.settings.api_base)
+
     def _usage(self, litellm: ModuleType, usage: Any) -> Usage:
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost: float | None
-        if not prompt and not completion:
-            return Usage(cost=None)  # the provider reported nothing: unknown, not free
-        try:
-            p, c = litellm.cost_per_token(model=self.settings.name, prompt_tokens=prompt,
-                                          completion_tokens=completion)
-            cost = float(p) + float(c)
-        except Exception:
-            cost = None  # not in litellm's price list (local or custom model): unknown
-        total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + completion
-        return Usage(prompt, completion, total, cost)
+        return usage_of(litellm, usage, self.settings.name or "", local=self._local())
 
     def _classify(self, litellm: ModuleType, exc: BaseException) -> LLMError:
         return classify(litellm, exc, self.settings)
@@ -274,27 +276,6 @@ def _missing_keys(litellm: ModuleType, model: str) -> list[str]:
         return []
     # Some providers list their base URL as "missing" (Ollama has a default): only keys count.
     return [k for k in env.get("missing_keys", []) if "KEY" in k or "TOKEN" in k]
-
-
-def _merge_tool_deltas(calls: dict[int, list[str]], deltas: Any) -> None:
-    for d in deltas:
-        slot = calls.setdefault(d.index or 0, ["", "", ""])
-        if d.id:
-            slot[0] = d.id
-        fn = d.function
-        if fn is not None:
-            if fn.name:
-                slot[1] = fn.name
-            if fn.arguments:
-                slot[2] += fn.arguments
-
-
-def _fill(reply: Reply, parts: list[str], calls: dict[int, list[str]], *, incomplete: bool) -> None:
-    reply.text = "".join(parts)
-    reply.incomplete = incomplete
-    if not incomplete:  # half a tool call must never run
-        reply.tool_calls = [ToolCallRequest(cid or f"call_{i}", name, args)
-                            for i, (cid, name, args) in sorted(calls.items())]
 
 
 async def _close(response: Any) -> None:

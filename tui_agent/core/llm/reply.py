@@ -28,12 +28,18 @@ class Reply:
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     incomplete: bool = False
+    reasoning: str = ""
+    """The model's thinking as it streamed (shown apart; kept for the display on resume)."""
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    """Anthropic's thinking blocks, whole: each joined, with its signature (or
+    ``redacted_thinking``, opaque). The provider needs them back with the tool results."""
 
     def take(self, other: Reply) -> None:
         """Become ``other`` (a reply filled in by someone else)."""
         self.text, self.tool_calls, self.finish_reason = (other.text, other.tool_calls,
                                                           other.finish_reason)
         self.usage, self.incomplete = other.usage, other.incomplete
+        self.reasoning, self.thinking_blocks = other.reasoning, other.thinking_blocks
 
     def message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message to keep in the history."""
@@ -45,7 +51,19 @@ class Reply:
                 {"id": c.id, "type": "function",
                  "function": {"name": c.name, "arguments": c.arguments}}
                 for c in self.tool_calls]
+        blocks = [b for b in self.thinking_blocks if whole(b)]
+        if blocks:
+            msg["thinking_blocks"] = blocks
+        if self.reasoning:
+            msg["reasoning_content"] = self.reasoning
         return msg
+
+
+def whole(block: Any) -> bool:
+    """A thinking block a provider takes back: signed, or redacted (opaque data). A block
+    a cut stream left without its signature is refused."""
+    return isinstance(block, dict) and (
+        block.get("type") == "redacted_thinking" or bool(block.get("signature")))
 
 
 class StreamCut(LLMError):
