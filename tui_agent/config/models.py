@@ -86,6 +86,23 @@ class ModelSettings(_Strict):
     """Any other litellm argument, sent as given (e.g. ``top_p``, ``extra_headers``)."""
 
 
+NOT_PER_MODEL = ("name", "choices", "sampling_model")
+"""``[model]`` keys that choose models rather than describe one: not in ``[models."NAME"]``."""
+
+
+class ModelEntry(ModelSettings):
+    """``[models."NAME"]``: any ``[model]`` key for one model (NAME, a litellm model
+    string), applied whenever that model is chosen; only the keys written count."""
+
+    @model_validator(mode="after")
+    def _describes_one_model(self) -> ModelEntry:
+        wrong = [k for k in NOT_PER_MODEL if k in self.model_fields_set]
+        if wrong:
+            raise ValueError(f"'{wrong[0]}' belongs in [model], not in a [models] table "
+                             "(the table's name is the model)")
+        return self
+
+
 class AgentSettings(_Strict):
     """``[agent]``: the chat loop."""
 
@@ -358,6 +375,8 @@ class Config(_Strict):
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
+    models: dict[str, ModelEntry] = Field(default_factory=dict)
+    """``[models."NAME"]`` tables, by model name."""
 
 
 SECTION_MODELS: dict[str, type[BaseModel]] = {
