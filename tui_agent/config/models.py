@@ -12,6 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from tui_agent.config.oauth import OAuthSettings
+from tui_agent.config.reasoning import REASONING_EFFORTS as REASONING_EFFORTS
+from tui_agent.config.reasoning import ReasoningEffort
 from tui_agent.config.strict import Strict as _Strict
 
 Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
@@ -38,8 +40,6 @@ _VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", 
                  "rprivate", "nocopy"}
 
 
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
-REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high")
 
 
 class ModelSettings(_Strict):

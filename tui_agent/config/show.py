@@ -176,7 +176,7 @@ def _model_tables(settings: Settings) -> list[str]:
         section = table_section(name)
         out += ["", f"[{section}]"]
         out += _column((_key_line(key, getattr(table, key), settings.secrets, True),
-                        settings.source(section, key)) for key in table.model_fields
+                        settings.source(section, key)) for key in type(table).model_fields
                        if key in table.model_fields_set)
     return out
 

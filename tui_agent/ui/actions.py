@@ -147,7 +147,7 @@ async def _theme(app: ChatApp, command: Command) -> None:
 
 
 async def _attach(app: ChatApp, command: Command) -> None:
-    from tui_agent.wiring.runtime import TEMPLATE
+    from tui_agent.wiring.mcp_context import TEMPLATE
 
     async def chosen(ref: str | None) -> None:
         if ref and ref.startswith(TEMPLATE):
