@@ -115,15 +115,18 @@ max_retries = 0
 
 def test_model_endpoint_carries_within_its_provider(
         quiet_stdin: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--model`` of [model]'s provider keeps [model]'s endpoint and key; ``--api-base``
-    wins over both."""
+    """``--model`` of [model]'s provider keeps [model]'s endpoint and key (with its own
+    table's settings over them); ``--api-base`` wins over both."""
     fake_llm.push(Reply(text="one"), Reply(text="two"))
-    cfg = write(quiet_stdin / "c.toml", f"""
+    cfg = write(quiet_stdin / "c.toml", """
 [model]
 name = "openai/gpt-4o"
 api_base = "http://127.0.0.1:9/v1"
 api_key = "sk-test-key"
 max_retries = 0
+
+[models."openai/fake-model"]
+max_tokens = 5
 """)
     run = ["run", "--no-project", "--config", str(cfg)]
     assert main([*run, "--model", "openai/fake-model", "--api-base", fake_llm.base_url,
@@ -131,7 +134,8 @@ max_retries = 0
     write(cfg, cfg.read_text(encoding="utf-8").replace("http://127.0.0.1:9/v1",
                                                        fake_llm.base_url))
     assert main([*run, "--model", "openai/fake-model", "again"]) == 0
-    assert [r["model"] for r in fake_llm.requests] == ["fake-model", "fake-model"]
+    assert [(r["model"], r["max_tokens"]) for r in fake_llm.requests] == [
+        ("fake-model", 5), ("fake-model", 5)]
     capsys.readouterr()
 
 
