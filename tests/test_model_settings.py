@@ -58,6 +58,9 @@ def test_resolution_rules() -> None:
     moved = resolve(base, tables, "openai/x", flags)
     assert (moved.api_base, moved.reasoning_effort) == ("http://x", "high")
     assert provider("gpt-4o") == "" and provider("ollama_chat/qwen3:8b") == "ollama_chat"
+    # A [model] without a name describes whichever model is chosen.
+    unnamed = base.model_copy(update={"name": None})
+    assert resolve(unnamed, {}, "openai/x") == unnamed.model_copy(update={"name": "openai/x"})
 
 
 def test_models_tables_are_checked_like_model(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 way of choosing a model goes through (``[model] name``, ``--model``, ``/model`` in the
 app, ``sampling_model``, a reloaded config).
 
-It starts from ``[model]``. When the chosen model is not ``[model]``'s own, the keys
+It starts from ``[model]``. When the chosen model is not ``[model]``'s own (a
+``[model]`` without a name is for whichever model is chosen), the keys
 that describe that model (``vision``, ``audio``, ``context_window``) are dropped, and
 its endpoint (``api_base`` with the key settings that belong to it, ``api_key`` and
 ``api_key_env``) carries over only to a model of the same provider prefix (the text
@@ -51,7 +52,9 @@ def resolve(model: ModelSettings, tables: Mapping[str, ModelSettings], name: str
     keys a table sets count)."""
     chosen = model.name if name is None else name
     settings = model
-    if chosen != model.name:
+    if model.name is None:  # a [model] without a name is for whichever model is chosen
+        settings = model.model_copy(update={"name": chosen})
+    elif chosen != model.name:
         drop = set(MODEL_OWN)
         if provider(chosen) != provider(model.name):
             drop |= set(ENDPOINT)
@@ -72,7 +75,7 @@ def resolve(model: ModelSettings, tables: Mapping[str, ModelSettings], name: str
 def dropped(model: ModelSettings, name: str | None) -> list[str]:
     """The ``[model]`` keys that were set and do not carry to ``name`` (for ``config
     --show``, which says so)."""
-    if name is None or name == model.name:
+    if name is None or model.name is None or name == model.name:
         return []
     keys = list(MODEL_OWN) + (list(ENDPOINT) if provider(name) != provider(model.name) else [])
     return [k for k in keys if getattr(model, k) is not None]
