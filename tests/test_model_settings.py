@@ -210,3 +210,33 @@ temperature = 0.4
     trusted = load(cwd=project, trust=True)
     assert trusted.held is None
     assert trusted.config.models["openai/x"].api_base == "http://127.0.0.1:9/v1"
+
+
+@pytest.mark.anyio
+async def test_sampling_model_gets_its_own_settings(tmp_path: Path) -> None:
+    """``[model] sampling_model`` answers servers' sampling requests with its own table's
+    endpoint and settings, not the chat model's."""
+    from tui_agent.tools.sampling import SampleRequest
+    from tui_agent.wiring import build
+
+    with FakeLLM() as chat, FakeLLM([Reply(text="sampled")]) as sampler:
+        settings = load(write(tmp_path / "c.toml", f"""
+[model]
+name = "anthropic/claude-chat"
+api_base = "{chat.base_url}"
+sampling_model = "openai/fake-model"
+
+[models."openai/fake-model"]
+api_base = "{sampler.base_url}"
+api_key = "sk-test-key"
+temperature = 0.3
+max_retries = 0
+"""), env={}, project=False)
+        complete = build.sampling_complete(lambda: settings, lambda: "anthropic/claude-chat",
+                                           lambda: settings.secrets)
+        said = await complete(SampleRequest(server="s", messages=(("user", "hi"),),
+                                            system_prompt=None, max_tokens=20))
+        assert said == ("sampled", "openai/fake-model")
+        assert chat.requests == []
+        assert (sampler.requests[0]["temperature"], sampler.requests[0]["max_tokens"]) == (
+            0.3, 20)
