@@ -17,6 +17,7 @@ from tests.fakes.llm_server import FakeLLM, Reply
 from tests.ui.kit import SIZE, make_app, ready, send, turn, until, write_config
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
+from tui_agent.ui.startup import Startup
 from tui_agent.ui.widgets.messages import Note
 
 pytestmark = [pytest.mark.anyio]
@@ -125,6 +126,28 @@ async def test_model_picker_fills_in_facts_and_offers_the_level(fake_llm: FakeLL
         await noted(pilot, app, "reasoning: high (from the next turn)")
         assert app.backend.model_name == "anthropic/claude-sonnet-4-5"
         assert app.backend.reasoning_effort == "high"
+        await app.action_quit()
+
+
+async def test_a_reload_applies_the_chosen_models_new_table(fake_llm: FakeLLM,
+                                                           tmp_path: Path) -> None:
+    """A model picked with /model stays picked across a reload, with its table as the file
+    now has it."""
+    table = '\n[models."openai/other"]\ntemperature = {}\n'
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                          extra=table.format(0.4))
+    app = AgentApp(Startup(config=config, cwd=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/model openai/other")
+        await noted(pilot, app, "model: openai/other")
+        assert app.backend.agent.llm.settings.temperature == 0.4  # type: ignore[attr-defined]
+        write_config(config, base_url=fake_llm.base_url, extra=table.format(0.6))
+        app.reload_config()
+        await noted(pilot, app, "config reloaded: [models] applied")
+        assert app.backend.model_name == "openai/other"
+        used = app.backend.agent.llm.settings  # type: ignore[attr-defined]
+        assert (used.temperature, used.api_base) == (0.6, fake_llm.base_url)
         await app.action_quit()
 
 
