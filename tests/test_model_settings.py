@@ -35,8 +35,10 @@ def test_resolution_rules() -> None:
     """[model]'s own keys stay with its model, its endpoint stays within its provider, the
     model's table applies last, then the flags."""
     base = ModelSettings(name="anthropic/claude-a", api_base="http://a", api_key="k-a",
-                         vision=True, audio=True, context_window=9000, temperature=0.3)
-    tables = {"anthropic/claude-b": ModelSettings.model_validate({"max_tokens": 50}),
+                         vision=True, audio=True, context_window=9000, temperature=0.3,
+                         params={"top_p": 0.9, "seed": 1})
+    tables = {"anthropic/claude-b": ModelSettings.model_validate(
+                  {"max_tokens": 50, "params": {"top_p": 0.5}}),
               "openai/x": ModelSettings.model_validate({"api_base": "http://x",
                                                         "vision": True})}
     assert resolve(base, tables, None) == base
@@ -45,6 +47,7 @@ def test_resolution_rules() -> None:
     assert (same.api_base, same.api_key, same.temperature, same.max_tokens) == (
         "http://a", "k-a", 0.3, 50)
     assert (same.vision, same.audio, same.context_window) == (None, None, None)
+    assert same.params == {"top_p": 0.5, "seed": 1}
     other = resolve(base, tables, "openai/x")
     assert (other.name, other.api_base, other.api_key, other.vision, other.temperature) == (
         "openai/x", "http://x", None, True, 0.3)

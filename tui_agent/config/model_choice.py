@@ -3,12 +3,13 @@ way of choosing a model goes through (``[model] name``, ``--model``, ``/model`` 
 app, ``sampling_model``, a reloaded config).
 
 It starts from ``[model]``. When the chosen model is not ``[model]``'s own (a
-``[model]`` without a name is for whichever model is chosen), the keys
-that describe that model (``vision``, ``audio``, ``context_window``) are dropped, and
-its endpoint (``api_base`` with the key settings that belong to it, ``api_key`` and
+``[model]`` without a name is for whichever model is chosen), the keys that describe
+that model (``vision``, ``audio``, ``context_window``) are dropped, and its endpoint
+(``api_base``, with the key settings that belong to it, ``api_key`` and
 ``api_key_env``) carries over only to a model of the same provider prefix (the text
-before the first ``/``). Then the model's own ``[models."NAME"]`` table applies, then
-the command line's ``--api-base`` (to a model of the command line's provider) and
+before the first ``/``). Then the model's own ``[models."NAME"]`` table applies (its
+``params`` over ``[model]``'s, argument by argument), then the command line's
+``--api-base`` (to a model of the command line's provider) and
 ``--reasoning-effort``. The loader expands every table's variables and keys first
 (:mod:`tui_agent.config.model_keys`); nothing here reads the environment.
 """
@@ -61,8 +62,10 @@ def resolve(model: ModelSettings, tables: Mapping[str, ModelSettings], name: str
         settings = model.model_copy(update={"name": chosen, **dict.fromkeys(drop)})
     table = tables.get(chosen) if chosen else None
     if table is not None:
-        settings = settings.model_copy(update={k: getattr(table, k)
-                                               for k in table.model_fields_set})
+        update = {k: getattr(table, k) for k in table.model_fields_set}
+        if "params" in update:  # one argument each: the table's win, the others stay
+            update["params"] = {**settings.params, **update["params"]}
+        settings = settings.model_copy(update=update)
     update: dict[str, object] = {}
     flag_model = flags.model or model.name
     if flags.api_base and provider(chosen) == provider(flag_model):

@@ -7,11 +7,10 @@ nearest directory holding any of them is the project. The walk stops below the h
 directory (home is the user's scope) and at the filesystem root.
 
 A project's servers run commands on this machine, and its ``[model]`` (and
-``[models."NAME"]``) endpoint keys
-decide where the conversation (and the user's key) goes: those parts are *held* until
-the user agrees, once per project path and content. The agreement is keyed on a digest
-of exactly those parts, so editing a comment or the theme does not ask again, while a
-changed command, URL or ``auto`` list does.
+``[models."NAME"]``) endpoint keys decide where the conversation (and the user's key)
+goes: those parts are *held* until the user agrees, once per project path and content.
+The agreement is keyed on a digest of exactly those parts, so editing a comment or the
+theme does not ask again, while a changed command, URL or ``auto`` list does.
 
 Only the standard library is used here: the chat app peeks at a project's theme
 before pydantic is imported.
