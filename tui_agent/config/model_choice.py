@@ -62,10 +62,10 @@ def resolve(model: ModelSettings, tables: Mapping[str, ModelSettings], name: str
         settings = model.model_copy(update={"name": chosen, **dict.fromkeys(drop)})
     table = tables.get(chosen) if chosen else None
     if table is not None:
-        update = {k: getattr(table, k) for k in table.model_fields_set}
-        if "params" in update:  # one argument each: the table's win, the others stay
-            update["params"] = {**settings.params, **update["params"]}
-        settings = settings.model_copy(update=update)
+        own = {k: getattr(table, k) for k in table.model_fields_set}
+        if "params" in own:  # one argument each: the table's win, the others stay
+            own["params"] = {**settings.params, **own["params"]}
+        settings = settings.model_copy(update=own)
     update: dict[str, object] = {}
     flag_model = flags.model or model.name
     if flags.api_base and provider(chosen) == provider(flag_model):
