@@ -107,6 +107,7 @@ api_key = "sk-test-key"
 temperature = 0.25
 max_tokens = 77
 max_retries = 0
+params = {{ top_p = 0.5 }}
 """)
         base = ["run", "--no-project", "--config", str(cfg), "--model", "openai/fake-model"]
         assert main([*base, "--image", "red.png", "colour?"]) == 2
@@ -115,8 +116,8 @@ max_retries = 0
         assert "hello from x" in capsys.readouterr().out
         assert other.requests == []
         body = own.requests[0]
-        assert (body["model"], body["temperature"], body["max_tokens"]) == (
-            "fake-model", 0.25, 77)
+        assert (body["model"], body["temperature"], body["max_tokens"], body["top_p"]) == (
+            "fake-model", 0.25, 77, 0.5)
 
 
 def test_model_endpoint_carries_within_its_provider(
