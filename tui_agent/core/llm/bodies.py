@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _BYTES = re.compile(r"""b'(?:[^'\\]|\\.)*'|b"(?:[^"\\]|\\.)*\"""")
+_WRAPPER = re.compile(r"^(?:litellm\.\w+(?:Error|Exception)\s*:\s*)+")
 _STATUS_OF_TYPE = {"overloaded_error": 529}
 """Anthropic error types whose status litellm loses (it reports a 529 as 500)."""
 
@@ -67,6 +68,8 @@ def _bodies(text: str) -> list[Any]:
 
 
 def _objects(text: str) -> list[Any]:
+    """The JSON objects in ``text``, else the Python dicts (the openai SDK's errors say
+    ``Error code: 429 - {'error': {...}}``, the body as a dict's repr)."""
     decoder = json.JSONDecoder()
     out = []
     start = text.find("{")
@@ -79,7 +82,26 @@ def _objects(text: str) -> list[Any]:
         if isinstance(value, dict):
             out.append(value)
         start = text.find("{", end)
-    return out
+    return out or _python_dicts(text)
+
+
+def _python_dicts(text: str) -> list[Any]:
+    """The first dict literal in ``text``: from its first ``{`` to the last ``}`` that
+    closes a literal (short texts only: each try parses)."""
+    if len(text) > 20_000:
+        return []
+    start = text.find("{")
+    ends = [i for i, c in enumerate(text) if c == "}"]
+    while start != -1:
+        for end in reversed([e for e in ends if e > start]):
+            try:
+                value = ast.literal_eval(text[start:end + 1])
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, dict):
+                return [value]
+        start = text.find("{", start + 1)
+    return []
 
 
 def _read(body: dict[str, Any]) -> Said | None:
@@ -88,7 +110,7 @@ def _read(body: dict[str, Any]) -> Said | None:
         return Said(error.strip())
     if not isinstance(error, dict):
         return None
-    message = str(error.get("message") or "").strip()
+    message = _unwrapped(str(error.get("message") or ""))
     if not message:
         return None
     kind = error.get("type") or error.get("status")
@@ -96,6 +118,13 @@ def _read(body: dict[str, Any]) -> Said | None:
     status = _status(code) or _STATUS_OF_TYPE.get(str(kind))
     text_code = str(code) if code is not None and _status(code) is None else None
     return Said(message, str(kind) if kind else None, status, text_code)
+
+
+def _unwrapped(message: str) -> str:
+    """A message without the exception names a LiteLLM Proxy puts before it
+    ("litellm.RateLimitError: ...") and without what it adds after a blank line."""
+    first = message.strip().split("\n\n")[0].strip()
+    return _WRAPPER.sub("", first) or first
 
 
 def _status(code: object) -> int | None:
