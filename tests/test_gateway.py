@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,8 +40,8 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
     return MASTER_KEY
 
 
-def settings(gateway: Gateway, name: str, **extra: object) -> ModelSettings:
-    values: dict[str, object] = {"name": f"litellm_proxy/{name}", "api_base": gateway.url,
+def settings(gateway: Gateway, name: str, **extra: Any) -> ModelSettings:
+    values: dict[str, Any] = {"name": f"litellm_proxy/{name}", "api_base": gateway.url,
                                  "api_key": MASTER_KEY, "max_retries": 0, "timeout": 20}
     return ModelSettings(**{**values, **extra})
 
