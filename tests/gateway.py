@@ -5,7 +5,8 @@
 endpoint and hands back a :class:`Gateway`; :meth:`Gateway.stop` ends it. The proxy
 serves these model names, all backed by the fake provider:
 
-- ``alpha`` and ``beta``: plain;
+- ``alpha``: plain, its window (32,000) given in the config's ``model_info``;
+- ``beta``: served as ``openai/gpt-4o`` (what litellm knows of that model);
 - ``limited``: 1 request a minute (the router's usage-based routing refuses the second);
 - ``spent``: a deployment budget that its first request uses up.
 
@@ -103,7 +104,10 @@ def _config(provider: FakeLLM) -> str:
             "api_key": "sk-provider", **extra}}
 
     config = {
-        "model_list": [model("alpha"), model("beta"), model("limited", rpm=1),
+        "model_list": [{**model("alpha"), "model_info": {"max_input_tokens": 32000}},
+                       {**model("beta"), "litellm_params": {
+                           **model("beta")["litellm_params"], "model": "openai/gpt-4o"}},
+                       model("limited", rpm=1),
                        model("spent", max_budget=0.000001, budget_duration="1d",
                              input_cost_per_token=0.001, output_cost_per_token=0.001)],
         # Without retries the router refuses at once what it would otherwise wait out.

@@ -62,6 +62,14 @@ def test_the_model_list_is_the_gateways(gateway: Gateway, key: str) -> None:
     assert gateway_models(ModelSettings(name="openai/gpt-4o")) == []  # no gateway: nothing
 
 
+def test_the_gateway_tells_each_models_window_and_what_it_reads(gateway: Gateway,
+                                                                key: str) -> None:
+    alpha = LLM(ModelSettings(name="litellm_proxy/alpha", api_base=gateway.url))
+    assert alpha.window() == 32000 and alpha.takes() == set()
+    beta = LLM(ModelSettings(name="litellm_proxy/beta", api_base=gateway.url))
+    assert beta.window() == 128000 and beta.takes() == {"image"}
+
+
 def test_a_refusal_to_list_is_told_in_the_gateways_words(gateway: Gateway) -> None:
     with pytest.raises(LLMError) as caught:  # a key it does not know (and no database)
         gateway_models(settings(gateway, "alpha", api_key="sk-wrong"))

@@ -13,6 +13,9 @@ timeout (blocking: :class:`~tui_agent.core.llm.client.LLM` calls it from a threa
 - vLLM (``hosted_vllm/``): ``GET {api_base}/models``, the model's ``max_model_len``.
 - LM Studio (``lm_studio/``): ``GET /api/v0/models/{model}``, its loaded (else its
   maximum) context length.
+- A LiteLLM Proxy (``litellm_proxy/``, the team gateway): ``GET /v1/model/info``, the
+  ``max_input_tokens`` and ``supports_vision`` / ``supports_audio_input`` it holds for
+  the model name (its config's ``model_info``, else litellm's for the model behind it).
 
 A server that does not answer, or answers without the fact, leaves it unknown (None).
 """
@@ -31,7 +34,7 @@ from tui_agent.config.models import ModelSettings
 ASK_TIMEOUT = 3.0
 """Seconds the server has to answer (the request's own ``timeout`` when shorter)."""
 OLLAMA_BASE = "http://localhost:11434"
-SERVED = ("ollama", "ollama_chat", "hosted_vllm", "lm_studio")
+SERVED = ("ollama", "ollama_chat", "hosted_vllm", "lm_studio", "litellm_proxy")
 """Providers whose server is asked."""
 _KINDS = {"vision": "image", "audio": "audio"}
 """Ollama capabilities, as the media kinds :meth:`LLM.takes` names."""
@@ -62,6 +65,8 @@ def ask_server(settings: ModelSettings) -> ServedModel | None:
             return _vllm(settings, model, timeout)
         if provider == "lm_studio" and settings.api_base:
             return _lm_studio(settings, model, timeout)
+        if provider == "litellm_proxy":
+            return _gateway(settings, model, timeout)
     except (OSError, ValueError, TypeError, AttributeError):  # no answer, or not JSON
         return None
     return None
@@ -106,6 +111,24 @@ def _lm_studio(settings: ModelSettings, model: str, timeout: float) -> ServedMod
                  timeout)
     return ServedModel(_int(entry.get("loaded_context_length"))
                        or _int(entry.get("max_context_length")))
+
+
+def _gateway(settings: ModelSettings, model: str, timeout: float) -> ServedModel | None:
+    base = settings.api_base or os.environ.get("LITELLM_PROXY_API_BASE")
+    if not base:
+        return None
+    key = settings.api_key or os.environ.get("LITELLM_PROXY_API_KEY")
+    listing = _get(settings.model_copy(update={"api_key": key}),
+                   f"{base.rstrip('/').removesuffix('/v1')}/v1/model/info", timeout)
+    for entry in listing.get("data") or []:
+        if isinstance(entry, dict) and entry.get("model_name") == model:
+            info = entry.get("model_info") or {}
+            said = {kind: info.get(f"supports_{name}")
+                    for kind, name in (("image", "vision"), ("audio", "audio_input"))}
+            kinds = (frozenset(k for k, v in said.items() if v)
+                     if any(v is not None for v in said.values()) else None)
+            return ServedModel(_int(info.get("max_input_tokens")), kinds)
+    return ServedModel()
 
 
 def _get(settings: ModelSettings, url: str, timeout: float,
