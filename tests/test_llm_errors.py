@@ -141,3 +141,23 @@ async def test_each_providers_context_length_wording_starts_compaction(
     assert error.kind == "context_window" and overflowed(error)
     assert window_in(str(error)) == window  # what compaction learns the window from
     assert "b'" not in str(error) and '{"' not in str(error)
+
+
+async def test_a_spent_quota_is_not_a_rate_limit_and_is_not_retried(errors: ErrorServer) -> None:
+    errors.status, errors.body = 429, {"error": {
+        "message": "You exceeded your current quota, please check your plan and billing "
+                   "details.", "type": "insufficient_quota", "param": None,
+        "code": "insufficient_quota"}}
+    error, retries = await failure(errors.settings("openai", max_retries=2))
+    assert error.kind == "budget" and not error.retriable
+    assert "the budget is spent (You exceeded your current quota" in str(error)
+    assert retries == [] and errors.requests == 1
+
+
+async def test_the_providers_words_reach_no_terminal_with_escapes(errors: ErrorServer) -> None:
+    errors.status, errors.body = 400, {"type": "error", "error": {
+        "type": "invalid_request_error",
+        "message": "bad \x1b]52;c;aGk=\x07request\x1b[2J\u202e here"}}
+    error, _ = await failure(errors.settings("anthropic"))
+    assert error.kind == "bad_request"
+    assert str(error).endswith(": bad request here")

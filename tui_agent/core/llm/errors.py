@@ -11,6 +11,7 @@ from typing import Any
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.bodies import Said, said
+from tui_agent.tools.text import clean
 
 
 class LLMError(Exception):
@@ -44,7 +45,11 @@ length exceeds the context length", llama.cpp's ``exceed_context_size_error``.""
 _LIMIT = re.compile(
     r"tokens? > (\d[\d,]*) maximum|maximum number of tokens allowed(?: is)? \(?(\d[\d,]*)|"
     r"maximum context length is (\d[\d,]*)|available context size \((\d[\d,]*)", re.I)
-_BUDGET = re.compile(r"budget[_ ](?:has been )?exceeded|exceeded (?:your |the )?budget", re.I)
+_BUDGET = re.compile(r"budget[_ ](?:has been )?exceeded|exceeded (?:your |the )?budget|"
+                     r"insufficient_quota|exceeded your current quota", re.I)
+"""A LiteLLM Proxy's budget refusals ("Budget has been exceeded", a deployment's "crossed
+budget: Exceeded budget"), and OpenAI's ``insufficient_quota`` 429, "You exceeded your
+current quota" (billing, which no retry fixes; litellm keeps only the sentence)."""
 _OVERLOADED = frozenset({"overloaded_error", "UNAVAILABLE"})
 
 
@@ -54,7 +59,8 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
         return exc
     ex = litellm.exceptions
     body = said(str(exc))
-    text = body.message if body is not None else _plain(exc)
+    # The provider's words are untrusted: no escape sequence reaches a terminal from here.
+    text = clean(body.message if body is not None else _plain(exc))
     status = (body.status if body is not None else None) or getattr(exc, "status_code", None)
     where = _where(settings)
     words = " ".join(filter(None, (text, body.type, body.code))) if body else text
