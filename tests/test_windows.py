@@ -143,3 +143,21 @@ def test_lm_studio_gives_the_loaded_context_length(local: LocalServer) -> None:
         "max_context_length": 40960, "loaded_context_length": 8192}
     llm = LLM(ModelSettings(name="lm_studio/qwen3-8b", api_base=local.base + "/v1"))
     assert llm.window() == 8192
+
+
+@pytest.mark.anyio
+async def test_ollama_reads_the_whole_prompt_with_the_window_it_reported() -> None:
+    """Through the Ollama fake (tests/fakes/ollama_server.py) and the request that sends
+    ``num_ctx`` (core/llm): the window asked of the server is what Ollama is told to hold,
+    so a prompt past Ollama's small default is not cut. Runs once both are here."""
+    oll = pytest.importorskip("tests.fakes.ollama_server")
+    with oll.OllamaFake([oll.Reply(text="Read it all.")],
+                        models={"qwen3": oll.Model(context_length=32768)}) as fake:
+        llm = LLM(ModelSettings(name="ollama_chat/qwen3", api_base=fake.base_url,
+                                max_retries=0))
+        long = [{"role": "user", "content": "word " * 6000}]  # past the default 4,096
+        items = [item async for item in llm.stream(long)]
+        if "num_ctx" not in (fake.chats[-1].get("options") or {}):
+            pytest.skip("the request does not send num_ctx yet (core/llm)")
+        assert fake.chats[-1]["options"]["num_ctx"] == 32768 == llm.window()
+        assert fake.truncations == [] and items[-1].text == "Read it all."
