@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tui_agent.config.models import ModelSettings
-from tui_agent.core.llm import LLM
+from tui_agent.core.llm import LLM, Reply
 
 
 class LocalServer:
@@ -160,4 +160,6 @@ async def test_ollama_reads_the_whole_prompt_with_the_window_it_reported() -> No
         if "num_ctx" not in (fake.chats[-1].get("options") or {}):
             pytest.skip("the request does not send num_ctx yet (core/llm)")
         assert fake.chats[-1]["options"]["num_ctx"] == 32768 == llm.window()
-        assert fake.truncations == [] and items[-1].text == "Read it all."
+        reply = items[-1]
+        assert isinstance(reply, Reply) and reply.text == "Read it all."
+        assert fake.truncations == []
