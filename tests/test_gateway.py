@@ -123,3 +123,31 @@ def test_each_request_carries_the_session_id(gateway: Gateway, key: str, tmp_pat
     seen = gateway.wait_recorded(before + 2)[before:]
     assert len(seen) == 2
     assert {s["metadata"].get("session_id") for s in seen} == {session.stem}
+
+
+@anyio
+async def test_the_model_picker_offers_the_gateways_models(gateway: Gateway,
+                                                          tmp_path: Path) -> None:
+    """``/model`` on a gateway model lists what the proxy serves, learnt after it opens."""
+    from textual.widgets import OptionList
+
+    from tests.ui.kit import SIZE, make_app, ready, send, until
+    from tui_agent.ui.screens.picker import Picker
+
+    config = tmp_path / "c.toml"
+    config.write_text(f'[model]\nname = "litellm_proxy/alpha"\napi_base = "{gateway.url}"\n'
+                      f'api_key = "{MASTER_KEY}"\n', encoding="utf-8")
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/model")
+        await until(pilot, lambda: isinstance(app.screen, Picker))
+        options = app.screen.query_one(OptionList)
+
+        def offered() -> list[str]:
+            return [str(options.get_option_at_index(i).id) for i in range(options.option_count)]
+
+        await until(pilot, lambda: "litellm_proxy/beta" in offered(), what="the gateway's models")
+        assert offered()[0] == "litellm_proxy/alpha"
+        assert {"litellm_proxy/beta", "litellm_proxy/limited"} <= set(offered())
+        await app.action_quit()

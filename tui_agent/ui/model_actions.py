@@ -59,10 +59,15 @@ async def model(app: ChatApp, command: Command) -> None:
 
 async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
                       facts: dict[str, ModelFacts | None]) -> None:
-    """Each name's facts into the open picker, one by one as litellm answers."""
+    """The gateway's models (when the model is served through a LiteLLM Proxy), then each
+    name's facts into the open picker, one by one as litellm answers."""
     from tui_agent.core.llm.facts import model_facts
     from tui_agent.demo import DEMO_MODEL
 
+    served = await _gateway_models(app)
+    if served and picker.is_attached:
+        picker.offer([(m, m) for m in served])
+        names = list(dict.fromkeys([*names, *served]))
     for name in names:
         if name == DEMO_MODEL:
             picker.describe({name: "scripted, offline"})
@@ -73,7 +78,21 @@ async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
         if not picker.is_attached:
             return
         text = found.summary() if found is not None else ""
-        picker.describe({name: text or "litellm does not know this model"})
+        unknown = "served by the gateway" if name in served else "litellm does not know this model"
+        picker.describe({name: text or unknown})
+
+
+async def _gateway_models(app: ChatApp) -> list[str]:
+    """What the LiteLLM Proxy the current model goes through serves ([] for no gateway);
+    a gateway that cannot list them gets a note, and the picker keeps its own choices."""
+    from tui_agent.core.llm.errors import LLMError
+    from tui_agent.core.llm.gateway import gateway_models
+
+    try:
+        return await asyncio.to_thread(gateway_models, app.backend.models.settings_for(None))
+    except LLMError as exc:
+        await app.transcript.note(str(exc), "warning")
+        return []
 
 
 async def think(app: ChatApp, command: Command) -> None:

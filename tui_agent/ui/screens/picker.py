@@ -71,6 +71,16 @@ class Picker(ModalScreen[str | None]):
     def describe(self, details: Mapping[str, str]) -> None:
         """Show ``details`` (value -> text, untrusted: cleaned) beside those choices."""
         self.details.update(details)
+        self._refresh()
+
+    def offer(self, choices: Sequence[tuple[str, str]]) -> None:
+        """Add ``choices`` (those not offered yet) after the others, keeping what was typed
+        and the highlighted line: for choices learnt after the picker opened."""
+        known = {value for value, _ in self.choices}
+        self.choices.extend(c for c in choices if c[0] not in known)
+        self._refresh()
+
+    def _refresh(self) -> None:
         if not self.is_mounted:
             return
         options = self.query_one(OptionList)
