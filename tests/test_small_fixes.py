@@ -48,7 +48,8 @@ async def test_the_context_error_has_one_period(fake_llm: FakeLLM) -> None:
                 [{"role": "user", "content": "x"}]):
             pass
     assert caught.value.kind == "context_window", str(caught.value)
-    assert "9001 tokens. Start a new conversation" in str(caught.value)
+    assert ("9001 tokens. Its context window is 8,192 tokens. Start a new conversation"
+            in str(caught.value))
     assert ".." not in str(caught.value)
 
 
