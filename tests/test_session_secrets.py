@@ -168,7 +168,7 @@ async def test_a_configured_key_never_reaches_the_model_in_a_sampling_request(
     from tui_agent.wiring import build
 
     settings = load_config(conf_with_key(tmp_path, fake_llm))
-    complete = build.sampling_complete(lambda: settings.config.model,
+    complete = build.sampling_complete(lambda: settings,
                                        lambda: settings.config.model.name,
                                        lambda: settings.secrets)
     fake_llm.push(Reply(text="noted"))

@@ -93,9 +93,11 @@ def config_secrets(args: argparse.Namespace, err: IO[str]) -> frozenset[str]:
 
 
 def apply_flags(settings: Settings, args: argparse.Namespace) -> None:
-    """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
+    """Command-line flags over the config: ``--model``, ``--api-base``,
+    ``--reasoning-effort``, ``--code-mode``."""
     settings.override(model=args.model, api_base=args.api_base,
-                      code_mode=bool(getattr(args, "code_mode", None)))
+                      code_mode=bool(getattr(args, "code_mode", None)),
+                      reasoning_effort=getattr(args, "reasoning_effort", None))
 
 
 def tool_filter(args: argparse.Namespace) -> ToolFilter:
@@ -115,6 +117,7 @@ def startup(args: argparse.Namespace) -> Startup:
 
     return Startup(config=args.config, mcp_config=tuple(args.mcp_config or ()),
                    model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
+                   reasoning_effort=args.reasoning_effort,
                    demo=args.demo, resume=args.resume, trust_project=args.trust_project,
                    no_project=args.no_project, tool_filter=tool_filter(args))
 

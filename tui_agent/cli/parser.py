@@ -10,16 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import __version__
+from tui_agent.config.reasoning import REASONING_EFFORTS
 
 COMMANDS = ("run", "servers", "stubs", "login", "logout", "sessions", "export", "config")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
-              "code_mode": "--code-mode"}
+              "code_mode": "--code-mode", "reasoning_effort": "--reasoning-effort"}
 """Flags of the chat and ``run`` (by their destination), which other commands take only
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
-         "export": set(), "config": {"model", "api_base", "code_mode"}}
+         "export": set(), "config": {"model", "api_base", "code_mode", "reasoning_effort"}}
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
             "--output", "--session", "--max-depth", "--compact", "--image", "--login",
             "--show-reasoning")
@@ -44,6 +45,11 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
         parser.add_argument("--api-base", metavar="URL",
                             help="base URL of the provider or an OpenAI-compatible server",
                             **keep)
+    if "reasoning_effort" in chat:
+        parser.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, metavar="LEVEL",
+                            help="how hard a reasoning model thinks: "
+                                 f"{', '.join(REASONING_EFFORTS)} (none turns thinking off; "
+                                 "default: the model's reasoning_effort setting)", **keep)
     if "resume" in chat:
         parser.add_argument("--resume", nargs="?", const="\0latest", metavar="ID",
                             help="continue a conversation (the latest when no ID is given)",

@@ -19,7 +19,9 @@ from pydantic import ValidationError
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander, UnsetVariable
 from tui_agent.config.locate import toml_line
-from tui_agent.config.models import SECTION_MODELS, Config, ServerConfig
+from tui_agent.config.model_choice import ModelFlags, dropped, resolve
+from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
+from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAUTH_TEXT, OAuthSettings
 from tui_agent.config.project import (
     HELD_MODEL_KEYS,
@@ -50,6 +52,8 @@ class HeldProject:
     digest: str
     servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
     model: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+    models: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+    """The same keys of ``[models."NAME"]`` tables, by ``models."NAME".key``."""
 
 
 @dataclass
@@ -67,14 +71,40 @@ class Settings:
     project: Project | None = None
     held: HeldProject | None = None
     """The project's servers and model keys awaiting the user's agreement, if any."""
+    configured: ModelSettings | None = None
+    """``[model]`` as the files set it, once :meth:`override` chose the model in use
+    (``config.model``); None: ``config.model`` is it."""
+    flags: ModelFlags = ModelFlags()
+    """The command line's model flags, applied to every model chosen later too."""
+
+    def model_for(self, name: str | None) -> ModelSettings:
+        """The settings model ``name`` is used with (None: the one in use):
+        :func:`~tui_agent.config.model_choice.resolve` over these files and flags."""
+        base = self.configured or self.config.model
+        return resolve(base, self.config.models, name or self.config.model.name, self.flags)
 
     def override(self, *, model: str | None = None, api_base: str | None = None,
-                 code_mode: bool = False) -> None:
-        """Command-line flags over the config: ``--model``, ``--api-base``, ``--code-mode``."""
-        overrides = {k: v for k, v in (("name", model), ("api_base", api_base)) if v}
-        self.config.model = self.config.model.model_copy(update=overrides)
-        for key, flag in (("name", "--model"), ("api_base", "--api-base")):
-            if key in overrides:
+                 code_mode: bool = False, reasoning_effort: str | None = None) -> None:
+        """Command-line flags over the config: ``--model`` (resolved as
+        :meth:`model_for` does), ``--api-base``, ``--reasoning-effort``, ``--code-mode``."""
+        base = self.configured or self.config.model
+        self.configured = base
+        self.flags = ModelFlags(model or None, api_base or None, reasoning_effort or None)
+        chosen = model or base.name
+        self.config.model = resolve(base, self.config.models, chosen, self.flags)
+        for key in dropped(base, chosen):
+            self.sources.pop(("model", key), None)
+        table = self.config.models.get(chosen) if chosen else None
+        for key in table.model_fields_set if table is not None else ():
+            section = table_section(str(chosen))
+            origin = self.sources.get((section, key)) or self.sources.get((section,
+                                                                           "api_key_env"))
+            if origin is not None:
+                self.sources["model", key] = origin
+        for key, flag, value in (("name", "--model", model), ("api_base", "--api-base",
+                                 api_base), ("reasoning_effort", "--reasoning-effort",
+                                             reasoning_effort)):
+            if value and getattr(self.config.model, key) == value:
                 self.sources["model", key] = flag
         if code_mode:
             self.config.code_mode.enabled = True
@@ -175,38 +205,6 @@ def enabled_copy(settings: Settings, name: str,
     return _expand_server(name, server, origin, Expander(env))
 
 
-def _expand_model(config: Config, sources: Mapping[tuple[str, str], Source],
-                  expander: Expander) -> Config:
-    model = config.model
-
-    def fail(key: str, problem: str) -> ConfigError:
-        origin = sources.get(("model", key))
-        if not isinstance(origin, Origin):
-            return ConfigError(f"model.{key}: {problem}")
-        return ConfigError(f"{origin.where()}model.{key}: {problem}", origin.file)
-
-    def ex(value: str, key: str, secret: bool) -> str:
-        try:
-            return expander.expand(value, secret=secret)
-        except UnsetVariable as unset:
-            raise fail(key, f"${{{unset.name}}} is not set in the environment") from None
-
-    update: dict[str, Any] = {}
-    if model.api_base:
-        update["api_base"] = ex(model.api_base, "api_base", secret=False)
-    if model.api_key:
-        update["api_key"] = ex(model.api_key, "api_key", secret=True)
-        if len(update["api_key"]) >= MIN_SECRET:  # also one written as it is
-            expander.secrets.add(update["api_key"])
-    elif model.api_key_env:
-        value = expander.env.get(model.api_key_env)
-        if not value:
-            raise fail("api_key_env", f"the variable {model.api_key_env} is not set")
-        expander.secrets.add(value)
-        update["api_key"] = value
-    return config.model_copy(update={"model": model.model_copy(update=update)})
-
-
 @dataclass
 class _Read:
     """One file read and validated on its own (so an error names it), not yet merged."""
@@ -215,6 +213,7 @@ class _Read:
     raw: dict[str, Any]
     locate: Locator
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
     servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
 
 
@@ -235,6 +234,8 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
     for section in SECTION_MODELS:
         model = getattr(config, section)
         out.sections[section] = {k: getattr(model, k) for k in model.model_fields_set}
+    out.models = {name: {k: getattr(table, k) for k in table.model_fields_set}
+                  for name, table in config.models.items()}
     out.servers = {name: (server, Origin(path, ("servers", name), locate))
                    for name, server in config.servers.items()}
     return out
@@ -259,6 +260,7 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     held = _held(found, reads, env, trust)
     sections: dict[str, dict[str, Any]] = {s: {} for s in SECTION_MODELS}
     servers: dict[str, ServerConfig] = {}
+    models: dict[str, dict[str, Any]] = {}
     for read in reads:
         file = read.layer.file
         keep = held is None or read.layer.kind != "project"
@@ -270,6 +272,15 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                     continue
                 sections[section][key] = value
                 settings.sources[section, key] = Origin(file, (section, key), read.locate)
+        for name, values in read.models.items():
+            for key, value in values.items():
+                origin = Origin(file, ("models", name, key), read.locate)
+                if not keep and key in HELD_MODEL_KEYS:
+                    assert held is not None
+                    held.models[f"{table_section(name)}.{key}"] = (value, origin)
+                    continue
+                models.setdefault(name, {})[key] = value
+                settings.sources[table_section(name), key] = origin
         for name, (server, origin) in read.servers.items():
             if not keep:
                 assert held is not None
@@ -280,9 +291,10 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                                          f"{settings.origins[name].file}")
             servers[name] = server
             settings.origins[name] = origin
-    if held is not None and (held.servers or held.model):
+    if held is not None and (held.servers or held.model or held.models):
         settings.held = held
-    settings.config = Config.model_validate({**sections, "servers": servers})
+    settings.config = Config.model_validate({**sections, "servers": servers,
+                                             "models": models})
     return _expand(settings, env)
 
 
@@ -328,7 +340,7 @@ def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:
 
 def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
     expander = Expander(env)
-    config = _expand_model(settings.config, settings.sources, expander)
+    config = expand_models(settings.config, settings.sources, expander)
     servers = {
         name: server if server.disabled else
         _expand_server(name, server, settings.origins[name], expander)
@@ -342,8 +354,6 @@ def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
 KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN", "_ACCESS_TOKEN", "_SECRET_KEY", "_AUTH_TOKEN")
 """Environment variables that hold a key litellm (or a provider SDK) may send by itself:
 masked wherever they might be echoed, though the config never names them."""
-MIN_SECRET = 8
-"""Shorter values are not masked (a one-character "key" would mask every such letter)."""
 
 
 SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")

@@ -12,6 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from tui_agent.config.oauth import OAuthSettings
+from tui_agent.config.reasoning import REASONING_EFFORTS as REASONING_EFFORTS
+from tui_agent.config.reasoning import ReasoningEffort
 from tui_agent.config.strict import Strict as _Strict
 
 Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
@@ -38,8 +40,6 @@ _VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", 
                  "rprivate", "nocopy"}
 
 
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
-REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high")
 
 
 class ModelSettings(_Strict):
@@ -84,6 +84,23 @@ class ModelSettings(_Strict):
     cache only on request (Anthropic, Claude on Bedrock and Vertex)."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Any other litellm argument, sent as given (e.g. ``top_p``, ``extra_headers``)."""
+
+
+NOT_PER_MODEL = ("name", "choices", "sampling_model")
+"""``[model]`` keys that choose models rather than describe one: not in ``[models."NAME"]``."""
+
+
+class ModelEntry(ModelSettings):
+    """``[models."NAME"]``: any ``[model]`` key for one model (NAME, a litellm model
+    string), applied whenever that model is chosen; only the keys written count."""
+
+    @model_validator(mode="after")
+    def _describes_one_model(self) -> ModelEntry:
+        wrong = [k for k in NOT_PER_MODEL if k in self.model_fields_set]
+        if wrong:
+            raise ValueError(f"'{wrong[0]}' belongs in [model], not in a [models] table "
+                             "(the table's name is the model)")
+        return self
 
 
 class AgentSettings(_Strict):
@@ -358,6 +375,8 @@ class Config(_Strict):
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
+    models: dict[str, ModelEntry] = Field(default_factory=dict)
+    """``[models."NAME"]`` tables, by model name."""
 
 
 SECTION_MODELS: dict[str, type[BaseModel]] = {

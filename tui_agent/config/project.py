@@ -6,11 +6,11 @@ A project can carry ``.tui-agent/config.toml`` (our format) and ``mcp.json`` /
 nearest directory holding any of them is the project. The walk stops below the home
 directory (home is the user's scope) and at the filesystem root.
 
-A project's servers run commands on this machine, and its ``[model]`` endpoint keys
-decide where the conversation (and the user's key) goes: those parts are *held* until
-the user agrees, once per project path and content. The agreement is keyed on a digest
-of exactly those parts, so editing a comment or the theme does not ask again, while a
-changed command, URL or ``auto`` list does.
+A project's servers run commands on this machine, and its ``[model]`` (and
+``[models."NAME"]``) endpoint keys decide where the conversation (and the user's key)
+goes: those parts are *held* until the user agrees, once per project path and content.
+The agreement is keyed on a digest of exactly those parts, so editing a comment or the
+theme does not ask again, while a changed command, URL or ``auto`` list does.
 
 Only the standard library is used here: the chat app peeks at a project's theme
 before pydantic is imported.
@@ -33,8 +33,8 @@ PROJECT_FILES = (".tui-agent/config.toml", "mcp.json", ".mcp.json")
 """Looked for in each directory, and loaded in this order (a later file's server of the
 same name replaces an earlier one's)."""
 HELD_MODEL_KEYS = ("api_base", "api_key", "api_key_env")
-"""``[model]`` keys a project may set only once trusted: where requests go, and with
-which key."""
+"""``[model]`` (and ``[models."NAME"]``) keys a project may set only once trusted: where
+requests go, and with which key."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,12 @@ def held_parts(file: Path, data: Mapping[str, Any]) -> dict[str, Any]:
         keys = {k: model[k] for k in HELD_MODEL_KEYS if k in model}
         if keys:
             held["model"] = keys
+    tables = data.get("models")
+    if isinstance(tables, Mapping):
+        keys = {name: {k: table[k] for k in HELD_MODEL_KEYS if k in table}
+                for name, table in tables.items() if isinstance(table, Mapping)}
+        if any(keys.values()):
+            held["models"] = {name: part for name, part in keys.items() if part}
     if "servers" in data:
         held["servers"] = data["servers"]
     return held

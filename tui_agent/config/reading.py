@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.models import SECTION_MODELS, Config, ServerConfig
+from tui_agent.config.models import SECTION_MODELS, Config, ModelEntry, ServerConfig
 
 Locator = Callable[[Sequence[str | int]], int | None]
 
@@ -47,6 +47,8 @@ def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
         model = SECTION_MODELS.get(loc[0])
     elif len(loc) == 2 and loc[0] == "servers":
         model = ServerConfig
+    elif len(loc) == 2 and loc[0] == "models":
+        model = ModelEntry
     return list(model.model_fields) if model else []
 
 

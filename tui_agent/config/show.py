@@ -16,6 +16,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tui_agent.config.interpolate import mask
 from tui_agent.config.loader import HeldProject, Settings
+from tui_agent.config.model_choice import dropped
+from tui_agent.config.model_keys import table_section
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
 
@@ -69,10 +71,11 @@ def held_lines(held: HeldProject) -> list[str]:
             lines.append(f"    runs without asking: {', '.join(server.auto)}")
         if server.disabled:
             lines.append("    (disabled in the file: not started until enabled)")
-    for key, (value, origin) in held.model.items():
-        shown = HIDDEN if key == "api_key" else value
+    keys = [(f"model.{key}", kept) for key, kept in held.model.items()]
+    for dotted, (value, origin) in [*keys, *held.models.items()]:
+        shown = HIDDEN if dotted.endswith(".api_key") else value
         line = origin.locate(origin.path)
-        lines.append(f"model.{key} = {shown} ({held.project.relative(origin.file)}"
+        lines.append(f"{dotted} = {shown} ({held.project.relative(origin.file)}"
                      f"{f':{line}' if line else ''}): where your model requests go, and "
                      "with which key")
     return lines
@@ -128,19 +131,12 @@ def render(settings: Settings) -> str:
     for section in SECTION_MODELS:
         model = getattr(config, section)
         out += ["", f"[{section}]"]
-        pairs = []
-        for key in type(model).model_fields:
-            value = getattr(model, key)
-            if value is None:
-                text = f"# {key} is not set"
-            elif section == "model" and key == "api_key":
-                text = f"{key} = {_value(HIDDEN)}"
-            elif section == "model" and key == "api_base":
-                text = f"{key} = {_value(_hide_url(value, secrets))}"
-            else:
-                text = f"{key} = {_value(value)}"
-            pairs.append((text, settings.source(section, key)))
-        out += _column(pairs)
+        if section == "model":
+            out += _model_note(settings)
+        keys = type(model).model_fields
+        out += _column((_key_line(key, getattr(model, key), secrets, section == "model"),
+                        settings.source(section, key)) for key in keys)
+    out += _model_tables(settings)
     for name, server in config.servers.items():
         origin = settings.origins.get(name)
         out += ["", *_column([(f"[servers.{_key(name)}]", origin.place() if origin else "")])]
@@ -150,6 +146,39 @@ def render(settings: Settings) -> str:
                     "--trust-project):"]
         out += [f"#   {line}" for line in held_lines(settings.held)]
     return "\n".join(out) + "\n"
+
+
+def _key_line(key: str, value: Any, secrets: frozenset[str], model: bool) -> str:
+    if value is None:
+        return f"# {key} is not set"
+    if model and key == "api_key":
+        return f"{key} = {_value(HIDDEN)}"
+    if model and key == "api_base":
+        return f"{key} = {_value(_hide_url(value, secrets))}"
+    return f"{key} = {_value(value)}"
+
+
+def _model_note(settings: Settings) -> list[str]:
+    """Under ``[model]``: which model it is for, when flags chose another than the files'
+    (and what of the files' ``[model]`` did not carry to it)."""
+    base, used = settings.configured, settings.config.model
+    if base is None or base.name == used.name:
+        return []
+    left = dropped(base, used.name)
+    return [f"# the settings of {used.name} (the files' [model] is for {base.name}"
+            + (f"; its {', '.join(left)} did not carry over" if left else "") + ")"]
+
+
+def _model_tables(settings: Settings) -> list[str]:
+    """Each ``[models."NAME"]`` table: the keys it sets, with where each came from."""
+    out: list[str] = []
+    for name, table in settings.config.models.items():
+        section = table_section(name)
+        out += ["", f"[{section}]"]
+        out += _column((_key_line(key, getattr(table, key), settings.secrets, True),
+                        settings.source(section, key)) for key in type(table).model_fields
+                       if key in table.model_fields_set)
+    return out
 
 
 def _key(name: str) -> str:

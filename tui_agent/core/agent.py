@@ -73,6 +73,9 @@ class Agent:
         self.context = Context(self.settings.compact_at, compaction, start)
         self.compactor = Compactor(self)
         self.usage = Usage()
+        self._kinds: frozenset[str] | None = None
+        """What the model reads besides text, asked (off the event loop) once a tool of
+        the current batch returned media."""
         self.code_mode = code_mode
         self.scopes = scopes  # where each server's files are, for a write's diff
 
@@ -224,12 +227,16 @@ class Agent:
         calls = [prepare(r, offered) for r in requests]
         tasks: dict[asyncio.Task[None], Call] = {}
         queue: asyncio.Queue[Event | Call] = asyncio.Queue()
+        self._kinds = None
 
         async def run(call: Call) -> None:
             started = time.monotonic()
             took = 0.0
             try:
                 took = await self._execute(call, queue.put_nowait)
+                if call.outcome is not None and call.outcome.media and self._kinds is None:
+                    # May ask a local model's server: off the event loop, before _answer.
+                    self._kinds = await asyncio.to_thread(self._media_kinds)
             except Exception as exc:  # a bug of ours must not leave the turn waiting
                 took = time.monotonic() - started
                 call.outcome = ToolOutcome(f"error: {call.request.name} failed inside "
@@ -276,8 +283,9 @@ class Agent:
             text = call.outcome.text if call.outcome is not None else unfinished
             self.record({"role": "tool", "tool_call_id": call.request.id, "content": text},
                          sync=False)
-        kinds = self._media_kinds() if any(c.outcome and c.outcome.media for c in calls) \
-            else frozenset()
+        kinds = frozenset[str]()
+        if any(c.outcome and c.outcome.media for c in calls):
+            kinds = self._kinds if self._kinds is not None else self._media_kinds()
         shown = media_message(calls, kinds) if kinds else None
         if shown is not None:
             self.record(shown, sync=False)

@@ -57,7 +57,7 @@ def _desk(settings: Settings, err: IO[str]) -> FrontDesk:
     from tui_agent.headless.sampling import terminal_sampler
     from tui_agent.tools.frontdesk import FrontDesk
 
-    complete = build.sampling_complete(lambda: settings.config.model,
+    complete = build.sampling_complete(lambda: settings,
                                        lambda: settings.config.model.name,
                                        lambda: settings.secrets)
     return FrontDesk(ask=TerminalAsker("decline", err), project=Path.cwd(),

@@ -144,7 +144,7 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     from tui_agent.headless.sampling import terminal_sampler
     from tui_agent.tools.frontdesk import FrontDesk
 
-    complete = build.sampling_complete(lambda: run.settings.config.model,
+    complete = build.sampling_complete(lambda: run.settings,
                                        lambda: agent.llm.model, lambda: run.settings.secrets)
     hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err, run.login),
                          desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_agent.ui import model_actions
 from tui_agent.ui.commands import Command
 from tui_agent.ui.widgets.history import context_report
 
@@ -29,25 +30,6 @@ async def _help(app: ChatApp, command: Command) -> None:
     from tui_agent.ui.screens.help import HelpScreen
 
     await app.push_screen(HelpScreen(app.prompt_list))
-
-
-async def _model(app: ChatApp, command: Command) -> None:
-    async def chosen(name: str | None) -> None:
-        if name:
-            app.backend.set_model(name)
-            app.status.model = name
-            await app.transcript.note(f"model: {name} (from the next turn)")
-
-    if command.arg:
-        await chosen(command.arg)
-        return
-    from tui_agent.ui.screens.picker import Picker
-
-    choices = [(m, m) for m in app.backend.model_choices()]
-    await app.push_screen(Picker(
-        "Model for the next turn", choices, free_text=True, current=app.backend.model_name,
-        placeholder="any litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1",
-        hint="enter takes what you typed; ↓ then enter picks from the list"), chosen)
 
 
 async def _servers(app: ChatApp, command: Command) -> None:
@@ -147,7 +129,7 @@ async def _theme(app: ChatApp, command: Command) -> None:
 
 
 async def _attach(app: ChatApp, command: Command) -> None:
-    from tui_agent.wiring.runtime import TEMPLATE
+    from tui_agent.wiring.mcp_context import TEMPLATE
 
     async def chosen(ref: str | None) -> None:
         if ref and ref.startswith(TEMPLATE):
@@ -291,8 +273,8 @@ async def _prompt_form(app: ChatApp, command: Command, found: PromptInfo) -> Non
 
 
 HANDLERS: dict[str, Handler] = {
-    "help": _help, "model": _model, "servers": _servers, "tools": _tools, "new": _new,
-    "resume": _resume,
+    "help": _help, "model": model_actions.model, "think": model_actions.think,
+    "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit,

@@ -174,7 +174,8 @@ class AgentApp(ChatApp):
             said = [f"{what} {', '.join(names)}" for what, names in (
                 ("started", changes.added), ("stopped", changes.removed),
                 ("restarted", changes.restarted)) if names]
-            said += [f"[{section}] applied" for section in ("model", "agent", "code_mode", "ui")
+            said += [f"[{section}] applied" for section in ("model", "models", "agent",
+                                                            "code_mode", "ui")
                      if getattr(old, section) != getattr(new, section)]
             fixed = self.reload_error is not None
             self.reload_error, self.status.config_error = None, False

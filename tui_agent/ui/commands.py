@@ -24,6 +24,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("help", "/help", "keys, commands and MCP prompts", "f1"),
     CommandInfo("model", "/model [NAME]", "choose the model for the next turn (any litellm "
                 "string)", "ctrl+t"),
+    CommandInfo("think", "/think [LEVEL]", "how hard a reasoning model thinks: none ... high, "
+                "default"),
     CommandInfo("servers", "/servers", "MCP servers: state, errors, tools and their approval; "
                 "reconnect, enable, disable", "ctrl+s"),
     CommandInfo("tools", "/tools", "switch servers and tools on and off for this "

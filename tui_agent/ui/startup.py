@@ -30,6 +30,8 @@ class Startup:
     model: str | None = None
     api_base: str | None = None
     code_mode: bool = False
+    reasoning_effort: str | None = None
+    """``--reasoning-effort``."""
     demo: bool = False
     resume: str | None = None
     trust_project: bool = False
@@ -66,7 +68,8 @@ class Startup:
 
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
                         project=not self.no_project, trust=self.trust_project)
-        settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode)
+        settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode,
+                          reasoning_effort=self.reasoning_effort)
         chosen = self.tool_filter or ToolFilter()
         problem = chosen.narrow(settings)
         if problem:

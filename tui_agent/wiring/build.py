@@ -207,24 +207,25 @@ def save_metrics(hub: Hub | None, session: SessionWriter | None) -> None:
             write_report(session.path, hub.stats())
 
 
-def sampling_complete(settings: Callable[[], ModelSettings],
+def sampling_complete(settings: Callable[[], Settings],
                       current: Callable[[], str | None],
                       secrets: Callable[[], frozenset[str]]) -> Complete:
     """How a server's sampling request runs: on ``[model] sampling_model`` of the
-    ``[model]`` settings in force, else the chat's model (``current()``), within the
-    request's ``maxTokens``; the config's ``secrets()`` masked in what goes to it."""
+    settings in force, else the chat's model (``current()``), with the settings that model
+    is used with (``[models]`` included: :meth:`Settings.model_for`), within the request's
+    ``maxTokens``; the config's ``secrets()`` masked in what goes to it."""
     async def complete(request: SampleRequest) -> tuple[str, str]:
         from tui_agent.core.messages import complete_text
         from tui_agent.tools.sampling import as_messages
 
-        model = settings()
-        name = model.sampling_model or current()
+        now = settings()
+        name = now.config.model.sampling_model or current()
         if not name:
             raise RuntimeError("no model is configured")
-        update: dict[str, Any] = {"name": name, "max_tokens": request.max_tokens}
+        update: dict[str, Any] = {"max_tokens": request.max_tokens}
         if request.temperature is not None:
             update["temperature"] = max(0.0, min(request.temperature, 2.0))
-        llm = LLM(model.model_copy(update=update))
+        llm = LLM(now.model_for(name).model_copy(update=update))
         return await complete_text(llm, as_messages(request), secrets()), name
 
     return complete

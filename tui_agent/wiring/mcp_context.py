@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
     from tui_agent.tools.prompts import PromptInfo
 
+TEMPLATE = "template:"
+"""What marks a resource template among :func:`resource_list`'s."""
 CONTINUE = "Go on from the prompt above."
 """The turn's text when a prompt ends with the assistant's message and nothing was added."""
 
@@ -77,4 +79,32 @@ def prompt_arguments(pairs: Sequence[str]) -> dict[str, str]:
         if not sep or not key:
             raise ValueError(f"prompt argument {pair!r} is not key=value")
         out[key] = value
+    return out
+
+
+async def prompt_list(hub: Hub | None) -> list[tuple[str, str]]:
+    """``(server:prompt, description)`` of every prompt the servers offer."""
+    if hub is None:
+        return []
+    out = []
+    for listing in await hub.prompts():
+        for prompt in listing.items:
+            out.append((f"{listing.server}:{prompt.name}", prompt.description or ""))
+    return out
+
+
+async def resource_list(hub: Hub | None) -> list[tuple[str, str]]:
+    """``(server:uri, label)`` of every resource the servers list, then
+    ``(TEMPLATE + server:template, label)`` of every resource template."""
+    if hub is None:
+        return []
+    out = []
+    for listing in await hub.resources():
+        for res in listing.items:
+            label = f"{listing.server}: {res.name or res.uri} ({res.uri})"
+            out.append((f"{listing.server}:{res.uri}", label))
+    for listing in await hub.resource_templates():
+        for tpl in listing.items:
+            label = f"{listing.server}: {tpl.name} (template {tpl.uri_template})"
+            out.append((f"{TEMPLATE}{listing.server}:{tpl.uri_template}", label))
     return out

@@ -23,10 +23,11 @@ from tui_agent.codemode import spare
 from tui_agent.config import Settings
 from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
-from tui_agent.core.llm import LLM, ChatModel
+from tui_agent.core.llm import LLM
 from tui_agent.core.session import Conversation, SessionWriter, load
 from tui_agent.wiring import build, mcp_context
 from tui_agent.wiring.app_logins import AppLogins
+from tui_agent.wiring.model_choice import ModelChoice
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from tui_agent.tools.prompts import PromptInfo
     from tui_agent.tools.sampling import Confirm, Review
 
-TEMPLATE = "template:"
-"""What marks a resource template among :meth:`Runtime.resources`."""
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY",
                  "MISTRAL_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
                  "AZURE_API_KEY", "TOGETHERAI_API_KEY", "COHERE_API_KEY")
@@ -89,23 +88,23 @@ class Runtime:
         """Told ``(server, url)`` when a login a person asked for wants its page shown."""
         self.logins: Logins | None = None
         self.app_logins = AppLogins(lambda: (self.hub, self.logins))
-        self.agent = build.agent(self.settings, self._model(self.settings.config.model.name),
-                                 gate, self.policy)
+        self.models = ModelChoice(lambda: self.settings, demo=options.demo)
+        """``/model`` and ``/think``: what the person chose over the settings."""
+        self.agent = build.agent(self.settings, self.models.make(), gate, self.policy)
         if sampling is not None:
             from tui_agent.tools.sampling import Sampler
 
             self.desk.sampler = Sampler(*sampling, build.sampling_complete(
-                lambda: self.settings.config.model, lambda: self.agent.llm.model,
+                lambda: self.settings, lambda: self.agent.llm.model,
                 lambda: self.settings.secrets))
         self.resumed: Conversation | None = None
-        self.chosen_model: str | None = None
-        """A model picked with ``/model``: a reloaded config does not override it."""
 
     # -- model ------------------------------------------------------------------
 
-    def _model(self, name: str | None) -> ChatModel:
-        return build.chat_model(self.settings.config.model.model_copy(update={"name": name}),
-                                demo=self.options.demo)
+    @property
+    def chosen_model(self) -> str | None:
+        """A model picked with ``/model``: a reloaded config does not override it."""
+        return self.models.chosen
 
     @staticmethod
     def model_name_demo() -> str:
@@ -121,20 +120,31 @@ class Runtime:
         return bool(self.model_name)
 
     def set_model(self, name: str) -> None:
-        """Use ``name`` from the next turn on."""
-        self.chosen_model = name
-        self.agent.llm = self._model(name)
+        """Use ``name`` from the next turn on, with its own settings (``[models]``)."""
+        self.models.chosen = name
+        self._use_model()
+
+    def set_reasoning_effort(self, level: str | None) -> None:
+        """``/think``: think at ``level`` from the next turn on, whichever model is chosen
+        later (None: each model's own setting)."""
+        self.models.reasoning_effort = level
+        self._use_model()
+
+    @property
+    def reasoning_effort(self) -> str | None:
+        """The reasoning level the next turn asks for (None: the provider's default)."""
+        return self.models.settings_for(None).reasoning_effort
+
+    def _use_model(self) -> None:
+        self.agent.llm = self.models.make()
+        self.agent.system_prompt = self.models.settings_for(None).system_prompt
         if isinstance(self.agent.llm, LLM):
             from tui_agent.core.llm import preload
 
             preload()
 
     def model_choices(self) -> list[str]:
-        configured = self.settings.config.model
-        seen = [n for n in (configured.name, *configured.choices) if n]
-        if self.options.demo:
-            seen.insert(0, self.model_name_demo())
-        return list(dict.fromkeys(seen))
+        return self.models.choices()
 
     # -- servers ----------------------------------------------------------------
 
@@ -179,11 +189,11 @@ class Runtime:
         agent.settings = new.config.agent
         roots_moved = self.desk.shared_roots != new.config.agent.roots
         self.desk.shared_roots = list(new.config.agent.roots)
-        agent.system_prompt = new.config.model.system_prompt
+        agent.system_prompt = self.models.settings_for(None).system_prompt
         agent.code_mode = build.code_mode(new)
         agent.scopes = build.file_scopes(new, Path.cwd())
-        if old.config.model != new.config.model:
-            agent.llm = self._model(self.chosen_model or new.config.model.name)
+        if (old.config.model, old.config.models) != (new.config.model, new.config.models):
+            agent.llm = self.models.make()
         if self.hub is None:
             if not new.config.servers:
                 return Changes()
@@ -258,29 +268,12 @@ class Runtime:
 
     async def prompts(self) -> list[tuple[str, str]]:
         """``(server:prompt, description)`` of every prompt the servers offer."""
-        if self.hub is None:
-            return []
-        out = []
-        for listing in await self.hub.prompts():
-            for prompt in listing.items:
-                out.append((f"{listing.server}:{prompt.name}", prompt.description or ""))
-        return out
+        return await mcp_context.prompt_list(self.hub)
 
     async def resources(self) -> list[tuple[str, str]]:
         """``(server:uri, label)`` of every resource the servers list, then
         ``(TEMPLATE + server:template, label)`` of every resource template."""
-        if self.hub is None:
-            return []
-        out = []
-        for listing in await self.hub.resources():
-            for res in listing.items:
-                label = f"{listing.server}: {res.name or res.uri} ({res.uri})"
-                out.append((f"{listing.server}:{res.uri}", label))
-        for listing in await self.hub.resource_templates():
-            for tpl in listing.items:
-                label = f"{listing.server}: {tpl.name} (template {tpl.uri_template})"
-                out.append((f"{TEMPLATE}{listing.server}:{tpl.uri_template}", label))
-        return out
+        return await mcp_context.resource_list(self.hub)
 
     async def complete(self, server: str, template: str, name: str, value: str,
                        context: dict[str, str]) -> list[str]:

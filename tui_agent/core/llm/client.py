@@ -28,6 +28,7 @@ from tui_agent.core.llm.reply import Reply, StreamCut, rough_count
 from tui_agent.core.llm.request import OLLAMA, Route, build, notes, route
 from tui_agent.core.llm.stream import Assembly
 from tui_agent.core.llm.usage import is_local, priced, usage_of
+from tui_agent.core.llm.windows import ServedModel, ask_server, asks_server
 from tui_agent.tools.text import clean
 
 BACKOFF_CAP = 30.0
@@ -70,20 +71,25 @@ class LLM:
         self.session_id: str | None = None
         """The conversation the requests belong to (the agent sets it before each one):
         sent in litellm's request metadata, so a LiteLLM Proxy's spend logs group it."""
+        self._server_said: ServedModel | None = None
 
     @property
     def model(self) -> str | None:
         return self.settings.name
 
     def takes(self) -> set[str]:
-        """What the model reads besides text: ``image`` (``[model] vision``, else
-        litellm's word) and ``audio`` (``[model] audio``, else litellm's word); unknown
-        models read neither. Blocking the first time (imports litellm)."""
+        """What the model reads besides text: ``image`` (``[model] vision``, else what a
+        local server says of it, else litellm's word) and ``audio`` (likewise); unknown
+        models read neither. Blocking the first time (imports litellm, or asks the
+        server)."""
         said = {"image": self.settings.vision, "audio": self.settings.audio}
         checks = {"image": "supports_vision", "audio": "supports_audio_input"}
+        served = self._served() if None in said.values() else None
         found = set()
         for kind, given in said.items():
-            if given is None and self.settings.name:
+            if given is None and served is not None and served.kinds is not None:
+                given = kind in served.kinds
+            elif given is None and self.settings.name and not asks_server(self.settings.name):
                 try:
                     given = bool(getattr(load_litellm(), checks[kind])(model=self.settings.name))
                 except Exception:  # a model litellm does not know
@@ -219,10 +225,15 @@ class LLM:
                             "connection was cut mid-reply", reply)
 
     def window(self) -> int | None:
-        """Tokens of input the model takes: ``[model] context_window``, else litellm's
-        ``max_input_tokens`` for it; None when neither knows. Blocking (imports litellm)."""
+        """Tokens of input the model takes: ``[model] context_window``; else, for a local
+        server (Ollama, vLLM, LM Studio), what the server says (:mod:`.windows`); else
+        litellm's ``max_input_tokens`` for it; None when none knows. Blocking (imports
+        litellm, or asks the server with a short timeout)."""
         if self.settings.context_window is not None:
             return self.settings.context_window
+        if asks_server(self.settings.name):
+            served = self._served()
+            return served.window if served is not None else None
         if self._window is None and self.settings.name:
             try:
                 info = load_litellm().get_model_info(self.settings.name)
@@ -230,6 +241,13 @@ class LLM:
             except Exception:  # a model litellm does not know
                 self._window = 0
         return self._window or None
+
+    def _served(self) -> ServedModel | None:
+        """What the local server says of the model, asked once it answers (a server
+        that does not answer is asked again next time: it may have been starting)."""
+        if self._server_said is None and asks_server(self.settings.name):
+            self._server_said = ask_server(self.settings)
+        return self._server_said
 
     def counter(self) -> Callable[[str], int]:
         """Tokens of a text for this model, with the tiktoken encoding litellm's own

@@ -1,6 +1,7 @@
 """How an LLM request failed, in words that say what to do: :class:`LLMError` and
 :func:`classify`, which reads litellm's exceptions (the module is handed in: only
-:mod:`tui_agent.core.llm.loader` imports litellm)."""
+:mod:`tui_agent.core.llm.loader` imports litellm) together with the provider's own
+account of the failure, which :mod:`.bodies` reads from the error body."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent.config.models import ModelSettings
+from tui_agent.core.llm.bodies import Said, said
+from tui_agent.tools.text import clean
 
 
 class LLMError(Exception):
     """An LLM request failed. ``kind`` is one of: ``no_model``, ``unknown_model``,
-    ``no_api_key``, ``auth``, ``unreachable``, ``rate_limit``, ``server``,
-    ``timeout``, ``context_window``, ``bad_request``, ``stream_cut``."""
+    ``no_api_key``, ``auth``, ``unreachable``, ``rate_limit``, ``overloaded``,
+    ``budget``, ``server``, ``timeout``, ``context_window``, ``bad_request``,
+    ``stream_cut``."""
 
     CONFIG_KINDS = frozenset({"no_model", "unknown_model", "no_api_key"})
 
@@ -30,20 +34,41 @@ class LLMError(Exception):
         return self.kind in self.CONFIG_KINDS
 
 
+_CONTEXT = re.compile(
+    r"context_length_exceeded|exceed_context_size|prompt is too long|input is too long|"
+    r"maximum context length|exceeds the (?:available )?context (?:length|size)|"
+    r"input token count .* exceeds the maximum number of tokens", re.I)
+"""Each provider's wording for a request too long for the model: OpenAI's code and
+sentence, Anthropic's "prompt is too long: N tokens > M maximum", Gemini's "The input
+token count (N) exceeds the maximum number of tokens allowed (M)", Ollama's "the input
+length exceeds the context length", llama.cpp's ``exceed_context_size_error``."""
+_LIMIT = re.compile(
+    r"tokens? > (\d[\d,]*) maximum|maximum number of tokens allowed(?: is)? \(?(\d[\d,]*)|"
+    r"maximum context length is (\d[\d,]*)|available context size \((\d[\d,]*)", re.I)
+_BUDGET = re.compile(r"budget[_ ](?:has been )?exceeded|exceeded (?:your |the )?budget|"
+                     r"insufficient_quota|exceeded your current quota", re.I)
+"""A LiteLLM Proxy's budget refusals ("Budget has been exceeded", a deployment's "crossed
+budget: Exceeded budget"), and OpenAI's ``insufficient_quota`` 429, "You exceeded your
+current quota" (billing, which no retry fixes; litellm keeps only the sentence)."""
+_OVERLOADED = frozenset({"overloaded_error", "UNAVAILABLE"})
+
+
 def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -> LLMError:
     """Turn a litellm/openai exception into an :class:`LLMError` that says what to do."""
     if isinstance(exc, LLMError):
         return exc
     ex = litellm.exceptions
-    # "litellm.RateLimitError: RateLimitError: OpenAIException - the message" -> the message
-    text = re.sub(r"^(?:[\w.]+(?:Error|Exception)\s*[:-]\s*)+", "",
-                  str(exc).split("\n")[0].strip()) or type(exc).__name__
-    where = settings.api_base or "the provider"
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, ex.ContextWindowExceededError):
-        return LLMError("context_window", f"the conversation is too long for {settings.name}: "
-                        f"{text.rstrip('.')}. Start a new conversation or use a model with a "
-                        "larger context.")
+    body = said(str(exc))
+    # The provider's words are untrusted: no escape sequence reaches a terminal from here.
+    text = clean(body.message if body is not None else _plain(exc))
+    status = (body.status if body is not None else None) or getattr(exc, "status_code", None)
+    where = _where(settings)
+    words = " ".join(filter(None, (text, body.type, body.code))) if body else text
+    if isinstance(exc, ex.ContextWindowExceededError) or _CONTEXT.search(words):
+        return _too_long(settings, text)
+    if _BUDGET.search(words):
+        return LLMError("budget", f"{where} refused the request: the budget is spent "
+                        f"({text}). Ask whoever runs it for more budget or another key.")
     if isinstance(exc, ex.AuthenticationError | ex.PermissionDeniedError):
         return LLMError("auth", f"{where} refused the API key for {settings.name}: {text}. "
                         "Give it the key with [model] api_key_env = \"VAR\" (the variable "
@@ -51,9 +76,14 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
     if isinstance(exc, ex.NotFoundError):
         return LLMError("unknown_model", f"{where} does not know the model "
                         f"'{settings.name}': {text}")
-    if isinstance(exc, ex.RateLimitError):
-        return LLMError("rate_limit", f"rate limited by {where} (429)", retriable=True,
+    if status == 429 or isinstance(exc, ex.RateLimitError):
+        limit = "the gateway's rate limit was reached" if _gateway(settings) \
+            else f"rate limited by {where}"
+        return LLMError("rate_limit", f"{limit} (429): {text}", retriable=True,
                         retry_after=_retry_after(exc))
+    if _overloaded(body, status):
+        return LLMError("overloaded", f"{_provider(settings, exc)} is overloaded ({status}): "
+                        f"{text}", retriable=True, retry_after=_retry_after(exc))
     if isinstance(exc, ex.Timeout):
         return LLMError("timeout", f"{where} did not answer within {settings.timeout:g} s",
                         retriable=True)
@@ -66,6 +96,47 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
         return LLMError("server", f"{where} failed ({status or 'server error'}): {text}",
                         retriable=True, retry_after=_retry_after(exc))
     return LLMError("server", f"the request to {where} failed: {type(exc).__name__}: {text}")
+
+
+def _too_long(settings: ModelSettings, text: str) -> LLMError:
+    found = _LIMIT.search(text)
+    limit = next((g for g in found.groups() if g), None) if found else None
+    window = (f" Its context window is {int(limit.replace(',', '')):,} tokens."
+              if limit else "")
+    return LLMError("context_window", f"the conversation is too long for {settings.name}: "
+                    f"{text.rstrip('.')}.{window} Start a new conversation or use a model "
+                    "with a larger context.")
+
+
+def _overloaded(body: Said | None, status: object) -> bool:
+    """Anthropic's 529 ``overloaded_error``, Gemini's 503 ``UNAVAILABLE``."""
+    return status == 529 or body is not None and body.type in _OVERLOADED
+
+
+def _plain(exc: BaseException) -> str:
+    """The message of an exception whose body is no JSON: litellm's wrapping taken off."""
+    text = str(exc).split("\n")[0].split(" Original exception:")[0].strip()
+    # "litellm.RateLimitError: RateLimitError: OpenAIException - the message" -> the message
+    text = re.sub(r"^(?:[\w.]+(?:Error|Exception)\s*[:-]\s*)+", "", text)
+    return text or type(exc).__name__
+
+
+def _gateway(settings: ModelSettings) -> bool:
+    return (settings.name or "").startswith("litellm_proxy/")
+
+
+def _where(settings: ModelSettings) -> str:
+    if _gateway(settings):
+        return f"the LiteLLM gateway at {settings.api_base}" if settings.api_base \
+            else "the LiteLLM gateway"
+    return settings.api_base or "the provider"
+
+
+def _provider(settings: ModelSettings, exc: BaseException) -> str:
+    name = settings.name or ""
+    if "/" in name:
+        return name.split("/", 1)[0]
+    return str(getattr(exc, "llm_provider", "") or "the provider")
 
 
 def _is_connection_error(ex: Any, exc: BaseException) -> bool:

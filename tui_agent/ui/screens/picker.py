@@ -1,12 +1,14 @@
 """A modal list to choose from, filtered as you type: models, sessions, themes, resources.
 
 With ``free_text`` the typed text itself can be chosen (``/model`` takes any
-litellm string, not only the configured ones).
+litellm string, not only the configured ones). :meth:`Picker.describe` adds a dim detail
+to choices while the picker is open (the model picker's facts arrive from a worker after
+it opens), keeping what was typed and which line is highlighted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -40,6 +42,8 @@ class Picker(ModalScreen[str | None]):
         self.title_text, self.choices = title, list(choices)
         self.free_text, self.placeholder, self.current = free_text, placeholder, current
         self.hint = hint
+        self.details: dict[str, str] = {}
+        """A dim line part after a choice's label, by value (:meth:`describe`)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="box"):
@@ -51,12 +55,40 @@ class Picker(ModalScreen[str | None]):
 
     def _options(self, query: str) -> list[Option]:
         needle = query.lower()
+        width = max((len(clean(label)) for _, label in self.choices), default=0)
         out = []
         for value, label in self.choices:
             if needle in value.lower() or needle in label.lower():
                 mark = "● " if value == self.current else "  "
-                out.append(Option(Content(mark + clean(label)), id=value))
+                detail = self.details.get(value)
+                text = Content(mark + clean(label))
+                if detail:  # in a column after the widest label, dim
+                    text = Content.assemble(text.pad_right(width - len(clean(label)) + 2),
+                                            Content(clean(detail)).stylize("dim"))
+                out.append(Option(text, id=value))
         return out
+
+    def describe(self, details: Mapping[str, str]) -> None:
+        """Show ``details`` (value -> text, untrusted: cleaned) beside those choices."""
+        self.details.update(details)
+        self._refresh()
+
+    def offer(self, choices: Sequence[tuple[str, str]]) -> None:
+        """Add ``choices`` (those not offered yet) after the others, keeping what was typed
+        and the highlighted line: for choices learnt after the picker opened."""
+        known = {value for value, _ in self.choices}
+        self.choices.extend(c for c in choices if c[0] not in known)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if not self.is_mounted:
+            return
+        options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options(self._options(self.query_one(Input).value))
+        if highlighted is not None and options.option_count:
+            options.highlighted = min(highlighted, options.option_count - 1)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         options = self.query_one(OptionList)

@@ -1,0 +1,154 @@
+"""What a local model server says of the model it serves: its context window, and for
+Ollama what the model reads besides text.
+
+litellm's price list knows nothing of most local models, and what it lists for a few
+Ollama names (``ollama/llama3.1``: 8,192) is not what the server runs; without the
+``api_base`` it asks nobody. So :func:`ask_server` asks the server itself, with a short
+timeout (blocking: :class:`~tui_agent.core.llm.client.LLM` calls it from a thread):
+
+- Ollama (``ollama/``, ``ollama_chat/``): ``POST /api/show``. The window is the
+  Modelfile's ``num_ctx`` when the model's author or the user set one (what the server
+  runs by default), else the model's own ``<arch>.context_length`` from ``model_info``;
+  ``capabilities`` (``vision``, ``audio``) tell what it reads.
+- vLLM (``hosted_vllm/``): ``GET {api_base}/models``, the model's ``max_model_len``.
+- LM Studio (``lm_studio/``): ``GET /api/v0/models/{model}``, its loaded (else its
+  maximum) context length.
+- A LiteLLM Proxy (``litellm_proxy/``, the team gateway): ``GET /v1/model/info``, the
+  ``max_input_tokens`` and ``supports_vision`` / ``supports_audio_input`` it holds for
+  the model name (its config's ``model_info``, else litellm's for the model behind it).
+
+A server that does not answer, or answers without the fact, leaves it unknown (None).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.config.models import ModelSettings
+
+ASK_TIMEOUT = 3.0
+"""Seconds the server has to answer (the request's own ``timeout`` when shorter)."""
+OLLAMA_BASE = "http://localhost:11434"
+SERVED = ("ollama", "ollama_chat", "hosted_vllm", "lm_studio", "litellm_proxy")
+"""Providers whose server is asked."""
+_KINDS = {"vision": "image", "audio": "audio"}
+"""Ollama capabilities, as the media kinds :meth:`LLM.takes` names."""
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """What the server said of the model."""
+
+    window: int | None = None
+    kinds: frozenset[str] | None = None
+    """What it reads besides text (``image``, ``audio``); None: the server does not say."""
+
+
+def asks_server(model: str | None) -> bool:
+    """Whether the model's facts come from its server rather than litellm's list."""
+    return (model or "").split("/", 1)[0] in SERVED and "/" in (model or "")
+
+
+def ask_server(settings: ModelSettings) -> ServedModel | None:
+    """What the model's server says of it; None when it does not answer. Blocking."""
+    provider, _, model = (settings.name or "").partition("/")
+    timeout = min(ASK_TIMEOUT, settings.timeout)
+    try:
+        if provider in ("ollama", "ollama_chat"):
+            return _ollama(settings, model, timeout)
+        if provider == "hosted_vllm" and settings.api_base:
+            return _vllm(settings, model, timeout)
+        if provider == "lm_studio" and settings.api_base:
+            return _lm_studio(settings, model, timeout)
+        if provider == "litellm_proxy":
+            return _gateway(settings, model, timeout)
+    except (OSError, ValueError, TypeError, AttributeError):  # no answer, or not JSON
+        return None
+    return None
+
+
+def _ollama(settings: ModelSettings, model: str, timeout: float) -> ServedModel:
+    base = (settings.api_base or os.environ.get("OLLAMA_API_BASE") or OLLAMA_BASE).rstrip("/")
+    for suffix in ("/api/chat", "/api/generate", "/v1"):
+        base = base.removesuffix(suffix)
+    show = _get(settings, f"{base}/api/show", timeout, {"model": model, "name": model})
+    window = _num_ctx(str(show.get("parameters") or ""))
+    if window is None:
+        info = show.get("model_info") or {}
+        window = next((_int(v) for k, v in info.items() if k.endswith(".context_length")),
+                      None)
+    capabilities = show.get("capabilities")
+    kinds = (frozenset(_KINDS[c] for c in capabilities if c in _KINDS)
+             if isinstance(capabilities, list) else None)
+    return ServedModel(window, kinds)
+
+
+def _num_ctx(parameters: str) -> int | None:
+    """The ``num_ctx`` line of a Modelfile's parameters (``num_ctx   8192``)."""
+    for line in parameters.splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx":
+            return _int(value.strip())
+    return None
+
+
+def _vllm(settings: ModelSettings, model: str, timeout: float) -> ServedModel:
+    listing = _get(settings, f"{str(settings.api_base).rstrip('/')}/models", timeout)
+    for entry in listing.get("data") or []:
+        if isinstance(entry, dict) and entry.get("id") == model:
+            return ServedModel(_int(entry.get("max_model_len")))
+    return ServedModel()
+
+
+def _lm_studio(settings: ModelSettings, model: str, timeout: float) -> ServedModel:
+    root = str(settings.api_base).rstrip("/").removesuffix("/v1")
+    entry = _get(settings, f"{root}/api/v0/models/{urllib.parse.quote(model, safe='')}",
+                 timeout)
+    return ServedModel(_int(entry.get("loaded_context_length"))
+                       or _int(entry.get("max_context_length")))
+
+
+def _gateway(settings: ModelSettings, model: str, timeout: float) -> ServedModel | None:
+    base = settings.api_base or os.environ.get("LITELLM_PROXY_API_BASE")
+    if not base:
+        return None
+    key = settings.api_key or os.environ.get("LITELLM_PROXY_API_KEY")
+    listing = _get(settings.model_copy(update={"api_key": key}),
+                   f"{base.rstrip('/').removesuffix('/v1')}/v1/model/info", timeout)
+    for entry in listing.get("data") or []:
+        if isinstance(entry, dict) and entry.get("model_name") == model:
+            info = entry.get("model_info") or {}
+            said = {kind: info.get(f"supports_{name}")
+                    for kind, name in (("image", "vision"), ("audio", "audio_input"))}
+            kinds = (frozenset(k for k, v in said.items() if v)
+                     if any(v is not None for v in said.values()) else None)
+            return ServedModel(_int(info.get("max_input_tokens")), kinds)
+    return ServedModel()
+
+
+def _get(settings: ModelSettings, url: str, timeout: float,
+         body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One JSON request (a POST when there is a body); its JSON object answer."""
+    headers = {"Content-Type": "application/json"}
+    if settings.api_key:
+        headers["Authorization"] = f"Bearer {settings.api_key}"
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+        answer = json.loads(response.read())
+    if not isinstance(answer, dict):
+        raise ValueError("not a JSON object")
+    return answer
+
+
+def _int(value: object) -> int | None:
+    try:
+        number = int(str(value))
+    except ValueError:
+        return None
+    return number if number > 0 else None
