@@ -22,6 +22,7 @@ import pytest
 
 from tests.e2e_kit import entry_point, ok, run, tool_round_trip, write_config
 from tests.fakes.gemini_server import FunctionCall, GeminiFake, Reply, camel, error
+from tests.providers import GEMINI_MODEL
 from tui_agent.core.llm import load_litellm
 
 _ = entry_point
@@ -209,3 +210,16 @@ def test_implicitly_cached_tokens_are_read_and_priced_at_the_cached_rate(
         assert usage["reasoning_tokens"] == reported["thoughtsTokenCount"] > 0
         assert usage["cost"] == pytest.approx(by_hand, rel=0.01)
     assert second.usage["cache_read_tokens"] == 400
+
+
+def test_a_preview_litellm_has_no_price_for_costs_unknown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """litellm makes up an entry for a Gemini model its price list lacks, priced at 0.0:
+    the cost is unknown (null), never a free-looking 0.0."""
+    assert GEMINI_MODEL.split("/", 1)[1] not in load_litellm().model_cost
+    with Recording() as fake:
+        fake.push(Reply(text="Hello."))
+        cfg = write_config(tmp_path / "c.toml", GEMINI_MODEL, fake.base_url,
+                           api_key="fake-key", server=False)
+        result = ok(run(capsys, cfg, "hi"))
+    assert result.usage["prompt_tokens"] > 0 and result.usage["cost"] is None
