@@ -150,6 +150,32 @@ def test_compact_a_thinking_conversation_then_a_tool_turn(
     assert len(conversation.messages) == 12  # every message stays on disk
 
 
+def test_a_long_tool_turn_compacts_midway_and_keeps_its_signed_thinking(
+        anthropic_fake: AnthropicFake, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A small ``context_window`` and one turn of six tool calls: past the compaction point
+    the earlier rounds become a summary in the middle of the turn, and the rounds after it
+    go on with the latest tool call's signed thinking block first, accepted."""
+    cfg = thinking_config(tmp_path, anthropic_fake, context_window=2000)
+    rounds = [Reply(thinking=f"Echo round {i}.", tool_uses=[ToolUse(
+        "t__echo", {"text": f"{i} " + "word " * 150})]) for i in range(6)]
+    anthropic_fake.push(*rounds[:4], Reply(text=SUMMARY), *rounds[4:],
+                        Reply(thinking="All six came back.", text="Echoed six times."))
+    result = ok(run(capsys, cfg, "echo six times"))
+    [compaction] = result.of("compaction")
+    assert compaction["reason"] == "auto" and compaction["summary"] == SUMMARY
+    kinds = result.kinds()
+    assert 0 < kinds.index("compaction") < len(kinds) - 1 - kinds[::-1].index("tool_call")
+    assert len(result.of("tool_result")) == 6 and result.text() == "Echoed six times."
+    served_all(anthropic_fake)
+    last = anthropic_fake.requests[-1].body
+    assert SUMMARY in str(last["messages"][0]["content"])
+    assert "echo six times" not in str(last["messages"])  # the turn's start is summarized
+    assert [b["thinking"] for _, b in signed_blocks(last)][-1] == "Echo round 5."
+    assert all(m["content"][0]["type"] == "thinking" for m in last["messages"]
+               if m["role"] == "assistant")
+
+
 def test_overloaded_is_retried_and_a_refusal_reads_in_plain_words(
         anthropic_fake: AnthropicFake, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
