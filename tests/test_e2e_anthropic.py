@@ -88,10 +88,13 @@ def test_a_tool_turn_with_thinking_then_resumed_with_another(
         anthropic_fake: AnthropicFake, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     """The reply that calls the tool goes back with its thinking block first, joined and
-    signed (the fake verifies the signature); the session file keeps it, so a resumed run
-    continues with another tool turn that the fake accepts too."""
+    signed (the fake verifies the signature), and its redacted block byte for byte; the
+    session file keeps both, so a resumed run continues with another tool turn that the
+    fake accepts too."""
     cfg = thinking_config(tmp_path, anthropic_fake)
-    anthropic_fake.push(*add_turn(2, 3, "2 + 3 = 5."))
+    calls, answer = add_turn(2, 3, "2 + 3 = 5.")
+    calls.redacted = True
+    anthropic_fake.push(calls, answer)
     first = ok(run(capsys, cfg, "add 2 and 3"))
     tool_round_trip(first, answer="5")
     assert first.reasoning() == "I should add 2 and 3 with the tool.The tool said 5."
@@ -105,7 +108,8 @@ def test_a_tool_turn_with_thinking_then_resumed_with_another(
     assert block["thinking"] == "I should add 2 and 3 with the tool."
     assert anthropic_fake.verify(block["thinking"], block["signature"])
     kept = [m for m in first.conversation().messages if m["role"] == "assistant"]
-    assert [len(m.get("thinking_blocks", [])) for m in kept] == [1, 1]
+    assert [[b["type"] for b in m.get("thinking_blocks", [])] for m in kept] == [
+        ["thinking", "redacted_thinking"], ["thinking"]]
 
     anthropic_fake.push(*add_turn(5, 6, "5 + 6 = 11."))
     resumed = ok(run(capsys, cfg, "now add 5 and 6", "--resume", first.session))
@@ -118,6 +122,7 @@ def test_a_tool_turn_with_thinking_then_resumed_with_another(
                         "I should add 5 and 6 with the tool."]
     assert all(anthropic_fake.verify(b["thinking"], b["signature"])
                for _, b in signed_blocks(last))
+    assert "redacted_thinking" in str(last["messages"][1]["content"])  # opaque, kept
 
 
 def test_compact_a_thinking_conversation_then_a_tool_turn(

@@ -223,3 +223,18 @@ def test_a_preview_litellm_has_no_price_for_costs_unknown(
                            api_key="fake-key", server=False)
         result = ok(run(capsys, cfg, "hi"))
     assert result.usage["prompt_tokens"] > 0 and result.usage["cost"] is None
+
+
+def test_two_calls_in_one_step_go_back_with_the_first_ones_signature(
+        gemini: Recording, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Gemini signs only the first function call of a step: both calls run, both answers
+    go back in one turn, the signature on the first call, accepted."""
+    gemini.push(Reply(thoughts="Two sums at once.", function_calls=[
+        FunctionCall("t__add", {"a": 1, "b": 2}), FunctionCall("t__add", {"a": 3, "b": 4})]),
+        Reply(thoughts="Both back.", text="3 and 7."))
+    result = ok(run(capsys, thinking_config(tmp_path, gemini), "add 1+2 and 3+4"))
+    assert sorted(r["text"] for r in result.of("tool_result")) == ["3", "7"]
+    served_all(gemini)
+    step = camel(gemini.requests[1].body)["contents"][1]["parts"]
+    assert [("thoughtSignature" in p) for p in step] == [True, False]
+    assert len(camel(gemini.requests[1].body)["contents"][2]["parts"]) == 2

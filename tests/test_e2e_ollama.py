@@ -156,3 +156,18 @@ def test_a_model_that_cannot_think_is_told_not_sent_think(
     assert note["message"] == ('ollama_chat/gemma3 does not reason: reasoning_effort = '
                                '"high" is not sent')
     assert "think" not in fake.chats[0]
+
+
+def test_two_calls_in_one_step(ollama_fake: OllamaFake, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Ollama sends calls without ids (litellm makes them up): two in one step both run
+    and go back, each answered by its own result, arguments as objects."""
+    ollama_fake.push(Reply(thinking="Two sums at once.", tool_calls=[
+        ToolCall("t__add", {"a": 1, "b": 2}), ToolCall("t__add", {"a": 3, "b": 4})]),
+        Reply(text="3 and 7."))
+    result = ok(run(capsys, thinking_config(tmp_path, ollama_fake), "add 1+2 and 3+4"))
+    assert sorted(r["text"] for r in result.of("tool_result")) == ["3", "7"]
+    sent = ollama_fake.chats[1]["messages"]
+    assert [c["function"]["arguments"] for c in sent[1]["tool_calls"]] == [
+        {"a": 1, "b": 2}, {"a": 3, "b": 4}]
+    assert [m["content"] for m in sent[2:]] == ["3", "7"]
