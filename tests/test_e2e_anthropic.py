@@ -227,10 +227,11 @@ def test_prompt_too_long_compacts_and_the_request_goes_again(
 def by_hand(reported: dict[str, int]) -> float:
     """One request's list price from litellm's price entry and the fake's own counts."""
     price = load_litellm().model_cost["claude-sonnet-4-5"]
-    return (reported["input_tokens"] * price["input_cost_per_token"]
-            + reported["cache_creation_input_tokens"] * price["cache_creation_input_token_cost"]
-            + reported["cache_read_input_tokens"] * price["cache_read_input_token_cost"]
-            + reported["output_tokens"] * price["output_cost_per_token"])
+    return float(
+        reported["input_tokens"] * price["input_cost_per_token"]
+        + reported["cache_creation_input_tokens"] * price["cache_creation_input_token_cost"]
+        + reported["cache_read_input_tokens"] * price["cache_read_input_token_cost"]
+        + reported["output_tokens"] * price["output_cost_per_token"])
 
 
 SYSTEM = "You are a careful assistant who checks every sum with the tool. " * 80
