@@ -13,11 +13,15 @@ computed here by hand; and one turn in the app with its thinking block shown.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.e2e_kit import entry_point, ok, run, tool_round_trip, write_config
 from tests.fakes.anthropic_server import (
     AnthropicFake,
@@ -82,6 +86,21 @@ def test_plain_text_with_the_providers_counts(anthropic_fake: AnthropicFake, tmp
     assert usage["total_tokens"] == usage["prompt_tokens"] + 9
     sent = anthropic_fake.requests[0].body
     assert "thinking" not in sent  # no reasoning_effort: no thinking asked for
+
+
+def test_the_command_in_its_own_process_shows_thinking_on_stderr_only(
+        anthropic_fake: AnthropicFake, tmp_path: Path) -> None:
+    """``python -m tui_agent run --show-reasoning`` as a user types it: the reply alone on
+    stdout, the thinking on stderr after its label, exit 0."""
+    anthropic_fake.push(Reply(thinking="The user wants a capital.", text="Paris."))
+    cfg = thinking_config(tmp_path, anthropic_fake, server=False)
+    done = subprocess.run([sys.executable, "-m", "tui_agent", "run", "--config", str(cfg),
+                           "--show-reasoning", "capital of France?"], capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (done.returncode, done.stdout) == (0, "Paris.\n"), done.stderr
+    assert "thinking: The user wants a capital.\n" in done.stderr
+    assert anthropic_fake.requests[0].body["thinking"]["type"] == "enabled"
 
 
 def test_a_tool_turn_with_thinking_then_resumed_with_another(
