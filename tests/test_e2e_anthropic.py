@@ -3,12 +3,14 @@
 over stdio, and ``anthropic/claude-sonnet-4-5`` served by tests/fakes/anthropic_server.py,
 which checks every thinking block's signature and caches prompts as Anthropic does.
 
-Plain text with the provider's counts; a tool round trip with thinking on (the signed
-block goes back and is verified); resume of a conversation that ended in thinking blocks
-and another tool turn; ``--compact`` of such a conversation and a tool turn after it;
-529 retried, a refusal in plain words, "prompt is too long" driving a compaction; prompt
-caching from the second request on (none with ``prompt_cache = false``) at the list price
-computed here by hand; and one turn in the app with its thinking block shown.
+Plain text with the provider's counts; the command in its own process (thinking on
+stderr only); a tool round trip with thinking on (the signed block goes back and is
+verified, a redacted one byte for byte); resume of a conversation that ended in thinking
+blocks and another tool turn; ``--compact`` of such a conversation and a tool turn after
+it; a long tool turn compacted midway; 529 retried, a refusal in plain words, "prompt is
+too long" driving a compaction; prompt caching from the second request on (none with
+``prompt_cache = false``) at the list price computed here by hand; and one tool turn in
+the app with its thinking blocks shown.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ longer than ``num_ctx`` silently, recording each cut.
 Plain text with the server's counts and no price (a local model's cost is unknown, never
 0.0); a tool round trip with thinking on; resume and another tool turn; automatic
 compaction (a small ``context_window``) and a tool turn after it; a refusal in plain words
-and a 500 retried; and a long conversation sent with ``num_ctx`` equal to the window
-``/api/show`` reports, so nothing is cut.
+and a 500 retried; a long conversation sent with ``num_ctx`` equal to the window
+``/api/show`` reports, so nothing is cut; a model without the ``thinking`` capability
+told and not sent ``think``; and two calls in one step.
 """
 
 from __future__ import annotations
