@@ -147,6 +147,29 @@ def test_compaction_of_a_conversation_with_signatures_then_a_tool_turn(
     assert len(signatures(gemini.requests[-1].body)) >= 1
 
 
+def test_a_long_tool_turn_compacts_midway_and_its_calls_keep_their_signatures(
+        gemini: Recording, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One turn of six tool calls past the compaction point: the turn's start becomes a
+    summary, so every later step is checked as the current turn's, and each still carries
+    its own signature."""
+    cfg = thinking_config(tmp_path, gemini, context_window=2000)
+    rounds = [Reply(thoughts=f"Echo round {i}.", function_calls=[FunctionCall(
+        "t__echo", {"text": f"{i} " + "word " * 150})]) for i in range(6)]
+    gemini.push(*rounds[:4], Reply(text=SUMMARY), *rounds[4:],
+                Reply(thoughts="All six came back.", text="Echoed six times."))
+    result = ok(run(capsys, cfg, "echo six times"))
+    [compaction] = result.of("compaction")
+    assert compaction["reason"] == "auto" and compaction["summary"] == SUMMARY
+    kinds = result.kinds()
+    assert 0 < kinds.index("compaction") < len(kinds) - 1 - kinds[::-1].index("tool_call")
+    assert len(result.of("tool_result")) == 6 and result.text() == "Echoed six times."
+    served_all(gemini)
+    last = camel(gemini.requests[-1].body)
+    assert SUMMARY in str(last["contents"][0]) and "echo six times" not in str(last)
+    steps = [c for c in last["contents"] if c["role"] == "model"]
+    assert len(signatures(gemini.requests[-1].body)) == len(steps) >= 2
+
+
 def test_unavailable_is_retried_and_a_refusal_reads_in_plain_words(
         gemini: Recording, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = config(tmp_path, gemini, server=False, max_retries=2)
