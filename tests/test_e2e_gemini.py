@@ -8,9 +8,10 @@ compaction) fails the request.
 Plain text with the provider's counts; a tool round trip with thinking on; resume of a
 conversation whose tool calls carry signatures and another tool turn; automatic
 compaction (a small ``context_window``) of such a conversation and a tool turn after it,
-and of a long tool turn midway; 503 retried, a refusal in plain words, the "input token count exceeds" refusal driving a
-compaction; two calls in one step (only the first signed); the implicitly cached tokens
-read and priced at the cached rate; and a preview litellm has no price for costs unknown.
+and of a long tool turn midway; 503 retried, a refusal in plain words, the "input token
+count exceeds" refusal driving a compaction; two calls in one step (only the first
+signed); the implicitly cached tokens read and priced at the cached rate; and a preview
+litellm has no price for costs unknown.
 """
 
 from __future__ import annotations
