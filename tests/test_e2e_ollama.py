@@ -23,6 +23,7 @@ import pytest
 from tests.e2e_kit import entry_point, ok, run, tool_round_trip, write_config
 from tests.fakes.ollama_server import Model, OllamaFake, Reply, ToolCall
 from tests.providers import OLLAMA_MODEL, ollama_fake
+from tui_agent.core.llm.facts import can_reason
 
 _ = (entry_point, ollama_fake)
 pytestmark = pytest.mark.usefixtures("entry_point")
@@ -172,3 +173,15 @@ def test_two_calls_in_one_step(ollama_fake: OllamaFake, tmp_path: Path,
     assert [c["function"]["arguments"] for c in sent[1]["tool_calls"]] == [
         {"a": 1, "b": 2}, {"a": 3, "b": 4}]
     assert [m["content"] for m in sent[2:]] == ["3", "7"]
+
+
+def test_think_asks_the_server_whether_the_model_reasons() -> None:
+    """What ``/think`` tells of an Ollama model (``can_reason``) is the server's word, as
+    the requests follow it: qwen3 thinks, gemma3 does not, a server that does not answer
+    leaves it unknown."""
+    plain = Model(capabilities=("completion", "tools"), architecture="gemma3")
+    with OllamaFake(models={"qwen3": Model(), "gemma3": plain}) as fake:
+        assert can_reason("ollama_chat/qwen3", fake.base_url) is True
+        assert can_reason("ollama/gemma3", fake.base_url) is False
+        gone = fake.base_url
+    assert can_reason("ollama_chat/qwen3", gone) is None
