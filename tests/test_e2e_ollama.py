@@ -9,7 +9,8 @@ Plain text with the server's counts and no price (a local model's cost is unknow
 compaction (a small ``context_window``) and a tool turn after it; a refusal in plain words
 and a 500 retried; a long conversation sent with ``num_ctx`` equal to the window
 ``/api/show`` reports, so nothing is cut; a model without the ``thinking`` capability
-told and not sent ``think``; and two calls in one step.
+told and not sent ``think`` (and ``/think``'s word on a model is the server's too); and
+two calls in one step.
 """
 
 from __future__ import annotations
