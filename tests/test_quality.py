@@ -36,6 +36,7 @@ def test_mypy_strict_is_clean() -> None:
     ("tests.bench.bench_codemode", ["--calls", "10", "--rounds", "1"], "ratio script/direct"),
     ("tests.bench.bench_tui", ["--rounds", "1", "--tokens", "120", "--messages", "60"],
      "ratio full/empty"),
+    ("tests.bench.bench_cache", ["--turns", "3"], "(target >= 80%)"),
 ])
 def test_benchmarks_run_and_print_figures(module: str, args: list[str], expect: str) -> None:
     out = run(sys.executable, "-m", module, *args)

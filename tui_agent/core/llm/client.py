@@ -17,6 +17,7 @@ import random
 import sys
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing, suppress
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -129,9 +130,18 @@ class LLM:
         return load_litellm()
 
     def where(self) -> Route:
-        """How litellm routes the model (provider, whether it can reason). Blocking."""
+        """How litellm routes the model (provider, whether it can reason). Blocking. For an
+        Ollama model whether it reasons is the server's word (its ``thinking``
+        capability): litellm's facts on one never say; a server that does not tell leaves
+        it unknown, and what was asked is sent."""
         if self._route is None:
-            self._route = route(load_litellm(), self.settings)
+            where = route(load_litellm(), self.settings)
+            if where.provider in OLLAMA:
+                said = self._served()
+                reasons = said.reasons if said is not None else None
+                where = replace(where, known=reasons is not None, reasons=bool(reasons),
+                                always_reasons=False)
+            self._route = where
         return self._route
 
     def notes(self) -> list[str]:

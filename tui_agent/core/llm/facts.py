@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.loader import load_litellm
+from tui_agent.core.llm.windows import ask_server
 
 PER_MILLION = 1_000_000
 
@@ -75,7 +77,12 @@ def model_facts(name: str, api_base: str | None = None) -> ModelFacts | None:
 
 def can_reason(name: str, api_base: str | None = None) -> bool | None:
     """Whether ``name`` reasons, as litellm knows it (litellm's ``supports_reasoning``);
-    None when litellm does not know the model at all. Blocking."""
+    None when litellm does not know the model at all. For an Ollama model, the server's
+    word (its ``thinking`` capability), as the requests follow it: litellm's facts on one
+    never say. Blocking."""
+    if name.split("/", 1)[0] in ("ollama", "ollama_chat"):
+        said = ask_server(ModelSettings(name=name, api_base=api_base))
+        return said.reasons if said is not None else None
     if model_facts(name, api_base) is None:
         return None
     try:

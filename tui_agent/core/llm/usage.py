@@ -4,7 +4,8 @@ cost from litellm's usage-aware pricing (cache reads and writes at their own pri
 
 A model on the user's own machine (Ollama, vLLM, LM Studio, llamafile, or an ``openai/``
 model on a loopback or private ``api_base``) bills nothing anyone knows of: its cost is
-unknown (None), never 0.0, even where litellm lists a price of 0.
+unknown (None), never 0.0, even where litellm lists a price of 0. So is a hosted model's
+that litellm prices at 0.0 without listing it (it makes up an entry for some).
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ def price(litellm: ModuleType, usage: Any, model: str) -> float | None:
     does); else unknown."""
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(model=model, usage_object=usage)
-        return float(prompt_cost) + float(completion_cost)
+        cost = float(prompt_cost) + float(completion_cost)
+        if cost or listed(litellm, model):
+            return cost
     except Exception:  # not in litellm's price list (a custom model, a proxy's alias)
         pass
     own = getattr(usage, "cost", None)
@@ -84,7 +87,14 @@ def priced(litellm: ModuleType, model: str, *, local: bool) -> bool:
     if local:
         return False
     try:
-        litellm.cost_per_token(model=model, prompt_tokens=1, completion_tokens=1)
+        cost = litellm.cost_per_token(model=model, prompt_tokens=1, completion_tokens=1)
     except Exception:
         return False
-    return True
+    return bool(sum(cost)) or listed(litellm, model)
+
+
+def listed(litellm: ModuleType, model: str) -> bool:
+    """Whether litellm's price list has an entry for ``model``: for a model it lacks
+    (a Gemini preview, say) litellm makes one up priced at 0.0, which is not a price."""
+    bare = model.split("/", 1)[-1]
+    return any(name in litellm.model_cost for name in (model, bare))

@@ -9,7 +9,8 @@ timeout (blocking: :class:`~tui_agent.core.llm.client.LLM` calls it from a threa
 - Ollama (``ollama/``, ``ollama_chat/``): ``POST /api/show``. The window is the
   Modelfile's ``num_ctx`` when the model's author or the user set one (what the server
   runs by default), else the model's own ``<arch>.context_length`` from ``model_info``;
-  ``capabilities`` (``vision``, ``audio``) tell what it reads.
+  ``capabilities`` tell what it reads (``vision``, ``audio``) and whether it reasons
+  (``thinking``: litellm's own facts on an Ollama model never say).
 - vLLM (``hosted_vllm/``): ``GET {api_base}/models``, the model's ``max_model_len``.
 - LM Studio (``lm_studio/``): ``GET /api/v0/models/{model}``, its loaded (else its
   maximum) context length.
@@ -47,6 +48,9 @@ class ServedModel:
     window: int | None = None
     kinds: frozenset[str] | None = None
     """What it reads besides text (``image``, ``audio``); None: the server does not say."""
+    reasons: bool | None = None
+    """Whether it can think (Ollama's ``thinking`` capability); None: the server does not
+    say."""
 
 
 def asks_server(model: str | None) -> bool:
@@ -83,9 +87,10 @@ def _ollama(settings: ModelSettings, model: str, timeout: float) -> ServedModel:
         window = next((_int(v) for k, v in info.items() if k.endswith(".context_length")),
                       None)
     capabilities = show.get("capabilities")
-    kinds = (frozenset(_KINDS[c] for c in capabilities if c in _KINDS)
-             if isinstance(capabilities, list) else None)
-    return ServedModel(window, kinds)
+    if not isinstance(capabilities, list):
+        return ServedModel(window)
+    return ServedModel(window, frozenset(_KINDS[c] for c in capabilities if c in _KINDS),
+                       "thinking" in capabilities)
 
 
 def _num_ctx(parameters: str) -> int | None:
