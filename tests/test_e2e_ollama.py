@@ -24,7 +24,7 @@ import pytest
 from tests.e2e_kit import entry_point, ok, run, tool_round_trip, write_config
 from tests.fakes.ollama_server import Model, OllamaFake, Reply, ToolCall
 from tests.providers import OLLAMA_MODEL, ollama_fake
-from tui_agent.core.llm.facts import can_reason
+from tui_agent.core.llm.facts import can_reason, model_facts
 
 _ = (entry_point, ollama_fake)
 pytestmark = pytest.mark.usefixtures("entry_point")
@@ -186,3 +186,18 @@ def test_think_asks_the_server_whether_the_model_reasons() -> None:
         assert can_reason("ollama/gemma3", fake.base_url) is False
         gone = fake.base_url
     assert can_reason("ollama_chat/qwen3", gone) is None
+
+
+def test_the_model_pickers_facts_on_an_ollama_model_are_the_servers() -> None:
+    """The ``/model`` picker's line for an Ollama model comes from the server, as the
+    requests do: its window and whether it thinks, and no price."""
+    plain = Model(capabilities=("completion", "tools"), architecture="gemma3",
+                  context_length=8192)
+    with OllamaFake(models={"qwen3": Model(context_length=32768), "gemma3": plain}) as fake:
+        thinks = model_facts("ollama_chat/qwen3", fake.base_url)
+        does_not = model_facts("ollama/gemma3", fake.base_url)
+        gone = fake.base_url
+    assert thinks is not None and does_not is not None
+    assert thinks.summary() == "32k window · reasons"
+    assert does_not.summary() == "8192 window"
+    assert model_facts("ollama_chat/qwen3", gone) is None

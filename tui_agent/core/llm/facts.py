@@ -14,7 +14,7 @@ from typing import Any
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.loader import load_litellm
-from tui_agent.core.llm.windows import ask_server
+from tui_agent.core.llm.windows import ask_server, asks_server
 
 PER_MILLION = 1_000_000
 
@@ -60,7 +60,15 @@ def _price(info: dict[str, Any], key: str) -> float | None:
 
 
 def model_facts(name: str, api_base: str | None = None) -> ModelFacts | None:
-    """litellm's facts on ``name`` (None: litellm does not know it). Blocking."""
+    """litellm's facts on ``name`` (None: litellm does not know it); for a local server's
+    model (Ollama, vLLM, LM Studio), the server's word, as the requests follow it: no
+    price, and its window, what it reads and whether it thinks. Blocking."""
+    if asks_server(name):
+        said = ask_server(ModelSettings(name=name, api_base=api_base))
+        if said is None:
+            return None
+        return ModelFacts(context_window=said.window, vision="image" in (said.kinds or ()),
+                          reasoning=bool(said.reasons))
     litellm = load_litellm()
     try:
         info: dict[str, Any] = dict(litellm.get_model_info(model=name, api_base=api_base))
