@@ -36,6 +36,13 @@ class Usage:
     reasoning_tokens: int = 0
     """Of ``completion_tokens``, those the model spent thinking."""
 
+    def cache_text(self) -> str:
+        """``cache 91%``: the share of the input tokens read from the provider's prompt
+        cache (empty when none was)."""
+        if self.cache_read_tokens <= 0 or self.prompt_tokens <= 0:
+            return ""
+        return f"cache {min(self.cache_read_tokens / self.prompt_tokens, 1.0):.0%}"
+
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         return Usage(self.prompt_tokens + other.prompt_tokens,

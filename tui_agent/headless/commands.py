@@ -167,9 +167,8 @@ def sessions(limit: int, out: IO[str], secrets: frozenset[str] = frozenset()) ->
     for path in reversed(found):
         conv = load(path, secrets)
         cost = "" if conv.usage.cost is None else f" ${conv.usage.cost:.4f}"
-        if conv.usage.cache_read_tokens > 0 and conv.usage.prompt_tokens > 0:
-            share = min(conv.usage.cache_read_tokens / conv.usage.prompt_tokens, 1.0)
-            cost += f" · cache {share:.0%}"  # of the input, read from the prompt cache
+        if cached := conv.usage.cache_text():
+            cost += f" · {cached}"  # of the input, read from the prompt cache
         model = conv.meta.get("model") or "?"
         out.write(f"{conv.id}  {len(conv.entries):>3} msgs  {model:<24.24}{cost}  "
                   f"{conv.title()}\n")

@@ -43,17 +43,8 @@ def usage_text(usage: Usage) -> str:
     reported input read from its prompt cache."""
     tokens = f"{usage.total_tokens:,} tokens"
     cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
-    cached = cache_text(usage)
+    cached = usage.cache_text()
     return f"{tokens} · {cost}{f' · {cached}' if cached else ''}"
-
-
-def cache_text(usage: Usage) -> str:
-    """``cache 91%``: the share of the input tokens read from the provider's prompt cache
-    (empty when none was)."""
-    if usage.cache_read_tokens <= 0 or usage.prompt_tokens <= 0:
-        return ""
-    share = min(usage.cache_read_tokens / usage.prompt_tokens, 1.0)
-    return f"cache {share:.0%}"
 
 
 def context_text(size: ContextSize) -> str:
