@@ -6,6 +6,7 @@ unknown, and each request names its conversation and carries ``[model] params``.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tui_agent.config.models import ModelSettings
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import DenyAll
 from tui_agent.core.events import TurnDone, Usage
-from tui_agent.core.llm import LLM, load_litellm
+from tui_agent.core.llm import LLM, load_litellm, loader
 from tui_agent.core.llm import Reply as LLMReply
 from tui_agent.core.llm.request import build, route
 from tui_agent.core.session import SessionWriter
@@ -179,3 +180,21 @@ async def test_each_request_names_its_conversation(fake_llm: FakeLLM, tmp_path: 
     fake_llm.push(Reply(text="three"))
     [e async for e in alone.run_turn("hi")]
     assert alone.llm.session_id == alone.conversation_id  # type: ignore[attr-defined]
+
+
+async def test_unbilled_never_waits_for_litellm_and_knows_the_price_once_prepared(
+        fake_llm: FakeLLM) -> None:
+    """A turn stopped on its first request, while litellm is still importing, ends at once:
+    its cost is unknown (the route is learnt only where the request is prepared, in a
+    thread). Once a request was prepared, a priced model's unbilled turn costs 0.0."""
+    llm = LLM(model_for(fake_llm, name="deepseek/deepseek-chat"))
+    answers: list[Usage] = []
+    load_litellm()  # in sys.modules, as it is from the moment its import starts
+    with loader._lock:  # as while litellm imports in the preload thread
+        asking = threading.Thread(target=lambda: answers.append(llm.unbilled()), daemon=True)
+        asking.start()
+        asking.join(5)
+        assert answers == [Usage(cost=None)]
+    fake_llm.push(Reply(text="ok"))
+    await reply_of(llm)
+    assert llm.unbilled() == Usage(cost=0.0)
