@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.anthropic_stub import AnthropicStub, Turn
 from tests.conftest import model_for
+from tests.fakes.anthropic_server import AnthropicFake
+from tests.fakes.anthropic_server import Reply as AReply
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_agent import calculator
 from tui_agent.config.models import ModelSettings
@@ -54,12 +55,12 @@ def marked(body: dict[str, Any]) -> list[str]:
 async def test_claude_requests_mark_system_tools_and_the_latest_message(cache: bool) -> None:
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "a"},
                 {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
-    with AnthropicStub([Turn(text="ok")]) as stub:
-        llm = LLM(ModelSettings(name="anthropic/claude-sonnet-4-5", api_base=stub.base_url,
+    with AnthropicFake([AReply(text="ok")]) as fake:
+        llm = LLM(ModelSettings(name="anthropic/claude-sonnet-4-5", api_base=fake.base_url,
                                 api_key="k", max_retries=0, prompt_cache=cache))
         await reply_of(llm, messages, TOOL)
-    assert marked(stub.bodies[0]) == (["system[0]", "tools[0]", "messages[2]"] if cache
-                                      else [])
+    assert marked(fake.requests[0].body) == (["system[0]", "tools[0]", "messages[2]"]
+                                             if cache else [])
 
 
 @pytest.mark.parametrize(("name", "caches"), [
@@ -95,20 +96,30 @@ async def test_cost_is_the_list_price_by_hand_with_cache_and_reasoning(
 
 
 async def test_claude_cost_prices_cache_reads_and_writes_by_hand() -> None:
-    usage = {"input_tokens": 500, "cache_creation_input_tokens": 4000,
-             "cache_read_input_tokens": 30000}
-    with AnthropicStub([Turn(text="ok", usage=usage, output_tokens=200)]) as stub:
-        reply = await reply_of(LLM(ModelSettings(
-            name="anthropic/claude-sonnet-4-5", api_base=stub.base_url, api_key="k",
-            max_retries=0)))
+    """The second request reads the first one's prefix from the cache and writes its own
+    longer one: each part at its list price."""
+    system = {"role": "system", "content": " ".join(f"rule {i}." for i in range(800))}
+    first = [system, {"role": "user", "content": "a"}]
+    second = [*first, {"role": "assistant", "content": "b"},
+              {"role": "user", "content": " ".join(f"fact {i}." for i in range(400))}]
+    with AnthropicFake([AReply(text="b"), AReply(text="ok", output_tokens=200)]) as fake:
+        llm = LLM(ModelSettings(name="anthropic/claude-sonnet-4-5", api_base=fake.base_url,
+                                api_key="k", max_retries=0))
+        await reply_of(llm, first)
+        reply = await reply_of(llm, second)
+    said = fake.usages[-1]
+    fresh, written, read = (said["input_tokens"], said["cache_creation_input_tokens"],
+                            said["cache_read_input_tokens"])
+    assert written and read  # nothing fresh: the latest message carries a breakpoint
     info = load_litellm().get_model_info("anthropic/claude-sonnet-4-5")
-    by_hand = (500 * info["input_cost_per_token"]
-               + 4000 * info["cache_creation_input_token_cost"]
-               + 30000 * info["cache_read_input_token_cost"]
+    by_hand = (fresh * info["input_cost_per_token"]
+               + written * info["cache_creation_input_token_cost"]
+               + read * info["cache_read_input_token_cost"]
                + 200 * info["output_cost_per_token"])
     u = reply.usage
-    assert (u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens) == (30000, 4000, 200)
-    assert u.prompt_tokens == 34500  # litellm's: input + writes + reads
+    assert (u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens) == \
+        (read, written, 200)
+    assert u.prompt_tokens == fresh + written + read  # litellm's: input + writes + reads
     assert u.cost == pytest.approx(by_hand, rel=0.01)
 
 

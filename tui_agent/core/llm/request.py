@@ -9,7 +9,8 @@ and Vertex); Ollama's ``num_ctx`` set to the window tui-agent counts with; the
 conversation's id in litellm's request metadata; then ``[model] params`` last, so any
 litellm argument can be set or overridden. The messages go as the history keeps them but
 for the reasoning text kept for display (no provider takes it back) and thinking blocks a
-provider other than Anthropic's would not read. The module takes litellm as an argument:
+provider other than Anthropic's would not read; a reply stopped while it was still thinking
+(kept for the display) is left out whole. The module takes litellm as an argument:
 only :mod:`tui_agent.core.llm.loader` imports it.
 """
 
@@ -194,6 +195,8 @@ def outgoing(messages: Sequence[dict[str, Any]], where: Route) -> list[dict[str,
         blocks = [b for b in message.get(THINKING_BLOCKS) or () if whole(b)]
         if blocks and (where.claude or where.provider == "litellm_proxy"):
             sent[THINKING_BLOCKS] = blocks
+        elif not sent.get("content") and not sent.get("tool_calls"):
+            continue  # a reply stopped while thinking: nothing of it to send back
         out.append(sent)
     return out
 
