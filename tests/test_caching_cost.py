@@ -23,7 +23,7 @@ from tui_agent.core.approval import DenyAll
 from tui_agent.core.events import TurnDone, Usage
 from tui_agent.core.llm import LLM, load_litellm, loader
 from tui_agent.core.llm import Reply as LLMReply
-from tui_agent.core.llm.request import build, route
+from tui_agent.core.llm.request import LOCAL_PROVIDERS, build, route
 from tui_agent.core.session import SessionWriter
 
 pytestmark = pytest.mark.anyio
@@ -209,3 +209,8 @@ async def test_unbilled_never_waits_for_litellm_and_knows_the_price_once_prepare
     fake_llm.push(Reply(text="ok"))
     await reply_of(llm)
     assert llm.unbilled() == Usage(cost=0.0)
+
+
+def test_the_local_providers_are_named_as_litellm_names_them() -> None:
+    names = {str(getattr(p, "value", p)) for p in load_litellm().provider_list}
+    assert LOCAL_PROVIDERS <= names, LOCAL_PROVIDERS - names

@@ -25,8 +25,11 @@ from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.reply import whole
 
 LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio",
-                             "llamafile", "llamacpp", "xinference", "oobabooga"})
-"""Providers that run on the user's own machine: nothing is billed, the price is unknown."""
+                             "llamafile", "xinference", "oobabooga", "docker_model_runner",
+                             "lemonade"})
+"""Providers that run on the user's own machine: nothing is billed, the price is unknown.
+litellm's own names (``litellm.provider_list``); a llama.cpp server has none of its own
+(``openai/`` on a local ``api_base``, which :func:`~.usage.is_local` also counts)."""
 OLLAMA = frozenset({"ollama", "ollama_chat"})
 THINKING_BLOCKS = "thinking_blocks"
 REASONING_TEXT = "reasoning_content"
