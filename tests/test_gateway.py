@@ -112,8 +112,6 @@ def test_each_request_carries_the_session_id(gateway: Gateway, key: str, tmp_pat
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """The session id reaches the proxy's logging (what its spend logs group by). The
     sending is core/llm's (the request); this checks what the proxy receives."""
-    if not hasattr(LLM(ModelSettings()), "session_id"):
-        pytest.skip("the sending of the session id (core/llm, LLM.session_id) is not here yet")
     session = tmp_path / "talk.jsonl"
     before = len(gateway.recorded())
     for prompt in ("first", "second"):

@@ -138,8 +138,9 @@ async def test_the_providers_own_message_is_read_from_its_body(
                           "code": "context_length_exceeded"}}, 128000),
     ("ollama", {"error": "the input length exceeds the context length"}, None),
 ])
-async def test_each_providers_context_length_wording_starts_compaction(
+async def test_each_providers_context_length_wording_reads_as_too_long_with_its_window(
         errors: ErrorServer, provider: str, body: dict[str, Any], window: int | None) -> None:
+    """The kind and the window compaction acts on (tests/test_e2e_* run the compaction)."""
     errors.status, errors.body = 400, body
     error, _ = await failure(errors.settings(provider))
     assert error.kind == "context_window" and overflowed(error)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.config.models import ModelSettings
+from tui_agent.core.llm.proxy import proxy_of
 
 ASK_TIMEOUT = 3.0
 """Seconds the server has to answer (the request's own ``timeout`` when shorter)."""
@@ -132,12 +133,11 @@ def _lm_studio(settings: ModelSettings, model: str, timeout: float) -> ServedMod
 
 
 def _gateway(settings: ModelSettings, model: str, timeout: float) -> ServedModel | None:
-    base = settings.api_base or os.environ.get("LITELLM_PROXY_API_BASE")
-    if not base:
+    proxy = proxy_of(settings)
+    if proxy is None:
         return None
-    key = settings.api_key or os.environ.get("LITELLM_PROXY_API_KEY")
-    listing = _get(settings.model_copy(update={"api_key": key}),
-                   f"{base.rstrip('/').removesuffix('/v1')}/v1/model/info", timeout)
+    listing = _get(settings.model_copy(update={"api_key": proxy.key}),
+                   f"{proxy.base}/v1/model/info", timeout)
     for entry in listing.get("data") or []:
         if isinstance(entry, dict) and entry.get("model_name") == model:
             info = entry.get("model_info") or {}
