@@ -188,3 +188,20 @@ async def test_ollama_reads_the_whole_prompt_with_the_window_it_reported() -> No
         reply = items[-1]
         assert isinstance(reply, Reply) and reply.text == "Read it all."
         assert fake.truncations == []
+
+
+def test_the_pickers_window_is_litellms_input_limit_never_its_max_tokens() -> None:
+    """In litellm's price list ``max_tokens`` is mostly the output limit."""
+    from tui_agent.core.llm import load_litellm
+    from tui_agent.core.llm.facts import model_facts
+
+    load_litellm().register_model({
+        "openai/output-limit-only": {"max_tokens": 4096, "max_output_tokens": 4096,
+                                     "litellm_provider": "openai", "mode": "chat"},
+        "openai/input-limit-too": {"max_tokens": 4096, "max_input_tokens": 64000,
+                                   "max_output_tokens": 4096, "litellm_provider": "openai",
+                                   "mode": "chat"}})
+    only = model_facts("openai/output-limit-only")
+    both = model_facts("openai/input-limit-too")
+    assert only is not None and only.context_window is None
+    assert both is not None and both.context_window == 64000
