@@ -5,13 +5,13 @@ what was not sent and why (:func:`notes`).
 The request layers, in order: the model and its endpoint; ``reasoning_effort`` (only to a
 model that can reason, or one litellm does not know: the user asked for it); prompt-cache
 breakpoints for the providers that cache only when asked (Anthropic, and Claude on Bedrock
-and Vertex); Ollama's ``num_ctx`` set to the window tui-agent counts with; the
-conversation's id in litellm's request metadata; then ``[model] params`` last, so any
-litellm argument can be set or overridden. The messages go as the history keeps them but
-for the reasoning text kept for display (no provider takes it back) and thinking blocks a
-provider other than Anthropic's would not read; a reply stopped while it was still thinking
-(kept for the display) is left out whole. The module takes litellm as an argument:
-only :mod:`tui_agent.core.llm.loader` imports it.
+and Vertex, or behind a LiteLLM Proxy); Ollama's ``num_ctx`` set to the window tui-agent
+counts with; the conversation's id in litellm's request metadata; then ``[model] params``
+last, so any litellm argument can be set or overridden. The messages go as the history
+keeps them but for the reasoning text kept for display (no provider takes it back) and
+thinking blocks a provider other than Anthropic's would not read; a reply stopped while it
+was still thinking (kept for the display) is left out whole. The module takes litellm as
+an argument: only :mod:`tui_agent.core.llm.loader` imports it.
 """
 
 from __future__ import annotations
@@ -105,8 +105,12 @@ def thinking(settings: ModelSettings, where: Route) -> bool:
 
 
 def caches(settings: ModelSettings, where: Route) -> bool:
-    """Whether the request marks cache breakpoints: the providers that cache only when asked."""
-    return settings.prompt_cache and where.claude
+    """Whether the request marks cache breakpoints: the providers that cache only when asked,
+    and a LiteLLM Proxy's model named for Claude (``litellm_proxy/claude-...``): litellm
+    puts the marks on the messages and passes the tools' point on in the body, and the
+    proxy's litellm applies both to its Anthropic deployment."""
+    return settings.prompt_cache and (where.claude or where.provider == "litellm_proxy" and any(
+        word in where.model.lower() for word in ("claude", "anthropic")))
 
 
 def notes(settings: ModelSettings, where: Route) -> list[str]:
