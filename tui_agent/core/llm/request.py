@@ -191,7 +191,8 @@ def outgoing(messages: Sequence[dict[str, Any]], where: Route) -> list[dict[str,
     """The messages as the provider takes them: the reasoning text kept for display is left
     out (no provider reads it back, and some refuse it); thinking blocks go only to Claude
     (or a LiteLLM Proxy, which passes them on), and only whole ones (a block a cut stream
-    left without its signature is refused)."""
+    left without its signature is refused). A reply stopped while it was still thinking
+    leaves nothing to send: it is left out (the turns around it are the user's)."""
     out = []
     for message in messages:
         if message.get("role") != "assistant" or not (
