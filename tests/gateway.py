@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,7 @@ class Gateway:
             self.process.wait(5)
 
 
-def _config(provider: FakeLLM) -> str:
+def _config(provider: FakeLLM, extra: Sequence[dict[str, Any]] = ()) -> str:
     def model(name: str, **extra: Any) -> dict[str, Any]:
         return {"model_name": name, "litellm_params": {
             "model": f"openai/{provider.model}", "api_base": provider.base_url,
@@ -109,7 +110,8 @@ def _config(provider: FakeLLM) -> str:
                            **model("beta")["litellm_params"], "model": "openai/gpt-4o"}},
                        model("limited", rpm=1),
                        model("spent", max_budget=0.000001, budget_duration="1d",
-                             input_cost_per_token=0.001, output_cost_per_token=0.001)],
+                             input_cost_per_token=0.001, output_cost_per_token=0.001),
+                       *extra],
         # Without retries the router refuses at once what it would otherwise wait out.
         "router_settings": {"routing_strategy": "usage-based-routing-v2",
                             "enable_pre_call_checks": True, "num_retries": 0},
@@ -125,12 +127,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_gateway(where: Path, provider: FakeLLM) -> Gateway:
-    """Start the proxy in front of ``provider``, its files under ``where``; wait until it
-    is healthy (it fails the caller with the proxy's log if it dies or never answers)."""
+def start_gateway(where: Path, provider: FakeLLM,
+                  extra: Sequence[dict[str, Any]] = ()) -> Gateway:
+    """Start the proxy in front of ``provider`` (and the ``extra`` deployments of its
+    ``model_list``), its files under ``where``; wait until it is healthy (it fails the
+    caller with the proxy's log if it dies or never answers)."""
     where.mkdir(parents=True, exist_ok=True)
     (where / "recorder.py").write_text(RECORDER)
-    (where / "config.yaml").write_text(_config(provider))
+    (where / "config.yaml").write_text(_config(provider, extra))
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != TAG_VAR and not k.endswith("_API_KEY")}
     env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", GATEWAY_RECORD=str(where / "record.jsonl"),
@@ -144,6 +148,7 @@ def start_gateway(where: Path, provider: FakeLLM) -> Gateway:
              "--port", str(port)], cwd=where, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     gateway = Gateway(url, process, where / "record.jsonl", log, 0.0, provider)
+    gateway.names += [str(model["model_name"]) for model in extra]
     while not _healthy(url):
         if process.poll() is not None or time.monotonic() - started > START_TIMEOUT:
             gateway.stop()

@@ -6,22 +6,24 @@ unknown, and each request names its conversation and carries ``[model] params``.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.anthropic_stub import AnthropicStub, Turn
 from tests.conftest import model_for
+from tests.fakes.anthropic_server import AnthropicFake
+from tests.fakes.anthropic_server import Reply as AReply
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_agent import calculator
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import DenyAll
 from tui_agent.core.events import TurnDone, Usage
-from tui_agent.core.llm import LLM, load_litellm
+from tui_agent.core.llm import LLM, load_litellm, loader
 from tui_agent.core.llm import Reply as LLMReply
-from tui_agent.core.llm.request import build, route
+from tui_agent.core.llm.request import LOCAL_PROVIDERS, build, route
 from tui_agent.core.session import SessionWriter
 
 pytestmark = pytest.mark.anyio
@@ -53,12 +55,12 @@ def marked(body: dict[str, Any]) -> list[str]:
 async def test_claude_requests_mark_system_tools_and_the_latest_message(cache: bool) -> None:
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "a"},
                 {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
-    with AnthropicStub([Turn(text="ok")]) as stub:
-        llm = LLM(ModelSettings(name="anthropic/claude-sonnet-4-5", api_base=stub.base_url,
+    with AnthropicFake([AReply(text="ok")]) as fake:
+        llm = LLM(ModelSettings(name="anthropic/claude-sonnet-4-5", api_base=fake.base_url,
                                 api_key="k", max_retries=0, prompt_cache=cache))
         await reply_of(llm, messages, TOOL)
-    assert marked(stub.bodies[0]) == (["system[0]", "tools[0]", "messages[2]"] if cache
-                                      else [])
+    assert marked(fake.requests[0].body) == (["system[0]", "tools[0]", "messages[2]"]
+                                             if cache else [])
 
 
 @pytest.mark.parametrize(("name", "caches"), [
@@ -66,7 +68,8 @@ async def test_claude_requests_mark_system_tools_and_the_latest_message(cache: b
     ("bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0", True),
     ("vertex_ai/claude-sonnet-4@20250514", True),
     ("openai/gpt-4o-mini", False), ("gemini/gemini-2.5-pro", False),
-    ("deepseek/deepseek-chat", False), ("bedrock/amazon.nova-pro-v1:0", False)])
+    ("deepseek/deepseek-chat", False), ("bedrock/amazon.nova-pro-v1:0", False),
+    ("litellm_proxy/claude-team", True), ("litellm_proxy/team-model", False)])
 async def test_breakpoints_only_where_the_provider_caches_on_request(
         name: str, caches: bool) -> None:
     settings = ModelSettings(name=name)
@@ -94,20 +97,30 @@ async def test_cost_is_the_list_price_by_hand_with_cache_and_reasoning(
 
 
 async def test_claude_cost_prices_cache_reads_and_writes_by_hand() -> None:
-    usage = {"input_tokens": 500, "cache_creation_input_tokens": 4000,
-             "cache_read_input_tokens": 30000}
-    with AnthropicStub([Turn(text="ok", usage=usage, output_tokens=200)]) as stub:
-        reply = await reply_of(LLM(ModelSettings(
-            name="anthropic/claude-sonnet-4-5", api_base=stub.base_url, api_key="k",
-            max_retries=0)))
+    """The second request reads the first one's prefix from the cache and writes its own
+    longer one: each part at its list price."""
+    system = {"role": "system", "content": " ".join(f"rule {i}." for i in range(800))}
+    first = [system, {"role": "user", "content": "a"}]
+    second = [*first, {"role": "assistant", "content": "b"},
+              {"role": "user", "content": " ".join(f"fact {i}." for i in range(400))}]
+    with AnthropicFake([AReply(text="b"), AReply(text="ok", output_tokens=200)]) as fake:
+        llm = LLM(ModelSettings(name="anthropic/claude-sonnet-4-5", api_base=fake.base_url,
+                                api_key="k", max_retries=0))
+        await reply_of(llm, first)
+        reply = await reply_of(llm, second)
+    said = fake.usages[-1]
+    fresh, written, read = (said["input_tokens"], said["cache_creation_input_tokens"],
+                            said["cache_read_input_tokens"])
+    assert written and read  # nothing fresh: the latest message carries a breakpoint
     info = load_litellm().get_model_info("anthropic/claude-sonnet-4-5")
-    by_hand = (500 * info["input_cost_per_token"]
-               + 4000 * info["cache_creation_input_token_cost"]
-               + 30000 * info["cache_read_input_token_cost"]
+    by_hand = (fresh * info["input_cost_per_token"]
+               + written * info["cache_creation_input_token_cost"]
+               + read * info["cache_read_input_token_cost"]
                + 200 * info["output_cost_per_token"])
     u = reply.usage
-    assert (u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens) == (30000, 4000, 200)
-    assert u.prompt_tokens == 34500  # litellm's: input + writes + reads
+    assert (u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens) == \
+        (read, written, 200)
+    assert u.prompt_tokens == fresh + written + read  # litellm's: input + writes + reads
     assert u.cost == pytest.approx(by_hand, rel=0.01)
 
 
@@ -179,3 +192,26 @@ async def test_each_request_names_its_conversation(fake_llm: FakeLLM, tmp_path: 
     fake_llm.push(Reply(text="three"))
     [e async for e in alone.run_turn("hi")]
     assert alone.llm.session_id == alone.conversation_id  # type: ignore[attr-defined]
+
+
+async def test_unbilled_never_waits_for_litellm_and_knows_the_price_once_prepared(
+        fake_llm: FakeLLM) -> None:
+    """A turn stopped on its first request, while litellm is still importing, ends at once:
+    its cost is unknown (the route is learnt only where the request is prepared, in a
+    thread). Once a request was prepared, a priced model's unbilled turn costs 0.0."""
+    llm = LLM(model_for(fake_llm, name="deepseek/deepseek-chat"))
+    answers: list[Usage] = []
+    load_litellm()  # in sys.modules, as it is from the moment its import starts
+    with loader._lock:  # as while litellm imports in the preload thread
+        asking = threading.Thread(target=lambda: answers.append(llm.unbilled()), daemon=True)
+        asking.start()
+        asking.join(5)
+        assert answers == [Usage(cost=None)]
+    fake_llm.push(Reply(text="ok"))
+    await reply_of(llm)
+    assert llm.unbilled() == Usage(cost=0.0)
+
+
+def test_the_local_providers_are_named_as_litellm_names_them() -> None:
+    names = {str(getattr(p, "value", p)) for p in load_litellm().provider_list}
+    assert names >= LOCAL_PROVIDERS, LOCAL_PROVIDERS - names

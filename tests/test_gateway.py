@@ -1,7 +1,8 @@
 """The team gateway: tui-agent against a real LiteLLM Proxy (started from a YAML config,
-no database) in front of the scripted OpenAI-format fake: answers through it, lists its
-models, names its budget and rate-limit refusals, and tags each request with the
-conversation's id so the proxy's spend logs group it."""
+no database) in front of the scripted OpenAI-format fake (and a Claude deployment on the
+Anthropic fake): answers through it, lists its models, names its budget and rate-limit
+refusals, tags each request with the conversation's id so the proxy's spend logs group
+it, and marks prompt-cache breakpoints that reach the Claude deployment."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.anthropic_server import AnthropicFake
+from tests.fakes.anthropic_server import Reply as AReply
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.gateway import MASTER_KEY, Gateway, start_gateway
 from tui_agent.cli import main
@@ -24,9 +27,21 @@ ANSWER = "hello through the gateway"
 
 
 @pytest.fixture(scope="module")
-def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+def claude_behind() -> Iterator[AnthropicFake]:
+    """The Anthropic deployment behind the gateway's ``claude-team``."""
+    with AnthropicFake() as fake:
+        fake.repeat = AReply(text="ok")
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory: pytest.TempPathFactory,
+            claude_behind: AnthropicFake) -> Iterator[Gateway]:
+    claude = {"model_name": "claude-team", "litellm_params": {
+        "model": "anthropic/claude-sonnet-4-5", "api_base": claude_behind.base_url,
+        "api_key": "sk-provider"}}
     with FakeLLM(repeat=Reply(text=ANSWER)) as provider:
-        proxy = start_gateway(tmp_path_factory.mktemp("gateway"), provider)
+        proxy = start_gateway(tmp_path_factory.mktemp("gateway"), provider, [claude])
         try:
             yield proxy
         finally:
@@ -112,8 +127,6 @@ def test_each_request_carries_the_session_id(gateway: Gateway, key: str, tmp_pat
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """The session id reaches the proxy's logging (what its spend logs group by). The
     sending is core/llm's (the request); this checks what the proxy receives."""
-    if not hasattr(LLM(ModelSettings()), "session_id"):
-        pytest.skip("the sending of the session id (core/llm, LLM.session_id) is not here yet")
     session = tmp_path / "talk.jsonl"
     before = len(gateway.recorded())
     for prompt in ("first", "second"):
@@ -151,3 +164,30 @@ async def test_the_model_picker_offers_the_gateways_models(gateway: Gateway,
         assert offered()[0] == "litellm_proxy/alpha"
         assert {"litellm_proxy/beta", "litellm_proxy/limited"} <= set(offered())
         await app.action_quit()
+
+
+@anyio
+@pytest.mark.parametrize("cache", [True, False])
+async def test_a_claude_model_behind_the_gateway_reads_its_prompt_from_the_cache(
+        gateway: Gateway, claude_behind: AnthropicFake, cache: bool) -> None:
+    """The breakpoints go through the proxy to its Anthropic deployment (system, tools,
+    the latest message), so the second request reads the first from the cache."""
+    system = {"role": "system", "content": " ".join(f"rule {i} ({cache})." for i in range(900))}
+    tools = [{"type": "function", "function": {
+        "name": "t__add", "description": "Add.",
+        "parameters": {"type": "object", "properties": {}}}}]
+    llm = LLM(settings(gateway, "claude-team", prompt_cache=cache))
+    before = len(claude_behind.requests)
+    first = [system, {"role": "user", "content": "a"}]
+    for messages in (first, [*first, {"role": "assistant", "content": "ok"},
+                             {"role": "user", "content": "b"}]):
+        async for _ in llm.stream(messages, tools):
+            pass
+    bodies = [r.body for r in claude_behind.requests[before:]]
+    usages = claude_behind.usages[-2:]
+    assert len(bodies) == 2
+    marks = json.dumps(bodies[1]).count("cache_control")
+    if cache:
+        assert marks == 3 and usages[1]["cache_read_input_tokens"] > 1000
+    else:
+        assert marks == 0 and usages[1]["cache_read_input_tokens"] == 0

@@ -4,6 +4,7 @@ own type and message); overloads retried; every context-length wording drives co
 
 from __future__ import annotations
 
+import ast
 import json
 import threading
 from collections.abc import Iterator
@@ -12,6 +13,9 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import model_for
+from tests.fakes.llm_server import FakeLLM
+from tests.fakes.llm_server import Reply as FakeReply
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.compaction import overflowed, window_in
 from tui_agent.core.events import Retrying
@@ -134,8 +138,9 @@ async def test_the_providers_own_message_is_read_from_its_body(
                           "code": "context_length_exceeded"}}, 128000),
     ("ollama", {"error": "the input length exceeds the context length"}, None),
 ])
-async def test_each_providers_context_length_wording_starts_compaction(
+async def test_each_providers_context_length_wording_reads_as_too_long_with_its_window(
         errors: ErrorServer, provider: str, body: dict[str, Any], window: int | None) -> None:
+    """The kind and the window compaction acts on (tests/test_e2e_* run the compaction)."""
     errors.status, errors.body = 400, body
     error, _ = await failure(errors.settings(provider))
     assert error.kind == "context_window" and overflowed(error)
@@ -161,3 +166,39 @@ async def test_the_providers_words_reach_no_terminal_with_escapes(errors: ErrorS
     error, _ = await failure(errors.settings("anthropic"))
     assert error.kind == "bad_request"
     assert str(error).endswith(": bad request here")
+
+
+def error_page(functions: int) -> str:
+    """A load balancer's 502 page with inline script: braces and quotes everywhere, no
+    error body in it."""
+    script = "".join(f"function f{i}(a) {{ if (a) {{ var o = {{'k{i}': [1, 2], \"v\": a}}; "
+                     f"return o['k{i}']; }} }}\n" for i in range(functions))
+    return (f"<!DOCTYPE html><html><head><title>502 Bad\n Gateway</title><script>{script}"
+            "</script></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>")
+
+
+async def test_a_large_html_error_page_is_read_in_few_parses_and_named_by_its_title(
+        fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the body runs on the event loop: a 12 KB page costs no more parses than
+    a small one (it used to try every pair of braces: seconds with the loop blocked)."""
+    parses: list[int] = []
+    literal_eval = ast.literal_eval
+
+    def counted(text: str) -> Any:
+        parses.append(len(text))
+        if len(parses) > 500:  # the old way took millions: stop it early
+            raise RuntimeError("too many parses of one error body")
+        return literal_eval(text)
+
+    monkeypatch.setattr(ast, "literal_eval", counted)
+    said = []
+    for functions in (4, 160):
+        parses.clear()
+        fake_llm.push(FakeReply(status=502, error_body=error_page(functions)))
+        error, _ = await failure(model_for(fake_llm, max_retries=0))
+        said.append((error.kind, str(error).split(": ", 1)[1], len(parses)))
+    assert len(error_page(160)) > 11_000
+    (small_kind, small_words, small), (kind, words, large) = said
+    assert kind == small_kind == "server" and words == small_words == \
+        "an HTML error page: 502 Bad Gateway"
+    assert 0 < small <= large <= small * 10

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from tests.anthropic_stub import AnthropicStub, Turn
 from tests.conftest import model_for
+from tests.fakes.anthropic_server import AnthropicFake, ToolUse
+from tests.fakes.anthropic_server import Reply as AReply
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.providers import anthropic_fake
 from tests.test_agent import NUMBERS, calculator
 from tui_agent.config.models import AgentSettings, ModelSettings
 from tui_agent.core.agent import Agent
@@ -33,10 +35,11 @@ from tui_agent.core.llm import Reply as LLMReply
 from tui_agent.core.session import SessionWriter, load
 from tui_agent.tools.local import LocalTools
 
+_ = anthropic_fake
 pytestmark = pytest.mark.anyio
 
 
-def claude(stub: AnthropicStub, **overrides: Any) -> LLM:
+def claude(stub: AnthropicFake, **overrides: Any) -> LLM:
     values: dict[str, Any] = {"name": "anthropic/claude-sonnet-4-5", "api_base": stub.base_url,
                               "api_key": "sk-ant-test", "max_retries": 0, "timeout": 20,
                               "reasoning_effort": "medium"}
@@ -120,28 +123,31 @@ async def test_tool_call_ids_are_kept_and_handed_to_litellm_verbatim(
     assert handed[1]["tool_calls"][0]["id"] == call_id and handed[2]["tool_call_id"] == call_id
 
 
-async def test_anthropic_tool_turn_sends_the_thinking_back_joined_and_signed() -> None:
+async def test_anthropic_tool_turn_sends_the_thinking_back_joined_and_signed(
+        anthropic_fake: AnthropicFake) -> None:
     """The second request of a tool turn must carry the thinking block (pieces joined, the
     signature on it) and the redacted block as it came, before the tool_use: Anthropic
-    refuses it otherwise (the stub enforces that rule)."""
-    with AnthropicStub([
-        Turn(thinking=["Let me ", "add ", "them."], signature="sig-A", redacted="b64==",
-             tool=("toolu_1", "local__add", {"a": 2, "b": 3})),
-        Turn(thinking=["Done."], signature="sig-B", text="It is 5."),
-    ]) as stub:
-        agent = Agent(claude(stub), calculator(), ApproveAll())
-        events = await run(agent)
+    refuses it otherwise (the fake enforces that rule and verifies each signature)."""
+    anthropic_fake.push(
+        AReply(thinking="Let me add them.", chunk_chars=4, redacted=True,
+               tool_uses=[ToolUse("local__add", {"a": 2, "b": 3}, id="toolu_1")]),
+        AReply(thinking="Done.", text="It is 5."))
+    agent = Agent(claude(anthropic_fake), calculator(), ApproveAll())
+    events = await run(agent)
     assert not [e for e in events if isinstance(e, ErrorOccurred)], events
-    assert stub.refusals == []
+    assert len(anthropic_fake.usages) == len(anthropic_fake.requests) == 2  # none refused
     assert "".join(e.delta for e in events if isinstance(e, ReasoningDelta)) == \
         "Let me add them.Done."
-    (sent,) = assistant_blocks(stub.bodies[1])
-    assert sent[0] == {"type": "redacted_thinking", "data": "b64=="}
-    assert sent[1] == {"type": "thinking", "thinking": "Let me add them.", "signature": "sig-A"}
+    bodies = [r.body for r in anthropic_fake.requests]
+    (sent,) = assistant_blocks(bodies[1])
+    signature = anthropic_fake.sign("Let me add them.")
+    assert sent[0] == {"type": "thinking", "thinking": "Let me add them.",
+                       "signature": signature}
+    assert sent[1]["type"] == "redacted_thinking" and sent[1]["data"].endswith("==")
     assert sent[-1]["type"] == "tool_use" and sent[-1]["id"] == "toolu_1"
-    assert stub.bodies[0]["thinking"]["type"] == "enabled"
+    assert bodies[0]["thinking"]["type"] == "enabled"
     reply = agent.messages[1]
-    assert reply["thinking_blocks"][1]["signature"] == "sig-A"
+    assert reply["thinking_blocks"][0]["signature"] == signature
 
 
 async def test_a_thinking_block_a_cut_stream_left_unsigned_is_not_sent() -> None:
@@ -199,17 +205,20 @@ async def test_none_is_not_sent_to_a_model_that_cannot_stop_reasoning(
     assert fake_llm.requests[1]["reasoning_effort"] == "none"
 
 
-async def test_thinking_on_claude_drops_a_temperature_other_than_1() -> None:
-    with AnthropicStub([Turn(text="a", thinking=["x"]), Turn(text="b")]) as stub:
-        thinking = claude(stub, temperature=0.3)
-        items = [i async for i in thinking.stream([{"role": "user", "content": "hi"}])]
-        plain = claude(stub, temperature=0.3, reasoning_effort=None)
-        [i async for i in plain.stream([{"role": "user", "content": "hi"}])]
-    assert "temperature" not in stub.bodies[0] and stub.bodies[0]["thinking"]["type"] == "enabled"
+async def test_thinking_on_claude_drops_a_temperature_other_than_1(
+        anthropic_fake: AnthropicFake) -> None:
+    """Anthropic refuses a temperature other than 1 with thinking on (the fake too)."""
+    anthropic_fake.push(AReply(text="a", thinking="x"), AReply(text="b"))
+    thinking = claude(anthropic_fake, temperature=0.3)
+    items = [i async for i in thinking.stream([{"role": "user", "content": "hi"}])]
+    plain = claude(anthropic_fake, temperature=0.3, reasoning_effort=None)
+    [i async for i in plain.stream([{"role": "user", "content": "hi"}])]
+    bodies = [r.body for r in anthropic_fake.requests]
+    assert "temperature" not in bodies[0] and bodies[0]["thinking"]["type"] == "enabled"
     assert [i.message for i in items if isinstance(i, Notice)] == [
         'temperature 0.3 is not sent: Anthropic takes only 1 while '
         'anthropic/claude-sonnet-4-5 thinks (reasoning_effort = "medium")']
-    assert stub.bodies[1]["temperature"] == 0.3 and "thinking" not in stub.bodies[1]
+    assert bodies[1]["temperature"] == 0.3 and "thinking" not in bodies[1]
 
 
 def big_tools(text: str) -> LocalTools:
@@ -222,33 +231,74 @@ def big_tools(text: str) -> LocalTools:
     return tools
 
 
+def compacting(body: dict[str, Any]) -> bool:
+    return "You are compacting" in json.dumps(body.get("system", ""))
+
+
 async def test_compaction_inside_a_tool_loop_keeps_the_thinking_block_first(
-        tmp_path: Path) -> None:
+        anthropic_fake: AnthropicFake, tmp_path: Path) -> None:
     """A compaction that cuts the history inside a tool loop keeps the reply that called
-    the tool verbatim, thinking block first: the request after it is not refused."""
+    the tool verbatim, thinking block first: the request after it is not refused (the
+    fake verifies the block's signature)."""
     words = " ".join(f"w{i}" for i in range(450))
-    with AnthropicStub([
-        Turn(thinking=["I will fetch."], signature="sig-F",
-             tool=("toolu_9", "local__fetch", {"a": 1, "b": 2})),
-        Turn(text="Here it is."),
-    ]) as stub:
-        path = tmp_path / "20260101-000000-abcdef.jsonl"
-        session = SessionWriter.create(path, {})
-        agent = Agent(claude(stub, context_window=2000), big_tools(" ".join(
-            f"r{i}" for i in range(800))), ApproveAll(), session=session,
-            settings=AgentSettings(compact_at=0.8),
-            history=[{"role": "user", "content": f"Remember: {words}"},
-                     {"role": "assistant", "content": "Noted."}])
-        events = await run(agent, f"Fetch it. Context: {words[:1500]}")
-        session.close()
+    anthropic_fake.push(
+        AReply(text="summary"),
+        AReply(thinking="I will fetch.",
+               tool_uses=[ToolUse("local__fetch", {"a": 1, "b": 2}, id="toolu_9")]),
+        AReply(text="summary"),
+        AReply(text="Here it is."))
+    path = tmp_path / "20260101-000000-abcdef.jsonl"
+    session = SessionWriter.create(path, {})
+    agent = Agent(claude(anthropic_fake, context_window=2000), big_tools(" ".join(
+        f"r{i}" for i in range(800))), ApproveAll(), session=session,
+        settings=AgentSettings(compact_at=0.8),
+        history=[{"role": "user", "content": f"Remember: {words}"},
+                 {"role": "assistant", "content": "Noted."}])
+    events = await run(agent, f"Fetch it. Context: {words[:1500]}")
+    session.close()
+    bodies = [r.body for r in anthropic_fake.requests]
+    assert [compacting(b) for b in bodies] == [True, False, True, False]
     compacted = [e for e in events if isinstance(e, Compacted)]
     # the last one cut inside the tool loop: it kept only the reply that called and the result
     assert compacted and compacted[-1].kept == 2
-    assert stub.refusals == [] and not [e for e in events if isinstance(e, ErrorOccurred)]
+    assert len(anthropic_fake.usages) == len(bodies)  # none refused
+    assert not [e for e in events if isinstance(e, ErrorOccurred)]
     assert isinstance(events[-1], TurnDone) and events[-1].reason == "end"
-    after = stub.bodies[-1]
-    assert "You are compacting" not in json.dumps(after.get("system", ""))
-    (kept,) = assistant_blocks(after)
-    assert kept[0] == {"type": "thinking", "thinking": "I will fetch.", "signature": "sig-F"}
+    (kept,) = assistant_blocks(bodies[-1])
+    signature = anthropic_fake.sign("I will fetch.")
+    assert kept[0] == {"type": "thinking", "thinking": "I will fetch.", "signature": signature}
     saved = [m for m in load(path).messages if m.get("tool_calls")]
-    assert saved[0]["thinking_blocks"][0]["signature"] == "sig-F"
+    assert saved[0]["thinking_blocks"][0]["signature"] == signature
+
+
+async def test_a_reply_stopped_while_thinking_keeps_its_thinking_and_sends_none_of_it(
+        anthropic_fake: AnthropicFake, tmp_path: Path) -> None:
+    """Stopped before any text: the thinking so far is kept (history, session file, so
+    resume shows it), but the half block has no signature and the next request carries
+    nothing of the stopped reply (the fake verifies every block it gets back)."""
+    anthropic_fake.push(AReply(thinking="Let me think about this at length.", chunk_chars=6,
+                               text="Never shown."),
+                        AReply(text="Hello."))
+    path = tmp_path / "20260101-000000-abcdef.jsonl"
+    session = SessionWriter.create(path, {})
+    agent = Agent(claude(anthropic_fake), calculator(), ApproveAll(), session=session)
+    turn = agent.run_turn("hi")
+    seen = 0
+    async for event in turn:
+        if isinstance(event, ReasoningDelta):
+            seen += 1
+            if seen == 2:
+                break
+    await turn.aclose()
+    kept = agent.messages[-1]
+    assert kept["role"] == "assistant" and kept["reasoning_content"] == "Let me think"
+    assert not kept.get("content") and "thinking_blocks" not in kept
+    events = await run(agent, "again")
+    session.close()
+    assert not [e for e in events if isinstance(e, ErrorOccurred)], events
+    sent = anthropic_fake.requests[-1].body
+    assert [m["role"] for m in sent["messages"]] == ["user"]  # the two asks, merged
+    assert "think" not in json.dumps(sent["messages"])
+    loaded = load(path)
+    assert [m.get("reasoning_content") for m in loaded.messages
+            if m["role"] == "assistant"] == ["Let me think", None]

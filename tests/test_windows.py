@@ -82,10 +82,10 @@ def show(context_length: int, parameters: str = "", capabilities: list[str] | No
 
 @pytest.mark.parametrize("prefix", ["ollama", "ollama_chat"])
 def test_ollama_is_asked_for_the_window_once(local: LocalServer, prefix: str) -> None:
-    local.routes["/api/show"] = show(40960)
+    local.routes["/api/show"] = show(24576)
     llm = LLM(ModelSettings(name=f"{prefix}/qwen3:8b", api_base=local.base))
-    assert llm.window() == 40960
-    assert llm.window() == 40960
+    assert llm.window() == 24576
+    assert llm.window() == 24576
     assert local.seen == [("/api/show", {"model": "qwen3:8b", "name": "qwen3:8b"})]
 
 
@@ -103,11 +103,36 @@ def test_the_configured_window_wins_and_the_server_is_not_asked(local: LocalServ
 
 
 def test_a_server_that_does_not_answer_leaves_the_window_unknown() -> None:
-    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+    with socket.socket() as s:  # bound, never listening: the port is ours and refuses
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    llm = LLM(ModelSettings(name="ollama_chat/qwen3:8b", api_base=f"http://127.0.0.1:{port}"))
-    assert llm.window() is None
+        llm = LLM(ModelSettings(name="ollama_chat/qwen3:8b",
+                                api_base=f"http://127.0.0.1:{port}"))
+        assert llm.window() is None
+
+
+@pytest.mark.parametrize(("trained", "parameters", "env", "window"), [
+    (131072, "", None, 32768),  # llama3.1's whole trained context: capped
+    (131072, "", "8192", 8192),  # the server's configured default context
+    (4096, "", "8192", 4096),  # a model trained on less keeps its own
+    (131072, "num_ctx 65536", None, 65536),  # a Modelfile's num_ctx is the user's choice
+])
+def test_ollamas_default_window_is_capped_and_sent_as_num_ctx(
+        local: LocalServer, monkeypatch: pytest.MonkeyPatch, trained: int, parameters: str,
+        env: str | None, window: int) -> None:
+    """The window is sent as ``num_ctx``: a model's whole trained context would make
+    Ollama reload it with a KV cache that may not fit."""
+    if env is None:
+        monkeypatch.delenv("OLLAMA_CONTEXT_LENGTH", raising=False)
+    else:
+        monkeypatch.setenv("OLLAMA_CONTEXT_LENGTH", env)
+    local.routes["/api/show"] = show(trained, parameters=parameters)
+    llm = LLM(ModelSettings(name="ollama_chat/llama3.1", api_base=local.base))
+    assert llm.window() == window
+    assert llm._request([{"role": "user", "content": "hi"}], [])["num_ctx"] == window
+    chosen = LLM(ModelSettings(name="ollama_chat/llama3.1", api_base=local.base,
+                               context_window=131072))
+    assert chosen._request([{"role": "user", "content": "hi"}], [])["num_ctx"] == 131072
 
 
 def test_a_hung_server_costs_no_more_than_the_timeout(local: LocalServer) -> None:
@@ -163,3 +188,20 @@ async def test_ollama_reads_the_whole_prompt_with_the_window_it_reported() -> No
         reply = items[-1]
         assert isinstance(reply, Reply) and reply.text == "Read it all."
         assert fake.truncations == []
+
+
+def test_the_pickers_window_is_litellms_input_limit_never_its_max_tokens() -> None:
+    """In litellm's price list ``max_tokens`` is mostly the output limit."""
+    from tui_agent.core.llm import load_litellm
+    from tui_agent.core.llm.facts import model_facts
+
+    load_litellm().register_model({
+        "openai/output-limit-only": {"max_tokens": 4096, "max_output_tokens": 4096,
+                                     "litellm_provider": "openai", "mode": "chat"},
+        "openai/input-limit-too": {"max_tokens": 4096, "max_input_tokens": 64000,
+                                   "max_output_tokens": 4096, "litellm_provider": "openai",
+                                   "mode": "chat"}})
+    only = model_facts("openai/output-limit-only")
+    both = model_facts("openai/input-limit-too")
+    assert only is not None and only.context_window is None
+    assert both is not None and both.context_window == 64000

@@ -63,6 +63,9 @@ class Reply:
     hang: bool = False
     usage: dict[str, Any] | None = None
     finish_reason: str | None = None
+    error_body: str | None = None
+    """With a ``status`` other than 200: the body sent verbatim as ``text/html`` instead of
+    the JSON error (what a proxy's or load balancer's error page looks like)."""
     reasoning: str = ""
     """Streamed first, as ``delta.reasoning_content`` (DeepSeek's, vLLM's and litellm's
     own field for a model's thinking), in pieces of ``chunk_chars``."""
@@ -243,6 +246,8 @@ class FakeLLM:
                         "total_tokens": size + max(1, len(reply.text) // 4)})
                 if reply is None:
                     self._error(500, "fake LLM script exhausted: no reply scripted", {})
+                elif reply.status != 200 and reply.error_body is not None:
+                    self._page(reply.status, reply.error_body)
                 elif reply.status != 200:
                     self._error(reply.status, reply.error_message, reply.headers)
                 elif body.get("stream"):
@@ -264,6 +269,14 @@ class FakeLLM:
             def _error(self, status: int, message: str, headers: dict[str, str]) -> None:
                 self._json(status, {"error": {"message": message, "type": "fake_error",
                                               "code": str(status)}}, headers)
+
+            def _page(self, status: int, page: str) -> None:
+                data = page.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _whole(self, reply: Reply) -> None:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}

@@ -92,12 +92,13 @@ async def stream_reply(loop: Loop, request: Request,
                 yield item
     except StreamCut as cut:
         reply.take(cut.partial)
-        if reply.text:
+        if reply.text or reply.reasoning:
             loop.record(reply.message(), incomplete=True, usage=reply.usage)
         raise
     finally:
-        if not done and not reply.incomplete and parts:
-            # Cancelled mid-stream: keep what arrived, marked incomplete.
+        if not done and not reply.incomplete and (parts or thought):
+            # Cancelled mid-stream, in the text or still thinking: keep what arrived, marked
+            # incomplete (a half thinking block has no signature: it is never sent back).
             reply.text, reply.incomplete = "".join(parts), True
             reply.reasoning = "".join(thought)
             loop.record(reply.message(), incomplete=True)

@@ -11,6 +11,10 @@ provider's own shape of it:
   ``{"error": {"message", "type", "code"}}``
 - Ollama: ``{"error": "..."}``
 
+A proxy's or load balancer's HTML error page is named by its title, never shown as
+markup. The search is bounded (a few parses, whatever the size of the text): it runs on
+the event loop, once per failed attempt.
+
 It also gives the real HTTP status where litellm reports another (an Anthropic 529
 arrives as 500, a Gemini 503 as 500). :mod:`.errors` turns the result into words.
 """
@@ -18,6 +22,7 @@ arrives as 500, a Gemini 503 as 500). :mod:`.errors` turns the result into words
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -25,6 +30,12 @@ from typing import Any
 
 _BYTES = re.compile(r"""b'(?:[^'\\]|\\.)*'|b"(?:[^"\\]|\\.)*\"""")
 _WRAPPER = re.compile(r"^(?:litellm\.\w+(?:Error|Exception)\s*:\s*)+")
+_HTML = re.compile(r"<!doctype html|<html[\s>]", re.I)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>|<h1[^>]*>(.*?)</h1>", re.I | re.S)
+_TAG = re.compile(r"<[^>]*>")
+_OPENING = re.compile(r"""\{\s*(["'])""")
+ATTEMPTS = 32
+"""How many places a body may start at are tried, at most (each a parse)."""
 _STATUS_OF_TYPE = {"overloaded_error": 529}
 """Anthropic error types whose status litellm loses (it reports a 529 as 500)."""
 
@@ -51,13 +62,24 @@ def said(text: str) -> Said | None:
         found = _read(body)
         if found is not None:
             return found
-    return None
+    return _page(text)
+
+
+def _page(text: str) -> Said | None:
+    """An HTML error page (a proxy's or load balancer's 502, say) in its own words: its
+    title (else its first heading), never the markup and scripts."""
+    if not _HTML.search(text):
+        return None
+    found = _TITLE.search(text)
+    title = (found.group(1) or found.group(2)) if found else ""
+    words = " ".join(html.unescape(_TAG.sub(" ", title)).split())
+    return Said(f"an HTML error page: {words[:200]}" if words else "an HTML error page")
 
 
 def _bodies(text: str) -> list[Any]:
     """The JSON objects in ``text``: inside bytes literals first, then bare."""
     found: list[Any] = []
-    for literal in _BYTES.findall(text):
+    for literal in _BYTES.findall(text)[:ATTEMPTS]:
         try:
             raw = ast.literal_eval(literal)
         except (ValueError, SyntaxError):
@@ -69,39 +91,68 @@ def _bodies(text: str) -> list[Any]:
 
 def _objects(text: str) -> list[Any]:
     """The JSON objects in ``text``, else the Python dicts (the openai SDK's errors say
-    ``Error code: 429 - {'error': {...}}``, the body as a dict's repr)."""
+    ``Error code: 429 - {'error': {...}}``, the body as a dict's repr). Only a ``{`` that
+    opens a key (``{"`` or ``{'``) is tried, each once, and at most :data:`ATTEMPTS` of
+    them: an HTML error page full of script braces costs no more than a small body
+    (classify runs on the event loop)."""
     decoder = json.JSONDecoder()
-    out = []
-    start = text.find("{")
-    while start != -1:
+    out, end = [], 0
+    for start in _openings(text, '"'):
+        if start < end:
+            continue  # inside an object already read
         try:
             value, end = decoder.raw_decode(text, start)
         except ValueError:
-            start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
             out.append(value)
-        start = text.find("{", end)
     return out or _python_dicts(text)
 
 
+def _openings(text: str, quotes: str) -> list[int]:
+    """Where a dict with a key quoted by one of ``quotes`` may start: the first
+    :data:`ATTEMPTS` of them."""
+    return [m.start() for m in _OPENING.finditer(text)
+            if m.group(1) in quotes][:ATTEMPTS]
+
+
 def _python_dicts(text: str) -> list[Any]:
-    """The first dict literal in ``text``: from its first ``{`` to the last ``}`` that
-    closes a literal (short texts only: each try parses)."""
-    if len(text) > 20_000:
-        return []
-    start = text.find("{")
-    ends = [i for i, c in enumerate(text) if c == "}"]
-    while start != -1:
-        for end in reversed([e for e in ends if e > start]):
-            try:
-                value = ast.literal_eval(text[start:end + 1])
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                continue
-            if isinstance(value, dict):
-                return [value]
-        start = text.find("{", start + 1)
+    """The first dict literal in ``text``: each ``{'``/``{"`` tried once, up to its
+    matching ``}`` (one ``literal_eval`` each)."""
+    for start in _openings(text, "'\""):
+        end = _closing(text, start)
+        if end is None:
+            continue
+        try:
+            value = ast.literal_eval(text[start:end + 1])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            return [value]
     return []
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the ``}`` that closes the ``{`` at ``start``, skipping quoted
+    strings (with their backslash escapes); None when it is not closed."""
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+            if depth == 0:
+                return i if c == "}" else None
+        i += 1
+    return None
 
 
 def _read(body: dict[str, Any]) -> Said | None:

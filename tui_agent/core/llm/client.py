@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing, suppress
 from dataclasses import replace
@@ -168,6 +167,8 @@ class LLM:
         """litellm, the request's arguments and the notes not told yet (in a thread)."""
         litellm = self._ready()
         kwargs = self._request(messages, tools, litellm)
+        if self._priced is None:
+            self._priced = priced(litellm, self.settings.name or "", local=self._local())
         new = [n for n in self.notes() if n not in self._told]
         self._told.update(new)
         return litellm, kwargs, new
@@ -271,11 +272,10 @@ class LLM:
     def unbilled(self) -> Usage:
         """The usage of requests that billed nothing: cost 0.0 for a model litellm has a
         price for, unknown (None) for one it has not or a local one, as a reply's own cost
-        would be."""
-        litellm = sys.modules.get("litellm")
-        if self._priced is None and litellm is not None:
-            self._priced = priced(litellm, self.settings.name or "", local=self._local())
-        return Usage(cost=None if self._priced is False else 0.0)
+        would be. Never blocking (a turn's ``finally`` calls it on the event loop): before
+        a request was prepared, which is where the route and the price are learnt, the
+        cost is unknown."""
+        return Usage(cost=0.0 if self._priced else None)
 
     def _local(self) -> bool:
         return is_local(self.where(), self.settings.api_base)

@@ -11,6 +11,7 @@ from typing import Any
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.bodies import Said, said
+from tui_agent.core.llm.proxy import is_gateway
 from tui_agent.tools.text import clean
 
 
@@ -77,7 +78,7 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
         return LLMError("unknown_model", f"{where} does not know the model "
                         f"'{settings.name}': {text}")
     if status == 429 or isinstance(exc, ex.RateLimitError):
-        limit = "the gateway's rate limit was reached" if _gateway(settings) \
+        limit = "the gateway's rate limit was reached" if is_gateway(settings) \
             else f"rate limited by {where}"
         return LLMError("rate_limit", f"{limit} (429): {text}", retriable=True,
                         retry_after=_retry_after(exc))
@@ -121,12 +122,8 @@ def _plain(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def _gateway(settings: ModelSettings) -> bool:
-    return (settings.name or "").startswith("litellm_proxy/")
-
-
 def _where(settings: ModelSettings) -> str:
-    if _gateway(settings):
+    if is_gateway(settings):
         return f"the LiteLLM gateway at {settings.api_base}" if settings.api_base \
             else "the LiteLLM gateway"
     return settings.api_base or "the provider"

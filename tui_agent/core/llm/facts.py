@@ -74,7 +74,7 @@ def model_facts(name: str, api_base: str | None = None) -> ModelFacts | None:
         info: dict[str, Any] = dict(litellm.get_model_info(model=name, api_base=api_base))
     except Exception:  # litellm raises a bare Exception for a model it does not know
         return None
-    window = info.get("max_input_tokens") or info.get("max_tokens")
+    window = info.get("max_input_tokens")  # its max_tokens is mostly the output limit
     return ModelFacts(
         context_window=window if isinstance(window, int) and window > 0 else None,
         price_in=_price(info, "input_cost_per_token"),

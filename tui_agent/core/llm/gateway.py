@@ -2,7 +2,8 @@
 
 A team that runs a LiteLLM Proxy (keys, budgets, rate limits, spend logs) points
 tui-agent at it with ``--model litellm_proxy/NAME --api-base URL`` and its key
-(``[model] api_key_env``, or ``LITELLM_PROXY_API_KEY`` as litellm reads it).
+(``[model] api_key_env``, or ``LITELLM_PROXY_API_KEY`` as litellm reads it; :mod:`.proxy`
+finds both).
 :func:`gateway_models` lists the names the proxy serves, as the model picker offers them.
 The requests themselves go through litellm like any other; the proxy's refusals (budget,
 rate limit) are named by :mod:`.errors`.
@@ -11,32 +12,24 @@ rate limit) are named by :mod:`.errors`.
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.bodies import said
 from tui_agent.core.llm.errors import LLMError
+from tui_agent.core.llm.proxy import PREFIX, proxy_of
 from tui_agent.core.llm.windows import ASK_TIMEOUT
-
-PREFIX = "litellm_proxy/"
-
-
-def is_gateway(settings: ModelSettings) -> bool:
-    """Whether the model is served through a LiteLLM Proxy."""
-    return (settings.name or "").startswith(PREFIX)
 
 
 def gateway_models(settings: ModelSettings) -> list[str]:
     """The models the gateway serves, as model strings (``litellm_proxy/NAME``), in its
     order; [] when ``settings`` names no gateway. Blocking (one request, a short
     timeout); raises :class:`LLMError` when the gateway does not answer or refuses the key."""
-    base = settings.api_base or os.environ.get("LITELLM_PROXY_API_BASE")
-    if not is_gateway(settings) or not base:
+    proxy = proxy_of(settings)
+    if proxy is None:
         return []
-    base = base.rstrip("/").removesuffix("/v1")
-    key = settings.api_key or os.environ.get("LITELLM_PROXY_API_KEY")
+    base, key = proxy.base, proxy.key
     request = urllib.request.Request(f"{base}/v1/models", headers={
         "Accept": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})})
     where = f"the LiteLLM gateway at {base}"

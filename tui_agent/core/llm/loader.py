@@ -45,8 +45,6 @@ def preload() -> threading.Thread:
     return thread
 
 
-
-
 def encoder(model: str) -> Callable[[str], list[int]]:
     """The tiktoken encoding litellm's own ``token_counter`` picks for ``model``.
     Blocking (imports litellm, loads the encoding); raises when it cannot load."""

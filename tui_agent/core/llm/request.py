@@ -5,12 +5,13 @@ what was not sent and why (:func:`notes`).
 The request layers, in order: the model and its endpoint; ``reasoning_effort`` (only to a
 model that can reason, or one litellm does not know: the user asked for it); prompt-cache
 breakpoints for the providers that cache only when asked (Anthropic, and Claude on Bedrock
-and Vertex); Ollama's ``num_ctx`` set to the window tui-agent counts with; the
-conversation's id in litellm's request metadata; then ``[model] params`` last, so any
-litellm argument can be set or overridden. The messages go as the history keeps them but
-for the reasoning text kept for display (no provider takes it back) and thinking blocks a
-provider other than Anthropic's would not read. The module takes litellm as an argument:
-only :mod:`tui_agent.core.llm.loader` imports it.
+and Vertex, or behind a LiteLLM Proxy); Ollama's ``num_ctx`` set to the window tui-agent
+counts with; the conversation's id in litellm's request metadata; then ``[model] params``
+last, so any litellm argument can be set or overridden. The messages go as the history
+keeps them but for the reasoning text kept for display (no provider takes it back) and
+thinking blocks a provider other than Anthropic's would not read; a reply stopped while it
+was still thinking (kept for the display) is left out whole. The module takes litellm as
+an argument: only :mod:`tui_agent.core.llm.loader` imports it.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from tui_agent.config.models import ModelSettings
 from tui_agent.core.llm.reply import whole
 
 LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio",
-                             "llamafile", "llamacpp", "xinference", "oobabooga"})
-"""Providers that run on the user's own machine: nothing is billed, the price is unknown."""
+                             "llamafile", "xinference", "oobabooga", "docker_model_runner",
+                             "lemonade"})
+"""Providers that run on the user's own machine: nothing is billed, the price is unknown.
+litellm's own names (``litellm.provider_list``); a llama.cpp server has none of its own
+(``openai/`` on a local ``api_base``, which :func:`~.usage.is_local` also counts)."""
 OLLAMA = frozenset({"ollama", "ollama_chat"})
 THINKING_BLOCKS = "thinking_blocks"
 REASONING_TEXT = "reasoning_content"
@@ -101,8 +105,12 @@ def thinking(settings: ModelSettings, where: Route) -> bool:
 
 
 def caches(settings: ModelSettings, where: Route) -> bool:
-    """Whether the request marks cache breakpoints: the providers that cache only when asked."""
-    return settings.prompt_cache and where.claude
+    """Whether the request marks cache breakpoints: the providers that cache only when asked,
+    and a LiteLLM Proxy's model named for Claude (``litellm_proxy/claude-...``): litellm
+    puts the marks on the messages and passes the tools' point on in the body, and the
+    proxy's litellm applies both to its Anthropic deployment."""
+    return settings.prompt_cache and (where.claude or where.provider == "litellm_proxy" and any(
+        word in where.model.lower() for word in ("claude", "anthropic")))
 
 
 def notes(settings: ModelSettings, where: Route) -> list[str]:
@@ -183,7 +191,8 @@ def outgoing(messages: Sequence[dict[str, Any]], where: Route) -> list[dict[str,
     """The messages as the provider takes them: the reasoning text kept for display is left
     out (no provider reads it back, and some refuse it); thinking blocks go only to Claude
     (or a LiteLLM Proxy, which passes them on), and only whole ones (a block a cut stream
-    left without its signature is refused)."""
+    left without its signature is refused). A reply stopped while it was still thinking
+    leaves nothing to send: it is left out (the turns around it are the user's)."""
     out = []
     for message in messages:
         if message.get("role") != "assistant" or not (
@@ -194,6 +203,8 @@ def outgoing(messages: Sequence[dict[str, Any]], where: Route) -> list[dict[str,
         blocks = [b for b in message.get(THINKING_BLOCKS) or () if whole(b)]
         if blocks and (where.claude or where.provider == "litellm_proxy"):
             sent[THINKING_BLOCKS] = blocks
+        elif not sent.get("content") and not sent.get("tool_calls"):
+            continue  # a reply stopped while thinking: nothing of it to send back
         out.append(sent)
     return out
 

@@ -8,7 +8,11 @@ timeout (blocking: :class:`~tui_agent.core.llm.client.LLM` calls it from a threa
 
 - Ollama (``ollama/``, ``ollama_chat/``): ``POST /api/show``. The window is the
   Modelfile's ``num_ctx`` when the model's author or the user set one (what the server
-  runs by default), else the model's own ``<arch>.context_length`` from ``model_info``;
+  runs by default), else the model's own ``<arch>.context_length`` from ``model_info``
+  capped at :data:`OLLAMA_CAP` tokens, or at ``OLLAMA_CONTEXT_LENGTH`` when that is set
+  (the server's configured default): the window is sent as ``num_ctx``, and a model's
+  whole trained context (131,072 for llama3.1) makes Ollama reload it with a KV cache
+  that may not fit (slow, on the CPU, or not at all);
   ``capabilities`` tell what it reads (``vision``, ``audio``) and whether it reasons
   (``thinking``: litellm's own facts on an Ollama model never say).
 - vLLM (``hosted_vllm/``): ``GET {api_base}/models``, the model's ``max_model_len``.
@@ -31,10 +35,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.config.models import ModelSettings
+from tui_agent.core.llm.proxy import proxy_of
 
 ASK_TIMEOUT = 3.0
 """Seconds the server has to answer (the request's own ``timeout`` when shorter)."""
 OLLAMA_BASE = "http://localhost:11434"
+OLLAMA_CAP = 32768
+"""The most of a model's trained context taken as its window by default (tokens)."""
 SERVED = ("ollama", "ollama_chat", "hosted_vllm", "lm_studio", "litellm_proxy")
 """Providers whose server is asked."""
 _KINDS = {"vision": "image", "audio": "audio"}
@@ -84,13 +91,20 @@ def _ollama(settings: ModelSettings, model: str, timeout: float) -> ServedModel:
     window = _num_ctx(str(show.get("parameters") or ""))
     if window is None:
         info = show.get("model_info") or {}
-        window = next((_int(v) for k, v in info.items() if k.endswith(".context_length")),
-                      None)
+        trained = next((_int(v) for k, v in info.items() if k.endswith(".context_length")),
+                       None)
+        window = min(trained, _ollama_cap()) if trained is not None else None
     capabilities = show.get("capabilities")
     if not isinstance(capabilities, list):
         return ServedModel(window)
     return ServedModel(window, frozenset(_KINDS[c] for c in capabilities if c in _KINDS),
                        "thinking" in capabilities)
+
+
+def _ollama_cap() -> int:
+    """``OLLAMA_CONTEXT_LENGTH`` (the server's own default context) when set, else
+    :data:`OLLAMA_CAP`."""
+    return _int(os.environ.get("OLLAMA_CONTEXT_LENGTH")) or OLLAMA_CAP
 
 
 def _num_ctx(parameters: str) -> int | None:
@@ -119,12 +133,11 @@ def _lm_studio(settings: ModelSettings, model: str, timeout: float) -> ServedMod
 
 
 def _gateway(settings: ModelSettings, model: str, timeout: float) -> ServedModel | None:
-    base = settings.api_base or os.environ.get("LITELLM_PROXY_API_BASE")
-    if not base:
+    proxy = proxy_of(settings)
+    if proxy is None:
         return None
-    key = settings.api_key or os.environ.get("LITELLM_PROXY_API_KEY")
-    listing = _get(settings.model_copy(update={"api_key": key}),
-                   f"{base.rstrip('/').removesuffix('/v1')}/v1/model/info", timeout)
+    listing = _get(settings.model_copy(update={"api_key": proxy.key}),
+                   f"{proxy.base}/v1/model/info", timeout)
     for entry in listing.get("data") or []:
         if isinstance(entry, dict) and entry.get("model_name") == model:
             info = entry.get("model_info") or {}
