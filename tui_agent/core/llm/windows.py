@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +151,8 @@ def _gateway(settings: ModelSettings, model: str, timeout: float) -> ServedModel
 def _get(settings: ModelSettings, url: str, timeout: float,
          body: dict[str, Any] | None = None) -> dict[str, Any]:
     """One JSON request (a POST when there is a body); its JSON object answer."""
+    import urllib.request  # ~30 ms (http.client, email): only once a server is asked
+
     headers = {"Content-Type": "application/json"}
     if settings.api_key:
         headers["Authorization"] = f"Bearer {settings.api_key}"
