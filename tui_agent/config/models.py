@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tui_agent.config.oauth import OAuthSettings
 from tui_agent.config.reasoning import REASONING_EFFORTS as REASONING_EFFORTS
@@ -40,6 +40,19 @@ _VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", 
                  "rprivate", "nocopy"}
 
 
+
+
+OWNED_PARAMS = {
+    "model": "the model is [model] name (or --model, /model)",
+    "messages": "tui-agent sends the conversation itself",
+    "stream": "tui-agent always streams",
+    "stream_options": "tui-agent sets them to read the usage",
+    "tools": "the tools come from the MCP servers",
+    "api_base": "use [model] api_base (or --api-base)",
+    "base_url": "use [model] api_base (or --api-base)",
+    "api_key": "use [model] api_key_env (or api_key)",
+}
+"""litellm arguments tui-agent sets itself, refused in ``params``, with what to use."""
 
 
 class ModelSettings(_Strict):
@@ -83,7 +96,17 @@ class ModelSettings(_Strict):
     """Mark cache breakpoints (system prompt, tools, latest message) for providers that
     cache only on request (Anthropic, Claude on Bedrock and Vertex)."""
     params: dict[str, Any] = Field(default_factory=dict)
-    """Any other litellm argument, sent as given (e.g. ``top_p``, ``extra_headers``)."""
+    """Any other litellm argument, sent as given (e.g. ``top_p``, ``extra_headers``;
+    ``${VAR}`` expanded in its strings). Not the ones tui-agent sets itself
+    (:data:`OWNED_PARAMS`)."""
+
+    @field_validator("params")
+    @classmethod
+    def _not_owned(cls, params: dict[str, Any]) -> dict[str, Any]:
+        for key, instead in OWNED_PARAMS.items():
+            if key in params:
+                raise ValueError(f"'{key}' cannot be set in params: {instead}")
+        return params
 
 
 NOT_PER_MODEL = ("name", "choices", "sampling_model")
