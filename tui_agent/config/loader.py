@@ -46,7 +46,8 @@ class Layer:
 @dataclass
 class HeldProject:
     """What a project's files ask for that needs the user's agreement first: servers
-    (unexpanded, as written) and ``[model]`` endpoint keys. Not applied until trusted."""
+    (unexpanded, as written), and ``[model]`` endpoint keys and ``params``. Not applied
+    until trusted."""
 
     project: Project
     digest: str
@@ -206,9 +207,9 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     :meth:`Settings.override`). Sections merge key by key; a server is replaced whole by
     a later one of the same name.
 
-    A project's servers and ``[model]`` endpoint keys apply only once the user has
-    agreed to this project's exact content (remembered in the state dir); ``trust``
-    records that agreement now. Until then they are in ``Settings.held``."""
+    A project's servers, ``[model]`` endpoint keys and ``params`` apply only once the
+    user has agreed to this project's exact content (remembered in the state dir);
+    ``trust`` records that agreement now. Until then they are in ``Settings.held``."""
     files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
     settings = Settings(config=Config(), project=found)
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]

@@ -103,7 +103,7 @@ def held_lines(held: HeldProject) -> list[str]:
 def held_warning(held: HeldProject) -> str:
     """The headless warning for a project that has not been trusted."""
     return (f"the project in {held.project.root} is not trusted yet, so its servers are "
-            "not started and its model endpoint is not used:\n"
+            "not started and its model endpoint and params are not used:\n"
             + "\n".join(f"    {line}" for line in held_lines(held))
             + "\n  Trust it with --trust-project (remembered for this content), or run "
               "tui-agent there and agree.")
