@@ -25,9 +25,10 @@ from tui_agent.config.reading import Origin, Source
 
 MIN_SECRET = 8
 """Shorter values are not masked (a one-character "key" would mask every such letter)."""
-SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
-"""A ``params`` name (at any depth: ``extra_headers.Authorization``, ``x-api-key``) whose
-string values are secret: recorded for masking, and hidden by ``config --show``."""
+SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
+"""A name whose string values are secret: in ``params`` (at any depth:
+``extra_headers.Authorization``, ``x-api-key``) they are recorded for masking; ``config
+--show`` hides them there and in a server's env and headers."""
 
 M = TypeVar("M", bound=ModelSettings)
 
@@ -76,7 +77,7 @@ def expand(model: M, section: str, sources: Mapping[tuple[str, str], Source],
 
     def param(value: Any, path: tuple[str, ...], secret: bool) -> Any:
         if isinstance(value, dict):
-            return {k: param(v, (*path, str(k)), secret or bool(SECRET_PARAM.search(str(k))))
+            return {k: param(v, (*path, str(k)), secret or bool(SECRET_NAME.search(str(k))))
                     for k, v in value.items()}
         if isinstance(value, list):
             return [param(v, (*path, str(i)), secret) for i, v in enumerate(value)]

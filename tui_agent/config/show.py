@@ -8,7 +8,6 @@ environment or whose name says they are secret, are masked.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Iterable
 from typing import Any
@@ -17,12 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 from tui_agent.config.interpolate import mask
 from tui_agent.config.loader import HeldProject, Settings
 from tui_agent.config.model_choice import dropped
-from tui_agent.config.model_keys import SECRET_PARAM, table_section, toml_key
+from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
 
 HIDDEN = "********"
-_SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
 
 
 def _hide_url(url: str, secrets: frozenset[str]) -> str:
@@ -35,7 +33,7 @@ def _hide_url(url: str, secrets: frozenset[str]) -> str:
 
 
 def _hide_map(values: dict[str, str], secrets: frozenset[str]) -> dict[str, str]:
-    return {k: HIDDEN if _SECRET_NAME.search(k) else mask(v, secrets) for k, v in values.items()}
+    return {k: HIDDEN if SECRET_NAME.search(k) else mask(v, secrets) for k, v in values.items()}
 
 
 def hide_params(value: Any, secrets: frozenset[str],
@@ -45,7 +43,7 @@ def hide_params(value: Any, secrets: frozenset[str],
     came from a ``${VAR}`` hidden, known secrets masked inside the rest."""
     if isinstance(value, dict):
         return {k: hide_params(v, secrets, from_variables,
-                               secret or bool(SECRET_PARAM.search(str(k))))
+                               secret or bool(SECRET_NAME.search(str(k))))
                 for k, v in value.items()}
     if isinstance(value, list):
         return [hide_params(v, secrets, from_variables, secret) for v in value]
