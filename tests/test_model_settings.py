@@ -76,10 +76,7 @@ def test_models_tables_are_checked_like_model(tmp_path: Path) -> None:
              "line 3: models.openai/x.reasoning_effort: expected 'none', 'minimal', 'low', "
              "'medium' or 'high'"),
             ('[models."openai/x"]\nname = "openai/y"\n',
-             "line 1: models.openai/x: 'name' belongs in [model], not in a [models] table"),
-            ('[models."openai/x"]\napi_key_env = "NOT_SET_ANYWHERE"\n',
-             'line 2: models."openai/x".api_key_env: the variable NOT_SET_ANYWHERE is not '
-             "set")):
+             "line 1: models.openai/x: 'name' belongs in [model], not in a [models] table")):
         cfg = write(tmp_path / "c.toml", body)
         with pytest.raises(ConfigError) as caught:
             load(cfg, env={})
@@ -244,3 +241,80 @@ max_retries = 0
         assert chat.requests == []
         assert (sampler.requests[0]["temperature"], sampler.requests[0]["max_tokens"]) == (
             0.3, 20)
+
+
+def test_a_model_without_a_name_describes_the_flags_model(tmp_path: Path) -> None:
+    """A [model] without a name describes the model ``--model`` names: a model chosen
+    later (``/model``) does not get its vision, window or endpoint (unless of the same
+    provider); with neither name nor flag it applies whole. Two different bare names are
+    not one provider."""
+    unnamed = ModelSettings(api_base="http://a", api_key="k-a", vision=True,
+                            context_window=9000, temperature=0.3)
+    flags = ModelFlags(model="openai/a")
+    own = resolve(unnamed, {}, None, flags)
+    assert (own.name, own.api_base, own.vision, own.context_window) == (
+        "openai/a", "http://a", True, 9000)
+    same = resolve(unnamed, {}, "openai/b", flags)
+    assert (same.api_base, same.api_key, same.vision, same.context_window,
+            same.temperature) == ("http://a", "k-a", None, None, 0.3)
+    other = resolve(unnamed, {}, "anthropic/c", flags)
+    assert (other.api_base, other.api_key, other.vision) == (None, None, None)
+    assert resolve(unnamed, {}, "anthropic/c") == unnamed.model_copy(
+        update={"name": "anthropic/c"})
+    bare = ModelSettings(name="gpt-4o", api_base="http://a", vision=True)
+    assert (resolve(bare, {}, "claude-3-haiku").api_base, resolve(bare, {}, "gpt-4o").vision,
+            resolve(bare, {}, "openai/gpt-4o").api_base) == (None, True, None)
+    # Through the settings the app's /model uses.
+    settings = load(write(tmp_path / "c.toml", """
+[model]
+api_base = "http://127.0.0.1:9/v1"
+vision = true
+context_window = 4096
+"""), env={}, project=False)
+    settings.override(model="openai/fake-model")
+    assert settings.config.model.api_base == "http://127.0.0.1:9/v1"
+    picked = settings.model_for("anthropic/claude-x")
+    assert (picked.api_base, picked.vision, picked.context_window) == (None, None, None)
+
+
+BROKEN = """
+[model]
+name = "openai/a"
+
+[models."openai/b"]
+temperature = 0.2
+api_key_env = "NOT_SET_ANYWHERE"
+"""
+BROKEN_SAID = ('line 7: models."openai/b".api_key_env: the variable NOT_SET_ANYWHERE is '
+               "not set")
+
+
+def test_a_broken_table_stops_only_the_model_it_is_for(
+        quiet_stdin: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A [models] table whose key variable is unset does not stop a start with another
+    model; choosing its model (at start, ``--model``, ``/model``, ``sampling_model``)
+    gets the error, with the file and line."""
+    cfg = write(quiet_stdin / "c.toml", BROKEN)
+    settings = load(cfg, env={}, project=False)
+    settings.override()
+    assert settings.model_for("openai/c").name == "openai/c"
+    sampling = write(quiet_stdin / "s.toml", BROKEN.replace(
+        'name = "openai/a"', 'name = "openai/a"\nsampling_model = "openai/b"'))
+    for choose, file, line in (
+            (lambda: settings.model_for("openai/b"), cfg, 7),
+            (lambda: load(cfg, env={}, project=False).override(model="openai/b"), cfg, 7),
+            (lambda: load(sampling, env={}, project=False).override(), sampling, 8)):
+        with pytest.raises(ConfigError) as caught:
+            choose()
+        said = str(caught.value)
+        assert BROKEN_SAID.replace("line 7", f"line {line}") in said and str(file) in said
+    show = ["--no-project", "config", "--show", "--config", str(cfg)]
+    assert main(show) == 0
+    out = capsys.readouterr().out
+    assert "# not usable until fixed (it is a problem only when openai/b is chosen)" in out
+    assert main([*show, "--model", "openai/b"]) == 2
+    err = capsys.readouterr().err
+    assert BROKEN_SAID in err and str(cfg) in err and "Traceback" not in err
+    assert main(["run", "--no-project", "--config", str(cfg), "--model", "openai/b",
+                 "hi"]) == 2
+    assert BROKEN_SAID in capsys.readouterr().err

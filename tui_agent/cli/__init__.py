@@ -92,12 +92,20 @@ def config_secrets(args: argparse.Namespace, err: IO[str]) -> frozenset[str]:
         return frozenset()
 
 
-def apply_flags(settings: Settings, args: argparse.Namespace) -> None:
+def apply_flags(settings: Settings, args: argparse.Namespace, err: IO[str]) -> bool:
     """Command-line flags over the config: ``--model``, ``--api-base``,
-    ``--reasoning-effort``, ``--code-mode``."""
-    settings.override(model=args.model, api_base=args.api_base,
-                      code_mode=bool(getattr(args, "code_mode", None)),
-                      reasoning_effort=getattr(args, "reasoning_effort", None))
+    ``--reasoning-effort``, ``--code-mode``; False (with the error printed) when the
+    model chosen has a ``[models]`` table that cannot be used."""
+    from tui_agent.config import ConfigError
+
+    try:
+        settings.override(model=args.model, api_base=args.api_base,
+                          code_mode=bool(getattr(args, "code_mode", None)),
+                          reasoning_effort=getattr(args, "reasoning_effort", None))
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return False
+    return True
 
 
 def tool_filter(args: argparse.Namespace) -> ToolFilter:
@@ -132,9 +140,8 @@ def cmd_config(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from tui_agent.config.show import render
 
     settings = load_settings(args, err)
-    if settings is None:
+    if settings is None or not apply_flags(settings, args, err):
         return 2
-    apply_flags(settings, args)
     out.write(render(settings))
     return 0
 
@@ -157,9 +164,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     from tui_agent.wiring.build import LATEST
 
     settings = load_settings(args, err)
-    if settings is None:
+    if settings is None or not apply_flags(settings, args, err):
         return turn.EXIT_USAGE
-    apply_flags(settings, args)
     chosen = tool_filter(args)
     problem = chosen.narrow(settings)
     if problem:

@@ -1,9 +1,10 @@
 """``${VAR}`` and ``${VAR:-default}`` expansion, and the record of what was secret.
 
 Only the places a server or the model reads get expanded (command, args, env,
-url, headers, api_base, api_key); the raw text stays in the file. Values that
-came from the environment into env, headers, url or api_key are remembered as
-secrets so that logs, session files and output can mask them.
+url, headers, api_base, api_key, the strings in a model's params); the raw text
+stays in the file. Values that came from the environment into env, headers, url,
+api_key or params are remembered as secrets so that logs, session files and output
+can mask them.
 """
 
 from __future__ import annotations

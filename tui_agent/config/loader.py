@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,12 +17,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander, UnsetVariable
+from tui_agent.config.interpolate import Expander
 from tui_agent.config.locate import toml_line
 from tui_agent.config.model_choice import ModelFlags, dropped, resolve
 from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
 from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
-from tui_agent.config.oauth import OAUTH_SECRETS, OAUTH_TEXT, OAuthSettings
 from tui_agent.config.project import (
     HELD_MODEL_KEYS,
     Project,
@@ -32,6 +31,7 @@ from tui_agent.config.project import (
     trust_store,
 )
 from tui_agent.config.reading import Locator, Origin, Source, describe, read_config_text
+from tui_agent.config.server_keys import expand_server
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ class Layer:
 @dataclass
 class HeldProject:
     """What a project's files ask for that needs the user's agreement first: servers
-    (unexpanded, as written) and ``[model]`` endpoint keys. Not applied until trusted."""
+    (unexpanded, as written), and ``[model]`` endpoint keys and ``params``. Not applied
+    until trusted."""
 
     project: Project
     digest: str
@@ -76,23 +77,41 @@ class Settings:
     (``config.model``); None: ``config.model`` is it."""
     flags: ModelFlags = ModelFlags()
     """The command line's model flags, applied to every model chosen later too."""
+    broken: dict[str, ConfigError] = field(default_factory=dict)
+    """``[models."NAME"]`` tables that could not be made ready (an unset variable), by
+    model name: raised when that model is chosen, not at load."""
+    from_variables: frozenset[str] = frozenset()
+    """``params`` values that came from a ``${VAR}``: ``config --show`` hides them."""
 
     def model_for(self, name: str | None) -> ModelSettings:
         """The settings model ``name`` is used with (None: the one in use):
-        :func:`~tui_agent.config.model_choice.resolve` over these files and flags."""
+        :func:`~tui_agent.config.model_choice.resolve` over these files and flags.
+        Raises :class:`ConfigError` when that model's ``[models]`` table is broken."""
+        chosen = name or self.config.model.name
+        self.check(chosen)
         base = self.configured or self.config.model
-        return resolve(base, self.config.models, name or self.config.model.name, self.flags)
+        return resolve(base, self.config.models, chosen, self.flags)
+
+    def check(self, name: str | None) -> None:
+        """Raise the error of model ``name``'s ``[models]`` table, if it has one."""
+        error = self.broken.get(name) if name else None
+        if error is not None:
+            raise ConfigError(error.problems, error.file)
 
     def override(self, *, model: str | None = None, api_base: str | None = None,
                  code_mode: bool = False, reasoning_effort: str | None = None) -> None:
         """Command-line flags over the config: ``--model`` (resolved as
-        :meth:`model_for` does), ``--api-base``, ``--reasoning-effort``, ``--code-mode``."""
+        :meth:`model_for` does), ``--api-base``, ``--reasoning-effort``, ``--code-mode``.
+        Raises :class:`ConfigError` when the model chosen (or ``sampling_model``) has a
+        broken ``[models]`` table."""
         base = self.configured or self.config.model
+        chosen = model or base.name
+        self.check(chosen)
+        self.check(base.sampling_model)
         self.configured = base
         self.flags = ModelFlags(model or None, api_base or None, reasoning_effort or None)
-        chosen = model or base.name
         self.config.model = resolve(base, self.config.models, chosen, self.flags)
-        for key in dropped(base, chosen):
+        for key in dropped(base, chosen, self.flags):
             self.sources.pop(("model", key), None)
         table = self.config.models.get(chosen) if chosen else None
         for key in table.model_fields_set if table is not None else ():
@@ -131,67 +150,6 @@ def _validate(data: Mapping[str, Any], locate: Locator, file: Path) -> Config:
         raise ConfigError(describe(exc, locate), file) from None
 
 
-def _expand_server(name: str, server: ServerConfig, origin: Origin,
-                   expander: Expander) -> ServerConfig:
-    def ex(value: str, *key: str | int, secret: bool = False) -> str:
-        try:
-            return expander.expand(value, secret=secret)
-        except UnsetVariable as unset:
-            dotted = ".".join(str(k) for k in (*origin.path, *key))
-            raise ConfigError(
-                f"{origin.where(*key)}{dotted}: ${{{unset.name}}} is not set in the environment "
-                f"(set it, or write ${{{unset.name}:-default}} to give a default)",
-                origin.file) from None
-
-    def maybe(key: str) -> str | None:
-        value = getattr(server, key)
-        return ex(value, key) if value else None
-
-    command: str | list[str] | None = server.command
-    if isinstance(command, list):
-        command = [ex(c, "command", i) for i, c in enumerate(command)]
-    elif command:
-        command = ex(command, "command")
-    for part, values in (("env", server.env), ("headers", server.headers)):
-        for key, value in values.items():  # a key written as it is, not from a variable
-            if secret_name(part, key) and len(value) >= MIN_SECRET and "${" not in value:
-                expander.secrets.add(value)
-    return server.model_copy(update={
-        "command": command,
-        "args": [ex(a, "args", i) for i, a in enumerate(server.args)],
-        "volumes": [ex(v, "volumes", i) for i, v in enumerate(server.volumes)],
-        **{key: maybe(key) for key in ("image", "container", "workdir", "docker_host")},
-        "env": {k: ex(v, "env", k, secret=True) for k, v in server.env.items()},
-        "url": ex(server.url, "url", secret=True) if server.url else None,
-        "headers": {k: ex(v, "headers", k, secret=True) for k, v in server.headers.items()},
-        "oauth": _expand_oauth(server.oauth, ex, origin, expander) if server.oauth else None,
-    })
-
-
-def _expand_oauth(oauth: OAuthSettings, ex: Callable[..., str], origin: Origin,
-                  expander: Expander) -> OAuthSettings:
-    """``${VAR}`` in every value; the secrets (also when written as they are) are recorded
-    for masking; ``private_key_file`` is read into ``private_key_pem``."""
-    update: dict[str, Any] = {"scopes": [ex(v, "oauth", "scopes", i)
-                                         for i, v in enumerate(oauth.scopes)]}
-    for key in OAUTH_TEXT:
-        value = getattr(oauth, key)
-        if value:
-            update[key] = ex(value, "oauth", key, secret=key in OAUTH_SECRETS)
-            if key in OAUTH_SECRETS and len(update[key]) >= MIN_SECRET_LEN:
-                expander.secrets.add(update[key])
-    if update.get("private_key_file"):
-        path = Path(update["private_key_file"]).expanduser()
-        try:
-            update["private_key_pem"] = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            dotted = ".".join(str(k) for k in (*origin.path, "oauth", "private_key_file"))
-            raise ConfigError(f"{origin.where('oauth', 'private_key_file')}{dotted}: cannot "
-                              f"read {path}: {exc}", origin.file) from None
-        expander.secrets.add(update["private_key_pem"])
-    return oauth.model_copy(update=update)
-
-
 def enabled_copy(settings: Settings, name: str,
                  env: Mapping[str, str] = os.environ) -> ServerConfig:
     """Server ``name`` switched on, with its ``${VAR}`` references expanded now (a server
@@ -202,7 +160,7 @@ def enabled_copy(settings: Settings, name: str,
         return server
     origin = settings.origins.get(name) or Origin(Path("<config>"), ("servers", name),
                                                    lambda _loc: None)
-    return _expand_server(name, server, origin, Expander(env))
+    return expand_server(name, server, origin, Expander(env))
 
 
 @dataclass
@@ -249,9 +207,9 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     :meth:`Settings.override`). Sections merge key by key; a server is replaced whole by
     a later one of the same name.
 
-    A project's servers and ``[model]`` endpoint keys apply only once the user has
-    agreed to this project's exact content (remembered in the state dir); ``trust``
-    records that agreement now. Until then they are in ``Settings.held``."""
+    A project's servers, ``[model]`` endpoint keys and ``params`` apply only once the
+    user has agreed to this project's exact content (remembered in the state dir);
+    ``trust`` records that agreement now. Until then they are in ``Settings.held``."""
     files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
     settings = Settings(config=Config(), project=found)
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
@@ -340,10 +298,13 @@ def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:
 
 def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
     expander = Expander(env)
-    config = expand_models(settings.config, settings.sources, expander)
+    expanded = expand_models(settings.config, settings.sources, expander)
+    config = expanded.config
+    settings.broken, settings.from_variables = expanded.broken, frozenset(
+        expanded.from_variables)
     servers = {
         name: server if server.disabled else
-        _expand_server(name, server, settings.origins[name], expander)
+        expand_server(name, server, settings.origins[name], expander)
         for name, server in config.servers.items()
     }
     settings.config = config.model_copy(update={"servers": servers})
@@ -354,19 +315,6 @@ def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
 KEY_SUFFIXES = ("_API_KEY", "_API_TOKEN", "_ACCESS_TOKEN", "_SECRET_KEY", "_AUTH_TOKEN")
 """Environment variables that hold a key litellm (or a provider SDK) may send by itself:
 masked wherever they might be echoed, though the config never names them."""
-
-
-SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")
-SECRET_WORDS = ("key", "token", "secret", "password", "auth")
-
-
-def secret_name(part: str, name: str) -> bool:
-    """Whether a server's ``env`` variable or header of this name holds a secret (its
-    value is masked even when written in the config as it is)."""
-    lowered = name.lower()
-    if part == "headers" and lowered in SECRET_HEADERS:
-        return True
-    return any(word in lowered for word in SECRET_WORDS)
 
 
 def environment_keys(env: Mapping[str, str]) -> set[str]:

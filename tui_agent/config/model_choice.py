@@ -2,12 +2,14 @@
 way of choosing a model goes through (``[model] name``, ``--model``, ``/model`` in the
 app, ``sampling_model``, a reloaded config).
 
-It starts from ``[model]``. When the chosen model is not ``[model]``'s own (a
-``[model]`` without a name is for whichever model is chosen), the keys that describe
-that model (``vision``, ``audio``, ``context_window``) are dropped, and its endpoint
-(``api_base``, with the key settings that belong to it, ``api_key`` and
-``api_key_env``) carries over only to a model of the same provider prefix (the text
-before the first ``/``). Then the model's own ``[models."NAME"]`` table applies (its
+It starts from ``[model]``. ``[model]`` describes its own ``name``, else the model
+``--model`` names (a ``[model]`` with neither applies whole, to whichever model is
+chosen). When the chosen model is another, the keys that describe ``[model]``'s model
+(``vision``, ``audio``, ``context_window``) are dropped, and its endpoint (``api_base``,
+with the key settings that belong to it, ``api_key`` and ``api_key_env``) and its
+``params`` (arguments one provider takes and another may refuse) carry over only to a
+model of the same provider prefix (the text before the first ``/``; two different bare
+names are not taken to share one). Then the model's own ``[models."NAME"]`` table applies (its
 ``params`` over ``[model]``'s, argument by argument), then the command line's
 ``--api-base`` (to a model of the command line's provider) and
 ``--reasoning-effort``. The loader expands every table's variables and keys first
@@ -25,6 +27,8 @@ MODEL_OWN = ("vision", "audio", "context_window")
 """``[model]`` keys that describe ``[model]``'s own model and never carry to another."""
 ENDPOINT = ("api_base", "api_key", "api_key_env")
 """Where requests go and with which key: carried only within one provider prefix."""
+PROVIDER_OWN = (*ENDPOINT, "params")
+"""Carried only within one provider prefix: the endpoint, and the extra arguments."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +46,30 @@ class ModelFlags:
 
 def provider(name: str | None) -> str:
     """The provider prefix of a litellm model string (``openai`` of ``openai/gpt-4o``);
-    ``""`` for a bare name (litellm infers it), so bare names share one."""
+    ``""`` for a bare name (litellm infers it)."""
     return name.split("/", 1)[0] if name and "/" in name else ""
+
+
+def same_provider(a: str | None, b: str | None) -> bool:
+    """Whether ``a`` and ``b`` go to one provider: the same name, or the same prefix. Two
+    different bare names are not (litellm may infer ``gpt-4o`` and ``claude-3`` apart)."""
+    if a == b:
+        return True
+    return bool(a and b and "/" in a and "/" in b and provider(a) == provider(b))
+
+
+def described(model: ModelSettings, flags: ModelFlags = ModelFlags()) -> str | None:
+    """The model ``[model]`` describes: its own ``name``, else ``--model``'s (None: it
+    describes whichever model is chosen)."""
+    return model.name or flags.model
+
+
+def not_carried(own: str | None, chosen: str | None) -> list[str]:
+    """The ``[model]`` keys that do not carry from ``own``, the model it describes, to
+    ``chosen``."""
+    if own is None or chosen == own:
+        return []
+    return list(MODEL_OWN) + ([] if same_provider(own, chosen) else list(PROVIDER_OWN))
 
 
 def resolve(model: ModelSettings, tables: Mapping[str, ModelSettings], name: str | None,
@@ -51,34 +77,33 @@ def resolve(model: ModelSettings, tables: Mapping[str, ModelSettings], name: str
     """The settings ``name`` is used with (None: ``[model]``'s own model): ``model`` is
     ``[model]`` as the files set it, ``tables`` the ``[models."NAME"]`` tables (only the
     keys a table sets count)."""
-    chosen = model.name if name is None else name
-    settings = model
-    if model.name is None:  # a [model] without a name is for whichever model is chosen
-        settings = model.model_copy(update={"name": chosen})
-    elif chosen != model.name:
-        drop = set(MODEL_OWN)
-        if provider(chosen) != provider(model.name):
-            drop |= set(ENDPOINT)
-        settings = model.model_copy(update={"name": chosen, **dict.fromkeys(drop)})
+    own = described(model, flags)
+    chosen = own if name is None else name
+    fields = type(model).model_fields
+    reset: dict[str, object] = {"name": chosen}
+    for key in not_carried(own, chosen):
+        reset[key] = fields[key].get_default(call_default_factory=True)
+    settings = model.model_copy(update=reset)
     table = tables.get(chosen) if chosen else None
     if table is not None:
-        own = {k: getattr(table, k) for k in table.model_fields_set}
-        if "params" in own:  # one argument each: the table's win, the others stay
-            own["params"] = {**settings.params, **own["params"]}
-        settings = settings.model_copy(update=own)
+        written = {k: getattr(table, k) for k in table.model_fields_set}
+        if "params" in written:  # one argument each: the table's win, the others stay
+            written["params"] = {**settings.params, **written["params"]}
+        settings = settings.model_copy(update=written)
     update: dict[str, object] = {}
-    flag_model = flags.model or model.name
-    if flags.api_base and provider(chosen) == provider(flag_model):
+    flag_model = flags.model or model.name  # --api-base goes with --model's provider
+    if flags.api_base and (flag_model is None or same_provider(chosen, flag_model)):
         update["api_base"] = flags.api_base
     if flags.reasoning_effort:
         update["reasoning_effort"] = flags.reasoning_effort
     return settings.model_copy(update=update) if update else settings
 
 
-def dropped(model: ModelSettings, name: str | None) -> list[str]:
+def dropped(model: ModelSettings, name: str | None,
+            flags: ModelFlags = ModelFlags()) -> list[str]:
     """The ``[model]`` keys that were set and do not carry to ``name`` (for ``config
     --show``, which says so)."""
-    if name is None or model.name is None or name == model.name:
+    if name is None:
         return []
-    keys = list(MODEL_OWN) + (list(ENDPOINT) if provider(name) != provider(model.name) else [])
-    return [k for k in keys if getattr(model, k) is not None]
+    return [k for k in not_carried(described(model, flags), name)
+            if getattr(model, k) not in (None, {})]

@@ -1,7 +1,13 @@
-"""The endpoint and key of ``[model]`` and of each ``[models."NAME"]`` table, made ready
-at load: ``${VAR}`` expanded in ``api_base`` and ``api_key``, ``api_key_env`` looked up,
-and the keys recorded as secrets to mask. A problem names the file, the line and the
-key. Which table applies to which model is :mod:`tui_agent.config.model_choice`'s.
+"""The endpoint, key and ``params`` of ``[model]`` and of each ``[models."NAME"]``
+table, made ready at load: ``${VAR}`` expanded in ``api_base``, ``api_key`` and every
+string inside ``params`` (``extra_headers`` too), ``api_key_env`` looked up, and the
+keys recorded as secrets to mask. A problem names the file, the line and the key.
+
+``[model]`` stops the load on a problem. A ``[models."NAME"]`` table does not: it is
+kept as written, with its error, which is raised only when that model is chosen
+(:meth:`~tui_agent.config.loader.Settings.model_for`), so a table for a model you are
+not using does not stop every start. Which table applies to which model is
+:mod:`tui_agent.config.model_choice`'s.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tui_agent.config.errors import ConfigError
@@ -18,37 +25,76 @@ from tui_agent.config.reading import Origin, Source
 
 MIN_SECRET = 8
 """Shorter values are not masked (a one-character "key" would mask every such letter)."""
+SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
+"""A name whose string values are secret: in ``params`` (at any depth:
+``extra_headers.Authorization``, ``x-api-key``) they are recorded for masking; ``config
+--show`` hides them there and in a server's env and headers."""
 
 M = TypeVar("M", bound=ModelSettings)
 
 
+def toml_key(name: str) -> str:
+    """``name`` as a TOML key: bare when it can be, else quoted."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
 def table_section(name: str) -> str:
     """The ``Settings.sources`` section of ``[models."NAME"]`` (``models."NAME"``)."""
-    quoted = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
-    return f"models.{quoted}"
+    return f"models.{toml_key(name)}"
+
+
+@dataclass
+class Expanded:
+    """What :func:`expand_models` made of a config."""
+
+    config: Config
+    broken: dict[str, ConfigError] = field(default_factory=dict)
+    """``[models."NAME"]`` tables that could not be made ready (kept as written in
+    ``config``), by model name: the error to raise when that model is chosen."""
+    from_variables: set[str] = field(default_factory=set)
+    """Every ``params`` string that came from a ``${VAR}`` (whole, as expanded), for
+    ``config --show`` to hide however short."""
 
 
 def expand(model: M, section: str, sources: Mapping[tuple[str, str], Source],
-           expander: Expander) -> M:
+           expander: Expander, from_variables: set[str] | None = None) -> M:
     """``model`` (``[model]`` when ``section`` is ``model``, else a ``[models]`` table)
-    with its variables expanded and its key looked up."""
-    def fail(key: str, problem: str) -> ConfigError:
+    with its variables expanded and its key looked up; raises :class:`ConfigError`."""
+    def fail(key: str, problem: str, *inner: str) -> ConfigError:
         origin = sources.get((section, key))
+        dotted = ".".join((section, key, *inner))
         if not isinstance(origin, Origin):
-            return ConfigError(f"{section}.{key}: {problem}")
-        return ConfigError(f"{origin.where()}{section}.{key}: {problem}", origin.file)
+            return ConfigError(f"{dotted}: {problem}")
+        return ConfigError(f"{origin.where(*inner)}{dotted}: {problem}", origin.file)
 
-    def ex(value: str, key: str, secret: bool) -> str:
+    def ex(value: str, key: str, secret: bool, *inner: str) -> str:
         try:
             return expander.expand(value, secret=secret)
         except UnsetVariable as unset:
-            raise fail(key, f"${{{unset.name}}} is not set in the environment") from None
+            raise fail(key, f"${{{unset.name}}} is not set in the environment (set it, or "
+                       f"write ${{{unset.name}:-default}} to give a default)",
+                       *inner) from None
+
+    def param(value: Any, path: tuple[str, ...], secret: bool) -> Any:
+        if isinstance(value, dict):
+            return {k: param(v, (*path, str(k)), secret or bool(SECRET_NAME.search(str(k))))
+                    for k, v in value.items()}
+        if isinstance(value, list):
+            return [param(v, (*path, str(i)), secret) for i, v in enumerate(value)]
+        if not isinstance(value, str):
+            return value
+        out = ex(value, "params", True, *path)
+        if "${" in value and from_variables is not None:
+            from_variables.add(out)
+        elif secret and len(out) >= MIN_SECRET:  # a secret written as it is
+            expander.secrets.add(out)
+        return out
 
     update: dict[str, Any] = {}
     if model.api_base:
-        update["api_base"] = ex(model.api_base, "api_base", secret=False)
+        update["api_base"] = ex(model.api_base, "api_base", False)
     if model.api_key:
-        update["api_key"] = ex(model.api_key, "api_key", secret=True)
+        update["api_key"] = ex(model.api_key, "api_key", True)
         if len(update["api_key"]) >= MIN_SECRET:  # also one written as it is
             expander.secrets.add(update["api_key"])
     elif model.api_key_env:
@@ -57,13 +103,24 @@ def expand(model: M, section: str, sources: Mapping[tuple[str, str], Source],
             raise fail("api_key_env", f"the variable {model.api_key_env} is not set")
         expander.secrets.add(value)
         update["api_key"] = value
+    if model.params:
+        update["params"] = param(model.params, (), False)
     return model.model_copy(update=update)
 
 
 def expand_models(config: Config, sources: Mapping[tuple[str, str], Source],
-                  expander: Expander) -> Config:
-    """``config`` with ``[model]`` and every ``[models]`` table expanded."""
-    tables = {name: expand(table, table_section(name), sources, expander)
-              for name, table in config.models.items()}
-    return config.model_copy(update={
-        "model": expand(config.model, "model", sources, expander), "models": tables})
+                  expander: Expander) -> Expanded:
+    """``config`` with ``[model]`` and every ``[models]`` table that can be expanded
+    expanded; raises :class:`ConfigError` for ``[model]`` only."""
+    out = Expanded(config)
+    tables = {}
+    for name, table in config.models.items():
+        try:
+            tables[name] = expand(table, table_section(name), sources, expander,
+                                  out.from_variables)
+        except ConfigError as exc:
+            tables[name] = table
+            out.broken[name] = exc
+    model = expand(config.model, "model", sources, expander, out.from_variables)
+    out.config = config.model_copy(update={"model": model, "models": tables})
+    return out

@@ -1,19 +1,23 @@
 """The validated shape of the configuration.
 
 Every model forbids unknown keys, so a typo is reported (with the near key)
-instead of silently ignored. Values are validated once, at start-up.
+instead of silently ignored. Values are validated once, at start-up. ``[model]`` and
+``[models."NAME"]`` are in :mod:`tui_agent.config.model_settings`.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from tui_agent.config.model_settings import NOT_PER_MODEL as NOT_PER_MODEL
+from tui_agent.config.model_settings import OWNED_PARAMS as OWNED_PARAMS
+from tui_agent.config.model_settings import ModelEntry as ModelEntry
+from tui_agent.config.model_settings import ModelSettings as ModelSettings
 from tui_agent.config.oauth import OAuthSettings
 from tui_agent.config.reasoning import REASONING_EFFORTS as REASONING_EFFORTS
-from tui_agent.config.reasoning import ReasoningEffort
 from tui_agent.config.strict import Strict as _Strict
 
 Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
@@ -38,69 +42,6 @@ _MEMORY = re.compile(r"^\d+(\.\d+)?[bkmg]?$", re.IGNORECASE)
 _VOLUME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", "rslave",
                  "rprivate", "nocopy"}
-
-
-
-
-class ModelSettings(_Strict):
-    """``[model]``: which LLM to talk to and how."""
-
-    name: str | None = None
-    """Any litellm model string, e.g. ``openai/gpt-4o-mini``, ``anthropic/claude-sonnet-4-5``,
-    ``ollama/llama3.1``. Unset means no model is configured yet."""
-    api_base: str | None = None
-    """Base URL of the provider or of any OpenAI-compatible server (``${VAR}`` expanded)."""
-    api_key: str | None = None
-    """The key itself (``${VAR}`` expanded). Prefer ``api_key_env``."""
-    api_key_env: str | None = None
-    """Name of the environment variable that holds the key."""
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    max_tokens: int | None = Field(default=None, gt=0)
-    system_prompt: str | None = None
-    choices: list[str] = Field(default_factory=list)
-    """Models the TUI's ``/model`` picker offers (any other litellm string can be typed)."""
-    sampling_model: str | None = None
-    """The model that answers MCP servers' sampling requests (default: the chat's)."""
-    vision: bool | None = None
-    """Whether the model reads images (tools' images then reach it as image parts); unset:
-    what litellm knows of the model."""
-    audio: bool | None = None
-    """Whether the model reads sound (tools' WAV and MP3 then reach it as audio parts);
-    unset: what litellm knows of the model."""
-    timeout: float = Field(default=600.0, gt=0)
-    """Seconds one LLM request (including its whole stream) may take."""
-    max_retries: int = Field(default=3, ge=0, le=10)
-    """Retries on 429, 5xx and connection errors before the first token arrives."""
-    retry_backoff: float = Field(default=1.0, ge=0, le=60)
-    """First retry delay in seconds; it doubles each try (with jitter), capped at 30 s."""
-    context_window: int | None = Field(default=None, ge=1024)
-    """Tokens of input the model takes (for a local or custom model litellm does not know);
-    unset: litellm's ``max_input_tokens`` for the model, else no limit is assumed."""
-    reasoning_effort: ReasoningEffort | None = None
-    """How hard a reasoning model thinks (litellm's ``reasoning_effort``, translated per
-    provider); unset: the provider's default. ``none`` turns thinking off."""
-    prompt_cache: bool = True
-    """Mark cache breakpoints (system prompt, tools, latest message) for providers that
-    cache only on request (Anthropic, Claude on Bedrock and Vertex)."""
-    params: dict[str, Any] = Field(default_factory=dict)
-    """Any other litellm argument, sent as given (e.g. ``top_p``, ``extra_headers``)."""
-
-
-NOT_PER_MODEL = ("name", "choices", "sampling_model")
-"""``[model]`` keys that choose models rather than describe one: not in ``[models."NAME"]``."""
-
-
-class ModelEntry(ModelSettings):
-    """``[models."NAME"]``: any ``[model]`` key for one model (NAME, a litellm model
-    string), applied whenever that model is chosen; only the keys written count."""
-
-    @model_validator(mode="after")
-    def _describes_one_model(self) -> ModelEntry:
-        wrong = [k for k in NOT_PER_MODEL if k in self.model_fields_set]
-        if wrong:
-            raise ValueError(f"'{wrong[0]}' belongs in [model], not in a [models] table "
-                             "(the table's name is the model)")
-        return self
 
 
 class AgentSettings(_Strict):

@@ -7,8 +7,8 @@ nearest directory holding any of them is the project. The walk stops below the h
 directory (home is the user's scope) and at the filesystem root.
 
 A project's servers run commands on this machine, and its ``[model]`` (and
-``[models."NAME"]``) endpoint keys decide where the conversation (and the user's key)
-goes: those parts are *held* until the user agrees, once per project path and content.
+``[models."NAME"]``) endpoint keys and ``params`` decide where the conversation (and the
+user's key) goes: those parts are *held* until the user agrees, once per project path and content.
 The agreement is keyed on a digest of exactly those parts, so editing a comment or the
 theme does not ask again, while a changed command, URL or ``auto`` list does.
 
@@ -32,9 +32,10 @@ from tui_agent.config.atomic import write_text
 PROJECT_FILES = (".tui-agent/config.toml", "mcp.json", ".mcp.json")
 """Looked for in each directory, and loaded in this order (a later file's server of the
 same name replaces an earlier one's)."""
-HELD_MODEL_KEYS = ("api_base", "api_key", "api_key_env")
+HELD_MODEL_KEYS = ("api_base", "api_key", "api_key_env", "params")
 """``[model]`` (and ``[models."NAME"]``) keys a project may set only once trusted: where
-requests go, and with which key."""
+requests go, with which key, and the extra arguments sent with them (litellm takes
+arguments there that move the request elsewhere, ``extra_headers`` that carry keys...)."""
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,13 @@
 """The merged configuration for people: ``tui-agent config --show``, and the exact
 commands a project's servers would run (what the user agrees to before they start).
 
-Secrets never appear: API keys, and env and header values that came from the
+Secrets never appear: API keys, and env, header and ``params`` values that came from the
 environment or whose name says they are secret, are masked.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Iterable
 from typing import Any
@@ -17,12 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 from tui_agent.config.interpolate import mask
 from tui_agent.config.loader import HeldProject, Settings
 from tui_agent.config.model_choice import dropped
-from tui_agent.config.model_keys import table_section
+from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
 
 HIDDEN = "********"
-_SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|credential", re.IGNORECASE)
 
 
 def _hide_url(url: str, secrets: frozenset[str]) -> str:
@@ -35,7 +33,23 @@ def _hide_url(url: str, secrets: frozenset[str]) -> str:
 
 
 def _hide_map(values: dict[str, str], secrets: frozenset[str]) -> dict[str, str]:
-    return {k: HIDDEN if _SECRET_NAME.search(k) else mask(v, secrets) for k, v in values.items()}
+    return {k: HIDDEN if SECRET_NAME.search(k) else mask(v, secrets) for k, v in values.items()}
+
+
+def hide_params(value: Any, secrets: frozenset[str],
+                from_variables: frozenset[str] = frozenset(), secret: bool = False) -> Any:
+    """``params`` as ``config --show`` may print them: every string under a secret-looking
+    name (``Authorization``, ``x-api-key``, ``*key*``, ``*token*``, ``*secret*``) or that
+    came from a ``${VAR}`` hidden, known secrets masked inside the rest."""
+    if isinstance(value, dict):
+        return {k: hide_params(v, secrets, from_variables,
+                               secret or bool(SECRET_NAME.search(str(k))))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [hide_params(v, secrets, from_variables, secret) for v in value]
+    if isinstance(value, str):
+        return HIDDEN if secret or value in from_variables else mask(value, secrets)
+    return value
 
 
 def command_line(server: ServerConfig) -> str:
@@ -74,17 +88,20 @@ def held_lines(held: HeldProject) -> list[str]:
     keys = [(f"model.{key}", kept) for key, kept in held.model.items()]
     for dotted, (value, origin) in [*keys, *held.models.items()]:
         shown = HIDDEN if dotted.endswith(".api_key") else value
+        what = "where your model requests go, and with which key"
+        if dotted.endswith(".params"):
+            shown = _value(hide_params(value, frozenset()))
+            what = "arguments sent with your model requests (they can send them elsewhere)"
         line = origin.locate(origin.path)
         lines.append(f"{dotted} = {shown} ({held.project.relative(origin.file)}"
-                     f"{f':{line}' if line else ''}): where your model requests go, and "
-                     "with which key")
+                     f"{f':{line}' if line else ''}): {what}")
     return lines
 
 
 def held_warning(held: HeldProject) -> str:
     """The headless warning for a project that has not been trusted."""
     return (f"the project in {held.project.root} is not trusted yet, so its servers are "
-            "not started and its model endpoint is not used:\n"
+            "not started and its model endpoint and params are not used:\n"
             + "\n".join(f"    {line}" for line in held_lines(held))
             + "\n  Trust it with --trust-project (remembered for this content), or run "
               "tui-agent there and agree.")
@@ -99,7 +116,7 @@ def _value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        inner = ", ".join(f"{_key(str(k))} = {_value(v)}" for k, v in value.items())
+        inner = ", ".join(f"{toml_key(str(k))} = {_value(v)}" for k, v in value.items())
         return "{ " + inner + " }" if inner else "{}"
     return json.dumps(str(value), ensure_ascii=False)
 
@@ -134,12 +151,13 @@ def render(settings: Settings) -> str:
         if section == "model":
             out += _model_note(settings)
         keys = type(model).model_fields
-        out += _column((_key_line(key, getattr(model, key), secrets, section == "model"),
+        out += _column((_key_line(key, getattr(model, key), settings, section == "model"),
                         settings.source(section, key)) for key in keys)
     out += _model_tables(settings)
     for name, server in config.servers.items():
         origin = settings.origins.get(name)
-        out += ["", *_column([(f"[servers.{_key(name)}]", origin.place() if origin else "")])]
+        out += ["", *_column([(f"[servers.{toml_key(name)}]",
+                               origin.place() if origin else "")])]
         out += _server_lines(server, secrets)
     if settings.held is not None:
         out += ["", "# held back until you trust this project (tui-agent asks; headless: "
@@ -148,13 +166,15 @@ def render(settings: Settings) -> str:
     return "\n".join(out) + "\n"
 
 
-def _key_line(key: str, value: Any, secrets: frozenset[str], model: bool) -> str:
+def _key_line(key: str, value: Any, settings: Settings, model: bool) -> str:
     if value is None:
         return f"# {key} is not set"
     if model and key == "api_key":
         return f"{key} = {_value(HIDDEN)}"
     if model and key == "api_base":
-        return f"{key} = {_value(_hide_url(value, secrets))}"
+        return f"{key} = {_value(_hide_url(value, settings.secrets))}"
+    if model and key == "params":
+        return f"{key} = {_value(hide_params(value, settings.secrets, settings.from_variables))}"
     return f"{key} = {_value(value)}"
 
 
@@ -162,9 +182,9 @@ def _model_note(settings: Settings) -> list[str]:
     """Under ``[model]``: which model it is for, when flags chose another than the files'
     (and what of the files' ``[model]`` did not carry to it)."""
     base, used = settings.configured, settings.config.model
-    if base is None or base.name == used.name:
+    if base is None or base.name in (None, used.name):  # no name: it is for --model's
         return []
-    left = dropped(base, used.name)
+    left = dropped(base, used.name, settings.flags)
     return [f"# the settings of {used.name} (the files' [model] is for {base.name}"
             + (f"; its {', '.join(left)} did not carry over" if left else "") + ")"]
 
@@ -175,14 +195,13 @@ def _model_tables(settings: Settings) -> list[str]:
     for name, table in settings.config.models.items():
         section = table_section(name)
         out += ["", f"[{section}]"]
-        out += _column((_key_line(key, getattr(table, key), settings.secrets, True),
+        if name in settings.broken:
+            out.append(f"# not usable until fixed (it is a problem only when {name} is "
+                       f"chosen): {settings.broken[name]}")
+        out += _column((_key_line(key, getattr(table, key), settings, True),
                         settings.source(section, key)) for key in type(table).model_fields
                        if key in table.model_fields_set)
     return out
-
-
-def _key(name: str) -> str:
-    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
 def _server_lines(server: ServerConfig, secrets: frozenset[str]) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from tui_agent.config.errors import ConfigError
 from tui_agent.config.reasoning import REASONING_EFFORTS
 from tui_agent.ui.commands import Command
 
@@ -34,7 +35,11 @@ async def model(app: ChatApp, command: Command) -> None:
     async def chosen(name: str | None) -> None:
         if not name:
             return
-        app.backend.set_model(name)
+        try:
+            app.backend.set_model(name)
+        except ConfigError as exc:  # its [models] table names a variable that is not set
+            await app.transcript.note(f"model: {name} cannot be used: {exc}", "error")
+            return
         app.status.model = name
         await app.transcript.note(f"model: {name} (from the next turn)")
         known = facts.get(name)
@@ -72,7 +77,11 @@ async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
         if name == DEMO_MODEL:
             picker.describe({name: "scripted, offline"})
             continue
-        api_base = app.backend.models.settings_for(name).api_base
+        try:
+            api_base = app.backend.models.settings_for(name).api_base
+        except ConfigError:
+            picker.describe({name: "its [models] table has an error (choose it to see)"})
+            continue
         found = await asyncio.to_thread(model_facts, name, api_base)
         facts[name] = found
         if not picker.is_attached:

@@ -33,14 +33,16 @@ class ModelChoice:
         return self.chosen or self._settings().config.model.name
 
     def settings_for(self, name: str | None) -> ModelSettings:
-        """The settings ``name`` (None: :meth:`name`) is used with."""
+        """The settings ``name`` (None: :meth:`name`) is used with. Raises
+        ``ConfigError`` when its ``[models]`` table cannot be used."""
         model = self._settings().model_for(name or self.name())
         if self.reasoning_effort is not None:
             model = model.model_copy(update={"reasoning_effort": self.reasoning_effort})
         return model
 
     def make(self, name: str | None = None) -> ChatModel:
-        """The chat model for ``name`` (None: :meth:`name`)."""
+        """The chat model for ``name`` (None: :meth:`name`); raises as
+        :meth:`settings_for`."""
         return build.chat_model(self.settings_for(name), demo=self.demo)
 
     def choices(self) -> list[str]:

@@ -102,17 +102,6 @@ class Runtime:
     # -- model ------------------------------------------------------------------
 
     @property
-    def chosen_model(self) -> str | None:
-        """A model picked with ``/model``: a reloaded config does not override it."""
-        return self.models.chosen
-
-    @staticmethod
-    def model_name_demo() -> str:
-        from tui_agent.demo import DEMO_MODEL
-
-        return DEMO_MODEL
-
-    @property
     def model_name(self) -> str | None:
         return self.agent.llm.model
 
@@ -120,7 +109,10 @@ class Runtime:
         return bool(self.model_name)
 
     def set_model(self, name: str) -> None:
-        """Use ``name`` from the next turn on, with its own settings (``[models]``)."""
+        """Use ``name`` from the next turn on, with its own settings (``[models]``).
+        Raises ``ConfigError`` (and keeps the model in use) when its ``[models]`` table
+        cannot be used (a variable it names is not set)."""
+        self.settings.check(name)
         self.models.chosen = name
         self._use_model()
 
@@ -142,6 +134,18 @@ class Runtime:
             from tui_agent.core.llm import preload
 
             preload()
+
+    def _remake_model(self, new: Settings) -> None:
+        """The model (and its system prompt) after a reload; one picked with ``/model``
+        whose ``[models]`` table the edit broke keeps the settings it had, with a warning
+        saying why."""
+        from tui_agent.config import ConfigError
+
+        try:
+            self.agent.system_prompt = self.models.settings_for(None).system_prompt
+            self.agent.llm = self.models.make()
+        except ConfigError as exc:
+            new.warnings.append(f"{self.models.name()} keeps the settings it had: {exc}")
 
     def model_choices(self) -> list[str]:
         return self.models.choices()
@@ -189,11 +193,10 @@ class Runtime:
         agent.settings = new.config.agent
         roots_moved = self.desk.shared_roots != new.config.agent.roots
         self.desk.shared_roots = list(new.config.agent.roots)
-        agent.system_prompt = self.models.settings_for(None).system_prompt
         agent.code_mode = build.code_mode(new)
         agent.scopes = build.file_scopes(new, Path.cwd())
         if (old.config.model, old.config.models) != (new.config.model, new.config.models):
-            agent.llm = self.models.make()
+            self._remake_model(new)
         if self.hub is None:
             if not new.config.servers:
                 return Changes()
