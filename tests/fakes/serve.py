@@ -18,7 +18,7 @@ import time
 from tests.fakes import anthropic_server, gemini_server, ollama_server
 
 MODELS = {"anthropic": ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
-          "gemini": ("gemini/gemini-3-pro-preview", "GEMINI_API_KEY"),
+          "gemini": ("gemini/gemini-3.1-pro-preview", "GEMINI_API_KEY"),
           "ollama": ("ollama_chat/qwen3", None)}
 
 
