@@ -77,3 +77,38 @@ async def test_a_refusal_names_the_provider_the_address_and_the_status(
 def config(tmp_path: Path, fake: AnthropicFake, **settings: Any) -> Path:
     return write_config(tmp_path / "c.toml", ANTHROPIC_MODEL, fake.base_url,
                         api_key="sk-fake", server=False, **settings)
+
+
+def test_max_tokens_at_the_thinking_budget_is_raised_with_a_note(
+        anthropic_fake: AnthropicFake, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``max_tokens = 4096`` with ``reasoning_effort = "high"`` (litellm's budget 4096):
+    Anthropic (the fake) refuses max_tokens not above the budget. The request goes with
+    the budget plus the user's 4096, and a note says so; no compaction is tried."""
+    anthropic_fake.push(Reply(thinking="Short.", text="Paris."))
+    result = ok(run(capsys, config(tmp_path, anthropic_fake, max_tokens=4096,
+                                   reasoning_effort="high"), "capital of France?"))
+    assert result.text() == "Paris."
+    sent = anthropic_fake.requests[0].body
+    assert (sent["thinking"]["budget_tokens"], sent["max_tokens"]) == (4096, 8192)
+    notes = [e["message"] for e in result.of("notice")]
+    assert any("max_tokens 4096 is sent as 8192" in n for n in notes), notes
+    assert not result.of("compacted") and len(anthropic_fake.requests) == 1
+
+
+def test_a_docs_link_naming_the_context_window_is_no_overflow(
+        anthropic_fake: AnthropicFake, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A refusal whose docs link says "context-window" (Anthropic's max_tokens one) is
+    reported as it is, once: no compaction, no made-up window."""
+    anthropic_fake.push(error(400, "`max_tokens` must be greater than "
+                                   "`thinking.budget_tokens`. Please consult our "
+                                   "documentation at https://docs.claude.com/en/docs/build-"
+                                   "with-claude/extended-thinking#max-tokens-and-context-"
+                                   "window-size"))
+    result = run(capsys, config(tmp_path, anthropic_fake), "capital of France?")
+    assert result.code == 1 and len(anthropic_fake.requests) == 1
+    message = result.of("error")[0]["message"]
+    assert message.startswith(f"anthropic at {anthropic_fake.base_url} rejected the request "
+                              "(400): `max_tokens` must be greater than")
+    assert "too long" not in message and not result.of("compacted")

@@ -52,6 +52,8 @@ _BUDGET = re.compile(r"budget[_ ](?:has been )?exceeded|exceeded (?:your |the )?
 """A LiteLLM Proxy's budget refusals ("Budget has been exceeded", a deployment's "crossed
 budget: Exceeded budget"), and OpenAI's ``insufficient_quota`` 429, "You exceeded your
 current quota" (billing, which no retry fixes; litellm keeps only the sentence)."""
+_URL = re.compile(r"\bhttps?://\S+", re.I)
+"""A link in the provider's words (its docs' anchors name limits too): not matched."""
 _OVERLOADED = frozenset({"overloaded_error", "UNAVAILABLE"})
 
 
@@ -73,6 +75,7 @@ def classify(litellm: ModuleType, exc: BaseException, settings: ModelSettings) -
     status = (body.status if body is not None else None) or getattr(exc, "status_code", None)
     code = f" ({status})" if isinstance(status, int) else ""
     words = " ".join(filter(None, (text, body.type, body.code))) if body else text
+    words = _URL.sub("", words)
     if isinstance(exc, ex.ContextWindowExceededError) or _CONTEXT.search(words):
         return _too_long(settings, text)
     if _BUDGET.search(words):
