@@ -112,3 +112,38 @@ def test_a_docs_link_naming_the_context_window_is_no_overflow(
     assert message.startswith(f"anthropic at {anthropic_fake.base_url} rejected the request "
                               "(400): `max_tokens` must be greater than")
     assert "too long" not in message and not result.of("compacted")
+
+
+def test_claudes_thinking_gets_an_estimated_token_count(
+        anthropic_fake: AnthropicFake, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Anthropic reports no count of thinking (its output_tokens include it): the count is
+    estimated from the thinking text, never 0 when thinking arrived, never above the
+    completion tokens."""
+    thought = "Let me think about the capital of France carefully. " * 8
+    anthropic_fake.push(Reply(thinking=thought, text="Paris.", output_tokens=200),
+                        Reply(thinking="x " * 400, text="Paris.", output_tokens=20))
+    cfg = config(tmp_path, anthropic_fake, reasoning_effort="medium")
+    usage = ok(run(capsys, cfg, "capital of France?")).usage
+    assert 0 < usage["reasoning_tokens"] < usage["completion_tokens"] == 200
+    capped = ok(run(capsys, cfg, "again?")).usage
+    assert capped["reasoning_tokens"] == capped["completion_tokens"] == 20
+
+
+def test_the_compaction_request_goes_without_thinking(
+        anthropic_fake: AnthropicFake, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --resume --compact`` on a thinking model: the turns around it think, the
+    summary's request carries no ``thinking`` (no budget spent on a summary)."""
+    cfg = config(tmp_path, anthropic_fake, reasoning_effort="medium", temperature=0.2)
+    anthropic_fake.push(Reply(thinking="Easy.", text="Paris is the capital."),
+                        Reply(thinking="Also easy.", text="Rome is the capital."))
+    first = ok(run(capsys, cfg, "capital of France?"))
+    ok(run(capsys, cfg, "capital of Italy?", "--resume", first.session))
+    anthropic_fake.push(Reply(text="SUMMARY: capitals of France and Italy asked."),
+                        Reply(thinking="Spain.", text="Madrid."))
+    ok(run(capsys, cfg, "capital of Spain?", "--resume", first.session, "--compact"))
+    bodies = [r.body for r in anthropic_fake.requests]
+    summary = next(b for b in bodies if "<conversation>" in str(b["messages"]))
+    assert "thinking" not in summary and summary["temperature"] == 0.2
+    assert all(b["thinking"]["type"] == "enabled" for b in bodies if b is not summary)

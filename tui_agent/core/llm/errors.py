@@ -154,7 +154,9 @@ def unreachable(exc: BaseException) -> str | None:
     the connect error of Anthropic, Gemini and Ollama in a made-up 500 whose message holds
     aiohttp's text (with an SSL context's repr): the chain of causes still has the
     ``OSError`` with its errno."""
-    chain, seen, cause = [], set(), exc
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    cause: BaseException | None = exc
     while cause is not None and id(cause) not in seen:
         seen.add(id(cause))
         chain.append(cause)
@@ -162,8 +164,8 @@ def unreachable(exc: BaseException) -> str | None:
     at = next((i for i, c in enumerate(chain) if type(c).__name__ in _CONNECT_ERRORS), None)
     if at is None:
         return None
-    for cause in chain[at:]:
-        error = cause if isinstance(cause, OSError) else getattr(cause, "os_error", None)
+    for link in chain[at:]:
+        error = link if isinstance(link, OSError) else getattr(link, "os_error", None)
         if isinstance(error, OSError) and (error.errno or error.strerror):
             if isinstance(error.errno, int) and error.errno > 0:
                 return os.strerror(error.errno).lower()

@@ -113,7 +113,8 @@ def max_tokens(settings: ModelSettings, where: Route) -> int | None:
     the thinking in it): then the budget plus the settings' number, which meant the
     reply's length."""
     given = settings.max_tokens
-    if given is not None and where.budget is not None and given <= where.budget:
+    if given is not None and where.budget is not None and given <= where.budget \
+            and thinking(settings, where):
         return where.budget + given
     return given
 
@@ -164,11 +165,21 @@ def notes(settings: ModelSettings, where: Route) -> list[str]:
     return said
 
 
+def unthinking(settings: ModelSettings, where: Route) -> ModelSettings:
+    """``settings`` for a request that should not think (compaction's summary): effort
+    "none" where it would think and the model can stop (Anthropic then gets no
+    ``thinking``); a model that cannot stop keeps the effort asked for."""
+    if not thinking(settings, where) or where.always_reasons:
+        return settings
+    return settings.model_copy(update={"reasoning_effort": "none"})
+
+
 def build(settings: ModelSettings, where: Route, messages: Sequence[dict[str, Any]],
           tools: Sequence[dict[str, Any]], *, window: int | None = None,
-          session_id: str | None = None) -> dict[str, Any]:
-    """litellm's ``acompletion`` arguments, but the endpoint's key (:class:`LLM` adds it)."""
-    s = settings
+          session_id: str | None = None, reasoning: bool = True) -> dict[str, Any]:
+    """litellm's ``acompletion`` arguments, but the endpoint's key (:class:`LLM` adds it);
+    without ``reasoning``, a request that does not think where the model allows it."""
+    s = settings if reasoning else unthinking(settings, where)
     kwargs: dict[str, Any] = {
         "model": s.name, "messages": outgoing(messages, where), "stream": True,
         "stream_options": {"include_usage": True}, "num_retries": 0, "timeout": s.timeout,
