@@ -138,7 +138,8 @@ def test_unreachable_api_base_exits_1(capsys: pytest.CaptureFixture[str],
                    "max_retries = 1\nretry_backoff = 0.01\n")
     assert main(["run", "--config", str(cfg), "hi"]) == 1
     err = capsys.readouterr().err
-    assert f"cannot reach http://127.0.0.1:{port}/v1" in err and "retry 1/1" in err
+    assert f"cannot reach openai at http://127.0.0.1:{port}/v1: connection refused" in err
+    assert "retry 1/1" in err
 
 
 def test_stream_cut_exits_1_and_keeps_the_text(fake_llm: FakeLLM,

@@ -119,7 +119,8 @@ async def test_the_gateways_rate_limit_is_named_as_such(gateway: Gateway) -> Non
             pass
     error = caught.value
     assert error.kind == "rate_limit" and error.retriable
-    assert str(error).startswith("the gateway's rate limit was reached (429): No deployments")
+    assert str(error).startswith("rate limited by the LiteLLM gateway at ")
+    assert "(429): No deployments" in str(error)
     assert "litellm." not in str(error) and "{\"" not in str(error)
 
 

@@ -84,16 +84,19 @@ async def failure(settings: ModelSettings) -> tuple[LLMError, list[Retrying]]:
 @pytest.mark.parametrize(("provider", "status", "body", "said"), [
     ("anthropic", 529, {"type": "error", "error": {"type": "overloaded_error",
                                                    "message": "Overloaded"}},
-     "anthropic is overloaded (529): Overloaded"),
+     "anthropic at {base} is overloaded (529): Overloaded"),
     ("gemini", 503, {"error": {"code": 503, "status": "UNAVAILABLE",
                                "message": "The model is overloaded. Please try again later."}},
-     "gemini is overloaded (503): The model is overloaded. Please try again later."),
+     "gemini at {base} is overloaded (503): The model is overloaded. Please try again "
+     "later."),
 ])
 async def test_an_overloaded_provider_is_named_and_retried(
         errors: ErrorServer, provider: str, status: int, body: dict[str, Any],
         said: str) -> None:
     errors.status, errors.body = status, body
-    error, retries = await failure(errors.settings(provider, max_retries=1))
+    settings = errors.settings(provider, max_retries=1)
+    said = said.format(base=settings.api_base)
+    error, retries = await failure(settings)
     assert error.kind == "overloaded" and error.retriable
     assert str(error) == said
     assert [r.reason for r in retries] == [said] and errors.requests == 2
@@ -113,7 +116,7 @@ async def test_an_overloaded_provider_is_named_and_retried(
     ("ollama", 500, {"error": "llama runner process has terminated: exit status 2"},
      "server", "failed (500): llama runner process has terminated: exit status 2"),
     ("ollama", 404, {"error": "model 'llama3.1' not found"},
-     "unknown_model", "'ollama_chat/llama3.1': model 'llama3.1' not found"),
+     "unknown_model", "'ollama_chat/llama3.1' (404): model 'llama3.1' not found"),
 ])
 async def test_the_providers_own_message_is_read_from_its_body(
         errors: ErrorServer, provider: str, status: int, body: dict[str, Any], kind: str,

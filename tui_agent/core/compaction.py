@@ -185,10 +185,20 @@ _OVERFLOW = re.compile(r"context[ _-]?(length|window)|maximum context|too many t
                        r"reduce the length|exceeds? the (model's )?(maximum|context)", re.I)
 
 
+_URL = re.compile(r"\bhttps?://\S+", re.I)
+"""A link in a provider's message: its words ("...#max-tokens-and-context-window-size")
+are no account of the failure, so no pattern reads them."""
+
+
+def without_links(text: str) -> str:
+    """``text`` with its URLs left out (the patterns here read only the sentence)."""
+    return _URL.sub("", text)
+
+
 def overflowed(exc: LLMError) -> bool:
     """Whether the provider refused the request as too long for the model."""
     return exc.kind == "context_window" or exc.kind == "bad_request" and bool(
-        _OVERFLOW.search(str(exc)))
+        _OVERFLOW.search(without_links(str(exc))))
 
 
 _WINDOW = re.compile(r"maximum context length is (\d[\d,]*)|(\d[\d,]*) tokens? > (\d[\d,]*)"
@@ -197,7 +207,7 @@ _WINDOW = re.compile(r"maximum context length is (\d[\d,]*)|(\d[\d,]*) tokens? >
 
 def window_in(message: str) -> int | None:
     """The window a provider's refusal names, if it names one."""
-    found = _WINDOW.search(message)
+    found = _WINDOW.search(without_links(message))
     if found is None:
         return None
     number = found.group(1) or found.group(3) or found.group(4)

@@ -228,8 +228,9 @@ class Compactor:
 
 
 async def summarize(llm: ChatModel, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
-    """The model's summary (one request, no tools) and what it cost."""
-    reply = await complete(llm, messages)
+    """The model's summary (one request, no tools, no thinking where the model can stop:
+    no thinking budget is spent on a summary) and what it cost."""
+    reply = await complete(llm, messages, reasoning=False)
     if not reply.text.strip():
         raise LLMError("server", "the model's summary came back empty")
     return reply.text.strip(), billed(llm, reply.usage)

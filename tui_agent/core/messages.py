@@ -12,7 +12,7 @@ from typing import Any
 from tui_agent.codemode.meta import META_SERVER
 from tui_agent.core.calls import Call
 from tui_agent.core.events import masked
-from tui_agent.core.llm import ChatModel, Reply
+from tui_agent.core.llm import LLM, ChatModel, Reply
 from tui_agent.tools.spec import ToolSource, ToolSpec
 
 
@@ -78,13 +78,17 @@ def _part(kind: str, mime: str, data: str) -> dict[str, Any] | None:
 
 
 async def complete(model: ChatModel, messages: Sequence[dict[str, Any]],
-                   secrets: frozenset[str] = frozenset()) -> Reply:
+                   secrets: frozenset[str] = frozenset(), *, reasoning: bool = True) -> Reply:
     """One whole reply of ``model`` to ``messages``, without tools (empty if none came).
     ``secrets`` (the config's) and the OAuth tokens learned are masked in what is sent: a
-    server's sampling request comes here, and may echo what the server was given."""
+    server's sampling request comes here, and may echo what the server was given.
+    ``reasoning=False`` asks litellm's client not to think (other models, the demo's and
+    scripted ones, think only when scripted to)."""
     reply = Reply()
     sent = [masked(message, secrets) for message in messages]
-    async with aclosing(model.stream(sent, ())) as stream:
+    stream = model.stream(sent, (), reasoning=False) if not reasoning and isinstance(
+        model, LLM) else model.stream(sent, ())
+    async with aclosing(stream) as stream:
         async for item in stream:
             if isinstance(item, Reply):
                 reply = item

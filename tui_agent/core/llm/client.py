@@ -72,6 +72,7 @@ class LLM:
         """The conversation the requests belong to (the agent sets it before each one):
         sent in litellm's request metadata, so a LiteLLM Proxy's spend logs group it."""
         self._server_said: ServedModel | None = None
+        self._count: Callable[[str], int] | None = None
 
     @property
     def model(self) -> str | None:
@@ -149,11 +150,13 @@ class LLM:
         return notes(self.settings, self.where()) if self.settings.name else []
 
     def _request(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]],
-                 litellm: ModuleType | None = None) -> dict[str, Any]:
+                 litellm: ModuleType | None = None, *, reasoning: bool = True
+                 ) -> dict[str, Any]:
         s = self.settings
         where = self.where()
         window = self.window() if where.provider in OLLAMA else None
-        kwargs = build(s, where, messages, tools, window=window, session_id=self.session_id)
+        kwargs = build(s, where, messages, tools, window=window, session_id=self.session_id,
+                       reasoning=reasoning)
         if s.api_key:
             kwargs.setdefault("api_key", s.api_key)
         elif s.api_base and not (litellm is not None and s.name and _keys_set(litellm, s.name)):
@@ -162,11 +165,11 @@ class LLM:
             kwargs.setdefault("api_key", "no-key")
         return kwargs
 
-    def _prepare(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
-                 ) -> tuple[ModuleType, dict[str, Any], list[str]]:
+    def _prepare(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]],
+                 reasoning: bool = True) -> tuple[ModuleType, dict[str, Any], list[str]]:
         """litellm, the request's arguments and the notes not told yet (in a thread)."""
         litellm = self._ready()
-        kwargs = self._request(messages, tools, litellm)
+        kwargs = self._request(messages, tools, litellm, reasoning=reasoning)
         if self._priced is None:
             self._priced = priced(litellm, self.settings.name or "", local=self._local())
         new = [n for n in self.notes() if n not in self._told]
@@ -174,10 +177,14 @@ class LLM:
         return litellm, kwargs, new
 
     async def stream(self, messages: Sequence[dict[str, Any]],
-                     tools: Sequence[dict[str, Any]] = ()) -> AsyncGenerator[Streamed, None]:
+                     tools: Sequence[dict[str, Any]] = (), *, reasoning: bool = True
+                     ) -> AsyncGenerator[Streamed, None]:
         """Stream one reply: a :class:`Notice` for each setting not sent (once per model),
-        deltas of reasoning and text (and retry notices), then the :class:`Reply`."""
-        litellm, kwargs, new = await asyncio.to_thread(self._prepare, messages, tools)
+        deltas of reasoning and text (and retry notices), then the :class:`Reply`.
+        ``reasoning=False`` asks the model not to think, where it can stop (compaction's
+        summary: no thinking budget spent on it)."""
+        litellm, kwargs, new = await asyncio.to_thread(self._prepare, messages, tools,
+                                                       reasoning)
         for note in new:
             yield Notice(clean(note))  # it names the model as the config spelled it
         attempts = self.settings.max_retries + 1
@@ -187,6 +194,8 @@ class LLM:
                 async with aclosing(self._one_try(litellm, kwargs, reply)) as one:
                     async for item in one:
                         yield item
+                if reply.reasoning and not reply.usage.reasoning_tokens:
+                    reply.usage = await asyncio.to_thread(self._estimated, reply)
                 yield reply
                 return
             except LLMError as exc:
@@ -268,6 +277,19 @@ class LLM:
         except Exception:  # an encoding that cannot load: about four characters a token
             return rough_count
         return lambda text: len(encode(text))
+
+    def _estimated(self, reply: Reply) -> Usage:
+        """``reply``'s usage with its reasoning tokens estimated from its thinking text,
+        for a provider that sent thinking but no count of it (Anthropic counts thinking
+        in ``output_tokens`` only): the model's counter, at most the completion tokens.
+        Blocking (the counter loads its encoding once)."""
+        usage = reply.usage
+        if not usage.completion_tokens:
+            return usage
+        if self._count is None:
+            self._count = self.counter()
+        return replace(usage, reasoning_tokens=max(1, min(self._count(reply.reasoning),
+                                                          usage.completion_tokens)))
 
     def unbilled(self) -> Usage:
         """The usage of requests that billed nothing: cost 0.0 for a model litellm has a

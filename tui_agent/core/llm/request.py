@@ -17,7 +17,7 @@ an argument: only :mod:`tui_agent.core.llm.loader` imports it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -56,6 +56,10 @@ class Route:
     """Whether litellm knows the model can reason (False for an unknown model)."""
     always_reasons: bool = False
     """Whether litellm knows the model refuses ``reasoning_effort = "none"``."""
+    budget: int | None = None
+    """The thinking budget litellm turns the settings' ``reasoning_effort`` into for
+    Claude (``thinking.budget_tokens``); None when it sends none (no effort, or adaptive
+    thinking)."""
 
     @property
     def claude(self) -> bool:
@@ -85,8 +89,34 @@ def route(litellm: ModuleType, settings: ModelSettings) -> Route:
             reasons = bool(litellm.supports_reasoning(model=name, custom_llm_provider=provider))
         except Exception:
             reasons = False
-    return Route(str(provider), str(model), known=known, reasons=reasons,
-                 always_reasons=always and reasons)
+    where = Route(str(provider), str(model), known=known, reasons=reasons,
+                  always_reasons=always and reasons)
+    return replace(where, budget=_budget(litellm, settings, where))
+
+
+def _budget(litellm: ModuleType, settings: ModelSettings, where: Route) -> int | None:
+    """litellm's thinking budget for Claude at the settings' effort (its own mapping)."""
+    if not where.claude or not thinking(settings, where):
+        return None
+    try:
+        mapped = litellm.AnthropicConfig.map_reasoning_effort(
+            settings.reasoning_effort, where.model, where.provider)
+    except Exception:  # an effort or a model litellm does not map
+        return None
+    budget = (mapped or {}).get("budget_tokens")
+    return budget if isinstance(budget, int) else None
+
+
+def max_tokens(settings: ModelSettings, where: Route) -> int | None:
+    """The ``max_tokens`` sent: the settings', but for Claude thinking with a budget at or
+    above it (Anthropic refuses ``max_tokens`` not above ``budget_tokens``, and it counts
+    the thinking in it): then the budget plus the settings' number, which meant the
+    reply's length."""
+    given = settings.max_tokens
+    if given is not None and where.budget is not None and given <= where.budget \
+            and thinking(settings, where):
+        return where.budget + given
+    return given
 
 
 def sends_effort(settings: ModelSettings, where: Route) -> bool:
@@ -126,14 +156,30 @@ def notes(settings: ModelSettings, where: Route) -> list[str]:
     if where.claude and thinking(settings, where) and settings.temperature not in (None, 1):
         said.append(f"temperature {settings.temperature:g} is not sent: Anthropic takes only "
                     f"1 while {name} thinks (reasoning_effort = \"{effort}\")")
+    sent = max_tokens(settings, where)
+    if sent != settings.max_tokens:
+        said.append(f"max_tokens {settings.max_tokens} is sent as {sent}: Anthropic counts "
+                    f"the thinking in it, and {name} may think {where.budget} tokens "
+                    f"(reasoning_effort = \"{effort}\"), so the reply keeps its "
+                    f"{settings.max_tokens}")
     return said
+
+
+def unthinking(settings: ModelSettings, where: Route) -> ModelSettings:
+    """``settings`` for a request that should not think (compaction's summary): effort
+    "none" where it would think and the model can stop (Anthropic then gets no
+    ``thinking``); a model that cannot stop keeps the effort asked for."""
+    if not thinking(settings, where) or where.always_reasons:
+        return settings
+    return settings.model_copy(update={"reasoning_effort": "none"})
 
 
 def build(settings: ModelSettings, where: Route, messages: Sequence[dict[str, Any]],
           tools: Sequence[dict[str, Any]], *, window: int | None = None,
-          session_id: str | None = None) -> dict[str, Any]:
-    """litellm's ``acompletion`` arguments, but the endpoint's key (:class:`LLM` adds it)."""
-    s = settings
+          session_id: str | None = None, reasoning: bool = True) -> dict[str, Any]:
+    """litellm's ``acompletion`` arguments, but the endpoint's key (:class:`LLM` adds it);
+    without ``reasoning``, a request that does not think where the model allows it."""
+    s = settings if reasoning else unthinking(settings, where)
     kwargs: dict[str, Any] = {
         "model": s.name, "messages": outgoing(messages, where), "stream": True,
         "stream_options": {"include_usage": True}, "num_retries": 0, "timeout": s.timeout,
@@ -146,7 +192,7 @@ def build(settings: ModelSettings, where: Route, messages: Sequence[dict[str, An
                                           and s.temperature != 1):
         kwargs["temperature"] = s.temperature
     if s.max_tokens is not None:
-        kwargs["max_tokens"] = s.max_tokens
+        kwargs["max_tokens"] = max_tokens(s, where)
     if sends_effort(s, where):
         kwargs["reasoning_effort"] = s.reasoning_effort
     if caches(s, where):
