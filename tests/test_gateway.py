@@ -106,7 +106,7 @@ async def test_a_spent_budget_is_named_as_such(gateway: Gateway) -> None:
     error = caught.value
     assert error.kind == "budget" and not error.retriable
     assert str(error).startswith(f"the LiteLLM gateway at {gateway.url} refused the "
-                                 "request: the budget is spent")
+                                 "request (429): the budget is spent")
 
 
 @anyio
