@@ -38,6 +38,9 @@ class ServerCount:
         return text + (f" ({self.failed} failed)" if self.failed else "")
 
 
+SEP = " · "
+"""Between two parts of the bar."""
+
 SHORTER = ("tokens", "servers", "servers", "model", "config", "tokens", "code", "cache",
            "cost")
 """What gives way, in turn, when the bar is too narrow: each name steps that part to its
@@ -99,9 +102,6 @@ def fit(parts: Sequence[Part], width: int) -> list[Part]:
 
 def _cells(parts: Sequence[Part]) -> int:
     return sum(Content(p.forms[0]).cell_length for p in parts) + len(SEP) * (len(parts) - 1)
-
-
-SEP = " · "
 
 
 class StatusBar(Static):
