@@ -6,15 +6,17 @@ picker opens at once and fills in what litellm knows of each model."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.ui.kit import SIZE, make_app, ready, send, turn, until, write_config
+from tui_agent.cli import build_parser, startup
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
 from tui_agent.ui.startup import Startup
@@ -88,8 +90,10 @@ reasoning_effort = "minimal"
 
             await send(pilot, app, "/model openai/gpt-4o")
             await send(pilot, app, "/think medium")
-            await noted(pilot, app, "openai/gpt-4o cannot reason (as litellm knows it), so "
-                                    "no level is sent to it")
+            await noted(pilot, app, "reasoning: medium, not sent: openai/gpt-4o does not "
+                                    "reason (as litellm knows it); it applies to a model "
+                                    "that reasons, from the next turn")
+            await send(pilot, app, "/model anthropic/claude-sonnet-4-5")
             await send(pilot, app, "/think")
             await until(pilot, picker_titled(app, "Reasoning for the next turn"))
             assert "● medium" in labels(app.screen).values()  # type: ignore[arg-type]
@@ -164,6 +168,123 @@ def test_snapshot_model_picker_with_facts(snap_compare: Callable[..., bool],
         await send(pilot, app, "/model")
         await until(pilot, lambda: isinstance(app.screen, Picker)
                     and "not know" in labels(app.screen).get("openai/other", ""))
+        app.screen.query_one(Input).cursor_blink = False  # screenshots are compared
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def with_flags(config: Path, *flags: str) -> AgentApp:
+    """The app as ``tui-agent --config CONFIG FLAGS...`` starts it."""
+    return AgentApp(startup(build_parser().parse_args(["--config", str(config), *flags])))
+
+
+async def test_think_says_a_model_that_cannot_reason_gets_no_level(fake_llm: FakeLLM,
+                                                                   tmp_path: Path) -> None:
+    """``/think`` on a model litellm says cannot reason names the level as not sent and
+    offers no level picker (no level would reach it)."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url)
+    app = with_flags(config, "--model", "openai/gpt-4o-mini", "--reasoning-effort", "high")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/think")
+        said = await noted(pilot, app, "reasoning: high")
+        assert said.startswith("reasoning: high, not sent: openai/gpt-4o-mini does not "
+                               "reason (as litellm knows it); /think LEVEL still sets it")
+        await pilot.pause()
+        assert not isinstance(app.screen, Picker)
+        await app.action_quit()
+
+
+@pytest.mark.parametrize(("extra", "flags", "marked", "default"), [
+    ("", ["--reasoning-effort", "medium"], "● medium", "default: medium from --reasoning-effort"),
+    ('\n[models."anthropic/claude-sonnet-4-5"]\nreasoning_effort = "low"\n', [], "● low",
+     'default: low from [models."anthropic/claude-sonnet-4-5"]'),
+    ("", [], "● default: none set, the provider's own", "default: none set, the provider's own"),
+])
+async def test_think_picker_marks_the_level_in_force(fake_llm: FakeLLM, tmp_path: Path,
+                                                     extra: str, flags: list[str],
+                                                     marked: str, default: str) -> None:
+    """The ``●`` is on the level the next turn asks for, wherever it was set, and
+    "default" says what it means for the model in use; a level picked there is marked
+    the next time, while "default" still names the setting."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=extra)
+    app = with_flags(config, "--model", "anthropic/claude-sonnet-4-5", *flags)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/think")
+        await until(pilot, picker_titled(app, "Reasoning for the next turn"))
+        shown = list(labels(app.screen).values())  # type: ignore[arg-type]
+        assert marked in shown and sum(label.startswith("●") for label in shown) == 1
+        assert shown[0].endswith(default)
+        await pilot.press(*"high", "enter")
+        await noted(pilot, app, "reasoning: high (from the next turn)")
+        await send(pilot, app, "/think")
+        await until(pilot, picker_titled(app, "Reasoning for the next turn"))
+        shown = list(labels(app.screen).values())  # type: ignore[arg-type]
+        assert "● high" in shown and shown[0].endswith(default)
+        await pilot.press("escape")
+        await app.action_quit()
+
+
+async def test_model_picker_shows_the_windows_and_vision_the_config_sets(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A ``[models]`` table's ``context_window`` and ``vision`` are the model's facts in
+    the picker: over litellm's for a model it knows, alone (and said to come from the
+    config) for one it does not."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra="""
+[models."openai/local-thing"]
+context_window = 32768
+vision = true
+
+[models."openai/gpt-4o"]
+context_window = 64000
+""")
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/model")
+        await until(pilot, picker_titled(app, "Model for the next turn"))
+        picker = app.screen
+        assert isinstance(picker, Picker)
+        await until(pilot, lambda: "window" in labels(picker)["openai/gpt-4o"]
+                    and "window" in labels(picker)["openai/local-thing"], what="the facts")
+        shown = labels(picker)
+        assert shown["openai/local-thing"].endswith("32k window · vision · from your config")
+        assert shown["openai/gpt-4o"].endswith("64k window · $2.5/$10 per M · vision")
+        assert shown["openai/fake-model"].endswith("litellm does not know this model")
+        await pilot.press("escape")
+        await app.action_quit()
+
+
+async def test_the_meter_shows_the_chosen_models_window_at_once(fake_llm: FakeLLM,
+                                                                tmp_path: Path) -> None:
+    """After ``/model X`` the context meter drops the old model's window and shows X's
+    (litellm's, its table's, or none) before any request is sent to X."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra="""\
+context_window = 4096
+
+[models."openai/other"]
+context_window = 32768
+""")
+    fake_llm.push(Reply(text="hello"))
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await turn(pilot, app, "hi")
+
+        def meter() -> str:
+            return next(p for p in str(app.status.render()).split(" · ") if p.startswith("ctx"))
+
+        def meter_is(text: str) -> bool:
+            return meter() == text
+
+        assert meter().endswith("/4.1k")
+        counted = meter().removesuffix("/4.1k")
+        for name, window in (("openai/gpt-4o", "/128k"), ("openai/other", "/32k"),
+                             ("openai/not-a-model", "")):
+            await send(pilot, app, f"/model {name}")
+            await until(pilot, partial(meter_is, counted + window),
+                        what=f"the meter of {name}")
+        assert len(fake_llm.requests) == 1
+        await app.action_quit()

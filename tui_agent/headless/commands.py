@@ -11,8 +11,10 @@ from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import ServerConfig, Settings
 from tui_agent.core.filters import ToolFilter
-from tui_agent.core.session import SessionError, load
+from tui_agent.core.session import Conversation, SessionError, load
 from tui_agent.headless.login import describe_login, show_login, terminal_logins
+from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
 from tui_agent.wiring import build
 from tui_agent.wiring.build import LATEST
 
@@ -156,23 +158,39 @@ def stats(ref: str, out: IO[str], err: IO[str]) -> int:
     return 0
 
 
+MODEL_COLUMN = 25
+"""The widest a model name is shown in ``sessions``; a longer one ends in an ellipsis."""
+
+
 def sessions(limit: int, out: IO[str], secrets: frozenset[str] = frozenset()) -> int:
     """``sessions``: the saved conversations, newest first (``secrets`` masked in the
-    titles)."""
+    titles), one a line in columns: the id, the messages, the model, the cost (``cost ?``
+    where it is unknown, as for a local model), the share of the input read from the
+    prompt cache, the title."""
     store = build.sessions()
     found = store.paths()[-limit:] if limit > 0 else store.paths()
     if not found:
         out.write(f"no conversations yet (they are kept in {store.directory})\n")
         return 0
-    for path in reversed(found):
-        conv = load(path, secrets)
-        cost = "" if conv.usage.cost is None else f" ${conv.usage.cost:.4f}"
-        if cached := conv.usage.cache_text():
-            cost += f" · {cached}"  # of the input, read from the prompt cache
-        model = conv.meta.get("model") or "?"
-        out.write(f"{conv.id}  {len(conv.entries):>3} msgs  {model:<24.24}{cost}  "
-                  f"{conv.title()}\n")
+    rows = [_session_row(load(path, secrets)) for path in reversed(found)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:  # a column no row fills (the cache, when none was read) is left out
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)
+                 if width]
+        out.write("  ".join([*cells, row[-1]]) + "\n")
     return 0
+
+
+def _session_row(conv: Conversation) -> tuple[str, str, str, str, str, str]:
+    """One conversation's cells: id, messages (the number right-aligned to 3 places),
+    model, cost, cached share ("" if none was read), title."""
+    count = len(conv.entries)
+    messages = " " * max(3 - len(str(count)), 0) + counted(count, "msg")
+    model = " ".join(clean(str(conv.meta.get("model") or "?")).split())
+    if len(model) > MODEL_COLUMN:
+        model = model[:MODEL_COLUMN - 1] + "…"
+    cost = "cost ?" if conv.usage.cost is None else f"${conv.usage.cost:.4f}"
+    return conv.id, messages, model, cost, conv.usage.cache_text(), conv.title()
 
 
 def export(ref: str, target: Path | None, out: IO[str], err: IO[str],

@@ -12,13 +12,16 @@ the level for every model chosen later, until ``/think default``.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.reasoning import REASONING_EFFORTS
+from tui_agent.tools.text import clean
 from tui_agent.ui.commands import Command
 
 if TYPE_CHECKING:
+    from tui_agent.config import ModelSettings
     from tui_agent.core.llm.facts import ModelFacts
     from tui_agent.ui.chat import ChatApp
     from tui_agent.ui.screens.picker import Picker
@@ -41,6 +44,7 @@ async def model(app: ChatApp, command: Command) -> None:
             await app.transcript.note(f"model: {name} cannot be used: {exc}", "error")
             return
         app.status.model = name
+        _meter_for_new_model(app)
         await app.transcript.note(f"model: {name} (from the next turn)")
         known = facts.get(name)
         if known is not None and known.reasoning:
@@ -62,6 +66,29 @@ async def model(app: ChatApp, command: Command) -> None:
                    group="model-facts", exclusive=True)
 
 
+def _meter_for_new_model(app: ChatApp) -> None:
+    """The context meter with the window of the model just chosen, at once: the old
+    model's window goes now, the new one's follows when it is known (it may take litellm's
+    import or a local server's answer, in a worker); the tokens stay as last counted until
+    the next request counts them with the new model's tokenizer."""
+    size = app.status.context
+    if size is None:
+        return
+    app.status.context = replace(size, window=None, compact_at=None)
+    app.run_worker(_new_window(app), name="model-window", group="model-window",
+                   exclusive=True)
+
+
+async def _new_window(app: ChatApp) -> None:
+    agent = app.backend.agent
+    llm = agent.llm
+    window = await agent.context.window(llm)
+    size = app.status.context
+    if size is not None and agent.llm is llm and size.window is None:
+        app.status.context = replace(size, window=window,
+                                     compact_at=agent.context.threshold(window))
+
+
 async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
                       facts: dict[str, ModelFacts | None]) -> None:
     """The gateway's models (when the model is served through a LiteLLM Proxy), then each
@@ -78,17 +105,34 @@ async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
             picker.describe({name: "scripted, offline"})
             continue
         try:
-            api_base = app.backend.models.settings_for(name).api_base
+            settings = app.backend.models.settings_for(name)
         except ConfigError:
             picker.describe({name: "its [models] table has an error (choose it to see)"})
             continue
-        found = await asyncio.to_thread(model_facts, name, api_base)
+        found = await asyncio.to_thread(model_facts, name, settings.api_base)
         facts[name] = found
         if not picker.is_attached:
             return
-        text = found.summary() if found is not None else ""
+        text = facts_text(found, settings)
         unknown = "served by the gateway" if name in served else "litellm does not know this model"
         picker.describe({name: text or unknown})
+
+
+def facts_text(found: ModelFacts | None, settings: ModelSettings) -> str:
+    """What the picker says of a model: litellm's facts (``found``), with the window and
+    vision its settings set (its ``[models]`` table, or ``[model]`` for its own model)
+    over litellm's, as the requests follow them; "" when nothing is known."""
+    from tui_agent.core.llm.facts import ModelFacts
+
+    own: dict[str, Any] = {}
+    if settings.context_window is not None:
+        own["context_window"] = settings.context_window
+    if settings.vision is not None:
+        own["vision"] = settings.vision
+    if found is None:  # litellm knows nothing of it (no price): only what the config says
+        text = ModelFacts(**own).summary()
+        return f"{text} · from your config" if text else ""
+    return replace(found, **own).summary()
 
 
 async def _gateway_models(app: ChatApp) -> list[str]:
@@ -107,10 +151,7 @@ async def _gateway_models(app: ChatApp) -> list[str]:
 async def think(app: ChatApp, command: Command) -> None:
     level = command.arg.strip().lower()
     if not level:
-        name = app.backend.model_name or "no model yet"
-        await app.transcript.note(f"reasoning: {_shown(app.backend.reasoning_effort)} "
-                                  f"({name})")
-        await _level_picker(app, "Reasoning for the next turn")
+        app.run_worker(_think_now(app), name="think", group="think", exclusive=True)
         return
     if level not in (*REASONING_EFFORTS, DEFAULT):
         await app.transcript.note(f"/think {command.arg}: the level is one of "
@@ -119,38 +160,93 @@ async def think(app: ChatApp, command: Command) -> None:
     await set_level(app, None if level == DEFAULT else level)
 
 
+async def _think_now(app: ChatApp) -> None:
+    """``/think``: the level in force and whether it reaches the model; then, for a model
+    that reasons (or one litellm does not know), the level picker. A model that does not
+    reason gets no picker: no level would reach it (``/think LEVEL`` still sets one for the
+    models chosen later)."""
+    level, name = app.backend.reasoning_effort, app.backend.model_name
+    if not name:
+        await app.transcript.note(f"reasoning: {_shown(level)} (no model yet)")
+    else:
+        reasons = await _reasons(app, name)
+        if reasons is False:
+            await app.transcript.note(f"reasoning: {_not_sent(level, name)}; /think LEVEL "
+                                      "still sets it for a model that reasons", "warning")
+            return
+        unknown = "; litellm does not know whether it reasons" if reasons is None else ""
+        await app.transcript.note(f"reasoning: {_shown(level)} ({name}{unknown})")
+    await _level_picker(app, "Reasoning for the next turn")
+
+
+async def _reasons(app: ChatApp, name: str) -> bool | None:
+    """Whether ``name`` reasons, as litellm (or its local server) knows it; None: unknown.
+    In a thread: it may import litellm or ask a server."""
+    from tui_agent.core.llm.facts import can_reason
+
+    try:
+        api_base = app.backend.models.settings_for(name).api_base
+    except ConfigError:  # its [models] table cannot be used: said when it is chosen
+        return None
+    return await asyncio.to_thread(can_reason, name, api_base)
+
+
+def _not_sent(level: str | None, name: str) -> str:
+    """``high, not sent: X does not reason``: the level in force that does not reach
+    ``name``."""
+    return (f"{level + ', ' if level else ''}not sent: {name} does not reason (as litellm "
+            "knows it)")
+
+
 async def _level_picker(app: ChatApp, title: str) -> None:
+    """The levels, the one in force marked, "default" saying what it means for the model
+    in use."""
     from tui_agent.ui.screens.picker import Picker
 
     async def chosen(level: str | None) -> None:
         if level:
             await set_level(app, None if level == DEFAULT else level)
 
-    choices = [(DEFAULT, f"{DEFAULT}: each model's own reasoning_effort setting"),
+    choices = [(DEFAULT, f"{DEFAULT}: {default_level(app)}"),
                *((level, level) for level in REASONING_EFFORTS)]
-    await app.push_screen(Picker(title, choices, current=app.backend.models.reasoning_effort
+    await app.push_screen(Picker(title, choices, current=app.backend.reasoning_effort
                                  or DEFAULT, hint="none turns thinking off; kept when "
                                  "/model switches"), chosen)
+
+
+def default_level(app: ChatApp) -> str:
+    """What ``/think default`` gives the model in use, and which setting says so:
+    ``medium from --reasoning-effort``, ``low from [models."X"]``, ``high from [model]``,
+    or none set (the provider's own)."""
+    settings = app.backend.settings
+    name = app.backend.model_name
+    table = settings.config.models.get(name) if name else None
+    if settings.flags.reasoning_effort:
+        return f"{settings.flags.reasoning_effort} from --reasoning-effort"
+    if table is not None and table.reasoning_effort is not None \
+            and "reasoning_effort" in table.model_fields_set:
+        return f'{table.reasoning_effort} from [models."{clean(name or "")}"]'
+    base = (settings.configured or settings.config.model).reasoning_effort
+    if base is not None:
+        return f"{base} from [model]"
+    return "none set, the provider's own"
 
 
 async def set_level(app: ChatApp, level: str | None) -> None:
     """Use ``level`` from the next turn on, and say so (with a note when the model in use
     cannot reason, as litellm knows it: nothing is sent to it then)."""
-    from tui_agent.core.llm.facts import can_reason
-
     app.backend.set_reasoning_effort(level)
-    said = f"reasoning: {_shown(app.backend.reasoning_effort)} (from the next turn)"
+    level = app.backend.reasoning_effort
     name = app.backend.model_name
-    reasons = None
-    if name and app.backend.reasoning_effort not in (None, "none"):
-        api_base = app.backend.models.settings_for(name).api_base
-        reasons = await asyncio.to_thread(can_reason, name, api_base)
-        if reasons is False:
-            said += (f"; {name} cannot reason (as litellm knows it), so no level is sent to "
-                     "it: the level applies to a model that can")
-        elif reasons is None:
-            said += f"; litellm does not know whether {name} reasons"
-    await app.transcript.note(said, "warning" if reasons is False else "info")
+    reasons = await _reasons(app, name) if name and level not in (None, "none") else None
+    if name and reasons is False:
+        await app.transcript.note(f"reasoning: {_not_sent(level, name)}; it applies to a "
+                                  "model that reasons, from the next turn", "warning")
+        return
+    said = f"reasoning: {_shown(level)} (from the next turn)"
+    if name and level not in (None, "none") and reasons is None:
+        said += f"; litellm does not know whether {name} reasons"
+    await app.transcript.note(said)
 
 
 def _shown(level: str | None) -> str:

@@ -29,9 +29,16 @@ class Picker(ModalScreen[str | None]):
         border: thick $primary; background: $surface; padding: 0 1;
     }
     Picker .title { text-style: bold; margin: 0 0 1 0; }
-    Picker OptionList { height: auto; max-height: 20; border: none; }
+    Picker OptionList {
+        height: auto; max-height: 20; border: none;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     Picker .hint { color: $text-muted; }
     """
+    BOX_SHARE = 0.8
+    """The most of the screen's height the box takes (``max-height: 80%`` above)."""
+    LIST_ROWS = 20
+    """The most rows the list shows (``max-height: 20`` above), room permitting."""
     BINDINGS = [Binding("escape", "dismiss_none", "Close"),
                 Binding("down", "focus_list", show=False)]
 
@@ -52,6 +59,23 @@ class Picker(ModalScreen[str | None]):
             yield OptionList(*self._options(""), id="options")
             if self.hint:
                 yield Static(Content(self.hint), classes="hint")
+
+    async def on_mount(self) -> None:  # async: a subclass's own on_mount is async too
+        self.call_after_refresh(self._fit_list)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_list)
+
+    def _fit_list(self) -> None:
+        """Let the list take only the rows the box has left once the title, the input and
+        the hint have theirs, so that a long list scrolls inside the box rather than
+        pushing its last choices and the hint off the screen."""
+        box = self.query_one("#box")
+        options = self.query_one(OptionList)
+        others = sum(w.outer_size.height + w.styles.margin.height
+                     for w in box.children if w is not options)
+        room = int(self.size.height * self.BOX_SHARE) - box.styles.gutter.height - others
+        options.styles.max_height = max(min(room, self.LIST_ROWS), 3)  # no-op if unchanged
 
     def _options(self, query: str) -> list[Option]:
         needle = query.lower()

@@ -38,13 +38,37 @@ class ServerCount:
         return text + (f" ({self.failed} failed)" if self.failed else "")
 
 
-def usage_text(usage: Usage) -> str:
+SEP = " · "
+"""Between two parts of the bar."""
+
+SHORTER = ("tokens", "servers", "servers", "model", "config", "tokens", "code", "cache",
+           "cost")
+"""What gives way, in turn, when the bar is too narrow: each name steps that part to its
+next shorter form (the token count to ``33k tok``, the servers to their failures only,
+the model to its name without the provider, ...), until the bar fits. The activity (what
+is going on, and how to stop it) and the context meter never give way; a part is shown
+whole or not at all."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the bar, in its forms from the fullest to the shortest ("": gone)."""
+
+    key: str
+    forms: tuple[str, ...]
+    style: str = ""
+
+
+def usage_parts(usage: Usage) -> list[Part]:
     """``12,345 tokens · $0.0123 · cache 91%``: the cache part only once the provider
     reported input read from its prompt cache."""
-    tokens = f"{usage.total_tokens:,} tokens"
-    cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
-    cached = usage.cache_text()
-    return f"{tokens} · {cost}{f' · {cached}' if cached else ''}"
+    tokens = usage.total_tokens
+    parts = [Part("tokens", (f"{tokens:,} tokens", f"{tokens_text(tokens)} tok", "")),
+             Part("cost", ("cost unknown", "cost ?") if usage.cost is None
+                  else (f"${usage.cost:.4f}",))]
+    if cached := usage.cache_text():
+        parts.append(Part("cache", (cached, "")))
+    return parts
 
 
 def context_text(size: ContextSize) -> str:
@@ -53,9 +77,39 @@ def context_text(size: ContextSize) -> str:
     return f"ctx {tokens_text(size.tokens)}{window}"
 
 
+def fit(parts: Sequence[Part], width: int) -> list[Part]:
+    """``parts``, each in the fullest form that lets the bar fit ``width`` cells (those
+    :data:`SHORTER` names first giving way); past all of that, as short as they go."""
+    steps = dict.fromkeys((p.key for p in parts), 0)
+
+    def shown() -> list[Part]:
+        out = []
+        for part in parts:
+            form = part.forms[min(steps[part.key], len(part.forms) - 1)]
+            if form:
+                out.append(Part(part.key, (form,), part.style))
+        return out
+
+    fitted = shown()
+    for key in SHORTER:
+        if _cells(fitted) <= width:
+            break
+        if key in steps:
+            steps[key] += 1
+            fitted = shown()
+    return fitted
+
+
+def _cells(parts: Sequence[Part]) -> int:
+    return sum(Content(p.forms[0]).cell_length for p in parts) + len(SEP) * (len(parts) - 1)
+
+
 class StatusBar(Static):
     DEFAULT_CSS = """
-    StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    StatusBar {
+        height: 1; padding: 0 1; background: $panel; color: $text-muted;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     model: reactive[str] = reactive("no model")
@@ -69,20 +123,34 @@ class StatusBar(Static):
     config_error: reactive[bool] = reactive(False)
     """An edit to the config could not be applied (the note says why); until it is fixed."""
 
-    def render(self) -> Content:
-        parts: list[str | tuple[str, str]] = [clean(self.model)]
+    def parts(self) -> list[Part]:
+        """Everything the bar would say with room enough, in order."""
+        model = clean(self.model)
+        parts = [Part("model", (model, model.rsplit("/", 1)[-1]))]
         size = self.context
         if size is not None:
             past = size.compact_at is not None and size.tokens > size.compact_at
-            parts.append((context_text(size), "$warning bold") if past else context_text(size))
-        parts += [usage_text(self.usage), self.servers.summary()]
+            parts.append(Part("ctx", (context_text(size),), "$warning bold" if past else ""))
+        parts += usage_parts(self.usage)
+        servers = self.servers
+        failed = (f"{counted(servers.failed, 'server')} failed",) if servers.failed else ()
+        parts.append(Part("servers", (servers.summary(), *failed, "")))
         if self.code_mode:
-            parts.append("code mode")
+            parts.append(Part("code", ("code mode", "code")))
         if self.activity:
-            parts.append(self.activity)
-        text = Content.assemble(*[piece for i, part in enumerate(parts)
-                                  for piece in ((" · ", part) if i else (part,))])
+            parts.append(Part("activity", (clean(self.activity),)))
         if self.config_error:
-            text = Content.assemble(text, " · ", ("⚠ config not applied (see the note)",
-                                                  "$error"))
-        return text
+            parts.append(Part("config", ("⚠ config not applied (see the note)",
+                                         "⚠ config not applied"), "$error"))
+        return parts
+
+    def render(self) -> Content:
+        """The parts that fit the bar's width, whole (see :data:`SHORTER`)."""
+        width = self.content_size.width
+        parts = fit(self.parts(), width) if width > 0 else self.parts()
+        pieces: list[str | tuple[str, str]] = []
+        for part in parts:
+            if pieces:
+                pieces.append(SEP)
+            pieces.append((part.forms[0], part.style) if part.style else part.forms[0])
+        return Content.assemble(*pieces)
