@@ -8,7 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_agent.ui import model_actions
 from tui_agent.ui.commands import Command
 from tui_agent.ui.widgets.history import context_report
 
@@ -272,8 +271,20 @@ async def _prompt_form(app: ChatApp, command: Command, found: PromptInfo) -> Non
     await app.push_screen(PromptArguments(found, command.arguments), filled)
 
 
+async def _model(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import model_actions  # off the way to the first frame
+
+    await model_actions.model(app, command)
+
+
+async def _think(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import model_actions
+
+    await model_actions.think(app, command)
+
+
 HANDLERS: dict[str, Handler] = {
-    "help": _help, "model": model_actions.model, "think": model_actions.think,
+    "help": _help, "model": _model, "think": _think,
     "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
