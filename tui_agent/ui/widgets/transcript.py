@@ -106,7 +106,10 @@ class Transcript(VerticalScroll):
             return
         self._folding, self._folded_at = True, where
         try:
-            await self.folder.fold(round(self.scroll_y) - FOLD_MARGIN)
+            # scroll_y may still be that of a taller content that just shrank (a result
+            # folded): fold only what is above the view as it will be.
+            top = min(self.scroll_y, self.max_scroll_y)
+            await self.folder.fold(round(top) - FOLD_MARGIN)
         finally:
             self._folding = False
 
