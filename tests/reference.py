@@ -8,7 +8,6 @@ installed into ``tests/npm`` from its lock file the first time a test needs it.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import TAG_VAR, need
+from tests.installs import npm_ci
 
 NPM_DIR = Path(__file__).parent / "npm"
 EVERYTHING = NPM_DIR / "node_modules" / ".bin" / "mcp-server-everything"
@@ -42,15 +42,7 @@ def filesystem() -> str:
 
 
 def _npm_server(exe: Path) -> str:
-    if not exe.exists():
-        npm = shutil.which("npm")
-        need(npm is not None and shutil.which("node") is not None, "node and npm")
-        assert npm is not None
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NPM_DIR,
-                              capture_output=True, text=True, timeout=300)
-        need(done.returncode == 0 and exe.exists(),
-             f"npm ci in {NPM_DIR} (it said: {done.stderr.strip()[-500:]})")
-    return str(exe)
+    return str(npm_ci(NPM_DIR, exe, timeout=300))
 
 
 def free_port() -> int:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.installs import npm_ci
 
 SUITE_DIR = ROOT / "tests" / "conformance"
 BIN = SUITE_DIR / "node_modules" / ".bin"
@@ -49,16 +49,7 @@ for that reason, not another."""
 
 def conformance() -> Path:
     """The suite's executable, installed with npm from the lock file on first use."""
-    exe = BIN / "conformance"
-    if not exe.exists():
-        npm = shutil.which("npm")
-        need(npm is not None, "npm")
-        assert npm is not None
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=SUITE_DIR,
-                              capture_output=True, text=True, timeout=600)
-        need(done.returncode == 0 and exe.exists(),
-             f"npm ci in {SUITE_DIR} (it said: {done.stderr.strip()[-500:]})")
-    return exe
+    return npm_ci(SUITE_DIR, BIN / "conformance", timeout=600)
 
 
 def suite(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
