@@ -85,7 +85,10 @@ def ours_command() -> list[str]:
 def clean_env(home: str) -> dict[str, str]:
     """The environment of a first run: every config and state directory empty, no key."""
     environ = {k: v for k, v in env().items()
-               if not k.endswith("_API_KEY") and not k.startswith(("TUI_AGENT", "TEXTUAL"))}
+               if not k.endswith("_API_KEY") and not k.startswith(("TUI_AGENT", "TEXTUAL"))
+               # An installed package has its bytecode compiled; an editable checkout gets
+               # it on the warm-up round (else our modules would compile at every launch).
+               and k != "PYTHONDONTWRITEBYTECODE"}
     environ.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state",
                    XDG_DATA_HOME=f"{home}/data", XDG_CACHE_HOME=f"{home}/cache",
                    TERM="xterm-256color", COLORTERM="truecolor")
