@@ -10,12 +10,16 @@ then quit with ctrl+q, as a user would. The first round only warms the page cach
 It prints the medians and spread, the ratio ours/bare (target: at most 1.2x) and the
 modules of note that ``tui-agent`` had imported when it wrote its first frame.
 
-    python -m tests.bench.bench_frame [--rounds 7] [--size 120x40]
+    python -m tests.bench.bench_frame [--rounds 7] [--size 120x40] [--checkout DIR]
+
+``--checkout DIR`` times the ``tui-agent`` of another checkout (e.g. ``git worktree add
+/tmp/old OLD_COMMIT``) with this interpreter, as ``python -m tui_agent``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import os
 import pty
@@ -75,14 +79,16 @@ NOTABLE = ("pydantic", "litellm", "mcp", "mcp_types", "tiktoken", "httpx", "anyi
 """Packages the first frame should not need, printed when loaded by then."""
 
 
-def ours_command() -> list[str]:
+def ours_command(checkout: Path | None = None) -> list[str]:
     """The ``tui-agent`` console script beside this interpreter (``-m tui_agent`` when it
-    is not installed as a script)."""
+    is not installed as a script, or for another checkout)."""
     script = Path(sys.executable).with_name("tui-agent")
+    if checkout is not None:
+        return [sys.executable, "-m", "tui_agent"]
     return [str(script)] if script.exists() else [sys.executable, "-m", "tui_agent"]
 
 
-def clean_env(home: str) -> dict[str, str]:
+def clean_env(home: str, checkout: Path | None = None) -> dict[str, str]:
     """The environment of a first run: every config and state directory empty, no key."""
     environ = {k: v for k, v in env().items()
                if not k.endswith("_API_KEY") and not k.startswith(("TUI_AGENT", "TEXTUAL"))
@@ -92,6 +98,8 @@ def clean_env(home: str) -> dict[str, str]:
     environ.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state",
                    XDG_DATA_HOME=f"{home}/data", XDG_CACHE_HOME=f"{home}/cache",
                    TERM="xterm-256color", COLORTERM="truecolor")
+    if checkout is not None:
+        environ["PYTHONPATH"] = os.pathsep.join([str(checkout), environ["PYTHONPATH"]])
     return environ
 
 
@@ -119,7 +127,10 @@ def launch(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, i
                 raise TimeoutError(f"no first frame from {cmd} within {timeout} s: "
                                    f"{seen[-300:]!r}")
             if select.select([fd], [], [], left)[0]:
-                chunk = os.read(fd, 65536)
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # EIO: the program closed the terminal
+                    chunk = b""
                 if not chunk:
                     raise RuntimeError(f"{cmd} ended before its first frame: {seen[-300:]!r}")
                 seen += chunk
@@ -139,10 +150,8 @@ def quit_app(pid: int, fd: int, grace: float = 15) -> None:
         if done:
             return
         if select.select([fd], [], [], 0.05)[0]:
-            try:
+            with contextlib.suppress(OSError):  # EIO: it closed the terminal
                 os.read(fd, 65536)
-            except OSError:
-                pass
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
 
@@ -165,14 +174,15 @@ def loaded_of_note(modules: list[str]) -> list[str]:
             if any(m == name or m.startswith(name + ".") for m in modules)]
 
 
-def measure(rounds: int, size: tuple[int, int]) -> dict[str, list[float]]:
+def measure(rounds: int, size: tuple[int, int],
+            checkout: Path | None = None) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"bare": [], "ours": []}
     with tempfile.TemporaryDirectory() as home:
         work = Path(home) / "work"
         work.mkdir()
-        environ = clean_env(home)
+        environ = clean_env(home, checkout)
         commands = {"bare": ([sys.executable, "-c", BARE], "▊".encode()),
-                    "ours": (ours_command(), "╭".encode())}
+                    "ours": (ours_command(checkout), "╭".encode())}
         for i in range(rounds + 1):
             for kind in (("bare", "ours") if i % 2 else ("ours", "bare")):
                 cmd, marker = commands[kind]
@@ -195,9 +205,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--size", default="120x40", help="COLUMNSxROWS")
+    parser.add_argument("--checkout", type=Path, help="time this checkout's tui-agent")
     args = parser.parse_args(argv)
     columns, rows = (int(n) for n in args.size.lower().split("x"))
-    measure(args.rounds, (columns, rows))
+    measure(args.rounds, (columns, rows), args.checkout)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from tui_agent.config import paths
-from tui_agent.ui import actions, composer
+from tui_agent.ui import actions
 from tui_agent.ui.chat import ChatApp
 from tui_agent.ui.commands import COMMANDS, Command, CommandError, parse, unescape
 from tui_agent.ui.startup import Startup
@@ -67,18 +67,26 @@ class AgentApp(ChatApp):
             await self.run_command(command)
             return
         await self.loaded.wait()
+        from tui_agent.ui import composer  # attachments and Markdown: not on the first frame
+
         files = await composer.outgoing(self, unescape(event.text))
         if files is not None:
             await self.send(files.text, files)
 
     async def on_prompt_input_file_wanted(self, event: PromptInput.FileWanted) -> None:
+        from tui_agent.ui import composer
+
         await composer.pick_file(self)
 
     async def on_prompt_input_image_pasted(self, event: PromptInput.ImagePasted) -> None:
         await self.loaded.wait()
+        from tui_agent.ui import composer
+
         await composer.attach_image(self, event.path, event.path.name)
 
     async def on_prompt_input_editor_wanted(self, event: PromptInput.EditorWanted) -> None:
+        from tui_agent.ui import composer
+
         await composer.edit_prompt(self)
 
     async def action_command(self, name: str) -> None:

@@ -25,8 +25,7 @@ from textual.widget import MountError
 from textual.widgets import Footer, Static
 
 from tui_agent.config import paths
-from tui_agent.core.attachments import Attachment, Prepared
-from tui_agent.ui import exits, textual_fixes
+from tui_agent.ui import exits, gcpause, textual_fixes
 from tui_agent.ui.listeners import Listeners
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
@@ -37,6 +36,7 @@ from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui_agent.core.approval import PendingCall
+    from tui_agent.core.attachments import Attachment, Prepared
     from tui_agent.wiring.runtime import Options, Runtime
 
 
@@ -168,6 +168,7 @@ class ChatApp(App[int]):
     def on_ready(self) -> None:
         """The first frame is up: now load what is slow (the config, then MCP servers in
         the background; litellm when a turn needs it)."""
+        gcpause.first_frame_drawn()
         self.begin()
 
     @work(group="startup")
