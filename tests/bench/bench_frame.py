@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import math
 import os
 import pty
 import select
@@ -104,10 +105,11 @@ def clean_env(home: str, checkout: Path | None = None) -> dict[str, str]:
 
 
 def launch(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, int],
-           marker: bytes, timeout: float = 60) -> float:
+           marker: bytes, timeout: float = 60) -> tuple[float, float]:
     """Seconds from the fork to the first frame of ``cmd`` on a fresh pty of ``size``
-    (columns, rows): the frame's last row written, with ``marker`` shown by then. The
-    program is then quit with ctrl+q (killed if it does not end)."""
+    (columns, rows): the frame's last row written, with ``marker`` shown by then; and the
+    CPU seconds the program had used by then. The program is then quit with ctrl+q
+    (killed if it does not end)."""
     columns, rows = size
     last_row = f"\x1b[{rows};1H".encode()
     started = time.perf_counter()
@@ -135,10 +137,24 @@ def launch(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, i
                     raise RuntimeError(f"{cmd} ended before its first frame: {seen[-300:]!r}")
                 seen += chunk
         took = time.perf_counter() - started
+        cpu = cpu_seconds(pid)
         quit_app(pid, fd)
     finally:
         os.close(fd)
-    return took
+    return took, cpu
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time of every thread of ``pid`` so far (the scheduler's own count, in ns:
+    on a shared machine it varies far less than the wall time); NaN where there is none."""
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):  # a thread that just ended
+                total += int((task / "schedstat").read_text().split()[0])
+    except OSError:
+        return math.nan
+    return total / 1e9
 
 
 def quit_app(pid: int, fd: int, grace: float = 15) -> None:
@@ -177,6 +193,7 @@ def loaded_of_note(modules: list[str]) -> list[str]:
 def measure(rounds: int, size: tuple[int, int],
             checkout: Path | None = None) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"bare": [], "ours": []}
+    cpu: dict[str, list[float]] = {"bare": [], "ours": []}
     with tempfile.TemporaryDirectory() as home:
         work = Path(home) / "work"
         work.mkdir()
@@ -186,9 +203,10 @@ def measure(rounds: int, size: tuple[int, int],
         for i in range(rounds + 1):
             for kind in (("bare", "ours") if i % 2 else ("ours", "bare")):
                 cmd, marker = commands[kind]
-                took = launch(cmd, environ, str(work), size, marker)
+                took, used = launch(cmd, environ, str(work), size, marker)
                 if i:  # the first round warms the page cache
                     times[kind].append(took)
+                    cpu[kind].append(used)
         modules = modules_at_first_paint(environ, str(work), size)
     print(f"launch to first frame on a {size[0]}x{size[1]} pty, {rounds} fresh processes "
           f"each, alternating")
@@ -196,6 +214,10 @@ def measure(rounds: int, size: tuple[int, int],
         print(f"  {kind:<5} {spread(values, 1000)} ms")
     ratio = median(times["ours"]) / median(times["bare"])
     print(f"  ratio ours/bare (median): {ratio:.2f}x   (target: at most 1.2x)")
+    print("  CPU time by then, all threads (steadier than the wall time on a busy machine):")
+    for kind, values in cpu.items():
+        print(f"    {kind:<5} {spread(values, 1000)} ms")
+    print(f"    ratio ours/bare (median): {median(cpu['ours']) / median(cpu['bare']):.2f}x")
     print(f"  loaded by tui-agent's first frame ({len(modules)} modules): "
           f"{', '.join(loaded_of_note(modules)) or 'none of note'}")
     return times
