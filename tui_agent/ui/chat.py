@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Container
 from textual.screen import Screen
 from textual.widget import MountError
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui_agent.config import paths
 from tui_agent.ui import exits, gcpause, textual_fixes
@@ -58,10 +59,18 @@ class ChatScreen(Screen[None]):
         yield Static(id="pending")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
-        yield Footer()
+        yield Container(id="footer-row")
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+
+    def show_footer(self) -> None:
+        """The key bar, in its row. Textual's ``Footer`` draws its keys only after the first
+        frame anyway; it comes then, and its CSS (bigger than all of ours) is not parsed
+        twice on the way to that frame."""
+        from textual.widgets import Footer
+
+        self.query_one("#footer-row").mount(Footer())
 
     def action_scroll_transcript(self, how: str) -> None:
         """``how``: page_up, page_down, home or end (at once: a page must not lag). A page
@@ -169,6 +178,7 @@ class ChatApp(App[int]):
         """The first frame is up: now load what is slow (the config, then MCP servers in
         the background; litellm when a turn needs it)."""
         gcpause.first_frame_drawn()
+        self.chat.show_footer()
         self.begin()
 
     @work(group="startup")
