@@ -118,7 +118,9 @@ def launch(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, i
         try:
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
             os.chdir(cwd)
-            os.execvpe(cmd[0], cmd, environ)
+            # Textual takes COLUMNS and LINES over the terminal's own size (a test run
+            # may have them set): the same size, both ways.
+            os.execvpe(cmd[0], cmd, {**environ, "COLUMNS": str(columns), "LINES": str(rows)})
         finally:
             os._exit(127)
     seen = b""
