@@ -15,7 +15,7 @@ printed: the time from the last key to the list showing that query's best match,
 from opening the picker to its first list (listing 50,000 files included).
 
     python -m tests.bench.bench_picker [--files 50000] [--rounds 5] [--gap 40]
-        [--query apppy]
+        [--query apppy] [--dir DIR]
 
 Goal: every key echoed within one frame (1/60 s) beyond the baseline. Nothing is
 asserted: the figures are printed.
@@ -185,13 +185,14 @@ def ms(values: list[float]) -> str:
             f" ({max(values) / FRAME:.2f} frames)")
 
 
-async def main(count: int, rounds: int, gap: float, query: str) -> None:
+async def main(count: int, rounds: int, gap: float, query: str, keep: Path | None) -> None:
     paths = tree(count)
     with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        began = time.perf_counter()
-        write_tree(root, paths)
-        print(f"{count} files written in {time.perf_counter() - began:.1f} s under {root}")
+        root = keep or Path(folder)
+        if not (keep and keep.is_dir() and any(keep.iterdir())):
+            began = time.perf_counter()
+            write_tree(root, paths)
+            print(f"{count} files written in {time.perf_counter() - began:.1f} s")
         await round_bare(query, gap)  # warm the imports
         bare: dict[str, list[float]] = {"paced": [], "burst": []}
         ours: dict[str, list[float]] = {k: [] for k in ("paced", "burst", "listed",
@@ -225,5 +226,7 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--gap", type=float, default=40, help="ms between keys when paced")
     parser.add_argument("--query", default="apppy")
+    parser.add_argument("--dir", type=Path, help="keep the files there (written if it is "
+                        "empty, reused as it is otherwise) rather than in a temporary one")
     args = parser.parse_args()
-    asyncio.run(main(args.files, args.rounds, args.gap / 1000, args.query))
+    asyncio.run(main(args.files, args.rounds, args.gap / 1000, args.query, args.dir))

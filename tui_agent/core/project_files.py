@@ -125,7 +125,7 @@ class FileIndex:
     can stop, and a thread gives the interpreter back to the UI.
     """
 
-    BLOCK = 1000
+    BLOCK = 500
     """Paths scanned and scored between two yields of :meth:`ranking`."""
 
     def __init__(self, files: list[str]) -> None:
@@ -162,25 +162,30 @@ class FileIndex:
         # does not match costs one pass over it (no backtracking).
         finder = re.compile("\0" + "".join(f"[^{re.escape(c)}\0]*+{re.escape(c)}"
                                             for c in needle))
-        scored: list[tuple[float, str, list[int]]] = []
+        best: list[tuple[float, str, list[int]]] = []
         for text, at in self.blocks:
-            self._score(needle, [at[m.start()] for m in finder.finditer(text)], scored)
+            best = self._best_of(needle, [at[m.start()] for m in finder.finditer(text)],
+                                 best, limit)
             yield None
         if self.odd:
             loose = re.compile(".*?".join(map(re.escape, needle)))
-            self._score(needle, [i for i in self.odd
-                                 if loose.search(self.lowered[i]) is not None], scored)
-        yield [(path, spots) for _, path, spots in heapq.nsmallest(limit, scored)]
+            best = self._best_of(needle, [i for i in self.odd
+                                          if loose.search(self.lowered[i]) is not None],
+                                 best, limit)
+        yield [(path, spots) for _, path, spots in best]
 
-    def _score(self, needle: str, found: list[int],
-               scored: list[tuple[float, str, list[int]]]) -> None:
-        """Add the found files to ``scored``, keyed so that the smallest is the best (the
-        highest score, then the shorter path, then by name, as rank() always sorted)."""
+    def _best_of(self, needle: str, found: list[int],
+                 best: list[tuple[float, str, list[int]]],
+                 limit: int) -> list[tuple[float, str, list[int]]]:
+        """The ``limit`` best of ``best`` and the found files, scored and keyed so that the
+        smallest is the best (the highest score, then by name, as rank() always sorted)."""
+        scored = best.copy()
         for i in found:
-            best = _best(needle, self.lowered[i])
-            if best is not None:
+            placed = _best(needle, self.lowered[i])
+            if placed is not None:
                 path = self.files[i]
-                scored.append((len(path) * 0.01 - best[0], path, best[1]))
+                scored.append((len(path) * 0.01 - placed[0], path, placed[1]))
+        return heapq.nsmallest(limit, scored)
 
 
 def rank(query: str, files: list[str], limit: int = 50) -> list[tuple[str, list[int]]]:
