@@ -11,7 +11,8 @@ import pytest
 
 from tui_agent.core.project_files import FileIndex, rank
 
-WORDS = "app core ui screen config test util server agent file data index main".split()
+WORDS = ["app", "core", "ui", "screen", "config", "test", "util", "server", "agent",
+         "file", "data", "index", "main"]
 
 
 def reference(query: str, files: list[str], limit: int = 50) -> list[tuple[str, list[int]]]:

@@ -37,10 +37,11 @@ from typing import Any
 from tests.bench._common import median
 
 FRAME = 1 / 60
-WORDS = ("app core ui screen widget config test util server client model view agent "
-         "tool file data cache stream session event render layout input picker rank "
-         "list docs src lib build node pkg internal api http auth token parse index "
-         "main").split()
+WORDS = ["app", "core", "ui", "screen", "widget", "config", "test", "util", "server",
+         "client", "model", "view", "agent", "tool", "file", "data", "cache", "stream",
+         "session", "event", "render", "layout", "input", "picker", "rank", "list", "docs",
+         "src", "lib", "build", "node", "pkg", "internal", "api", "http", "auth", "token",
+         "parse", "index", "main"]
 EXTENSIONS = (".py", ".ts", ".md", ".json", ".tcss", ".txt", ".go", ".rs", ".js")
 
 

@@ -21,7 +21,8 @@ from tui_agent.ui.screens.files import SHOWN, FilePicker
 
 pytestmark = pytest.mark.anyio
 
-WORDS = "app core ui screen widget config test util server client model view agent".split()
+WORDS = ["app", "core", "ui", "screen", "widget", "config", "test", "util", "server",
+         "client", "model", "view", "agent"]
 
 
 def many(count: int = 30_000) -> list[str]:
