@@ -58,6 +58,8 @@ class FilePicker(Picker):
         self.taking = False
         """Enter was pressed while what was typed was still being ranked."""
         self._hint_timer: Timer | None = None
+        self.hinting = False
+        """The title says "ranking…"."""
 
     async def on_mount(self) -> None:
         self._prepare()
@@ -128,7 +130,9 @@ class FilePicker(Picker):
         if self._hint_timer is not None:
             self._hint_timer.stop()
             self._hint_timer = None
-        self.query_one(".title", Static).update(Content(TITLE))
+        if self.hinting:
+            self.hinting = False
+            self.query_one(".title", Static).update(Content(TITLE))
         if self.taking:
             self.taking = False
             self._take_highlighted()
@@ -136,6 +140,7 @@ class FilePicker(Picker):
     def _say_ranking(self) -> None:
         self._hint_timer = None
         if self.shown != self.query_one(Input).value.strip():
+            self.hinting = True
             self.query_one(".title", Static).update(
                 Content.assemble(TITLE, ("  ranking…", "dim")))
 
