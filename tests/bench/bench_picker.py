@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import tempfile
@@ -112,6 +113,7 @@ async def type_into(app: Any, drawn: list[tuple[float, str, str | None]], query:
     and when the last key was sent."""
     from textual import events
 
+    gc.collect()  # the apps of the rounds before are garbage: not this round's to collect
     sent: list[float] = []
     start = time.perf_counter()
     for n, char in enumerate(query):
@@ -153,6 +155,7 @@ async def round_picker(root: Path, paths: list[str], query: str,
             await app.push_screen(picker)
             listed = await shown(drawn, opened, "", paths[0]) - opened
             picker.query_one(Input).focus()
+            await pilot.pause()  # as the bare round does: the focus drawn before typing
             paced, last = await type_into(app, drawn, query, gap)
             paced_results = await shown(drawn, last, query, best) - last
             await clear(pilot, drawn, paths[0])

@@ -125,7 +125,7 @@ class FileIndex:
     can stop, and a thread gives the interpreter back to the UI.
     """
 
-    BLOCK = 500
+    BLOCK = 250
     """Paths scanned and scored between two yields of :meth:`ranking`."""
 
     def __init__(self, files: list[str]) -> None:
@@ -162,7 +162,7 @@ class FileIndex:
         # does not match costs one pass over it (no backtracking).
         finder = re.compile("\0" + "".join(f"[^{re.escape(c)}\0]*+{re.escape(c)}"
                                             for c in needle))
-        best: list[tuple[float, str, list[int]]] = []
+        best: list[tuple[float, str, int]] = []
         for text, at in self.blocks:
             best = self._best_of(needle, [at[m.start()] for m in finder.finditer(text)],
                                  best, limit)
@@ -172,19 +172,23 @@ class FileIndex:
             best = self._best_of(needle, [i for i in self.odd
                                           if loose.search(self.lowered[i]) is not None],
                                  best, limit)
-        yield [(path, spots) for _, path, spots in best]
+        yield [(path, _spots(needle, self.lowered[i])) for _, path, i in best]
 
-    def _best_of(self, needle: str, found: list[int],
-                 best: list[tuple[float, str, list[int]]],
-                 limit: int) -> list[tuple[float, str, list[int]]]:
-        """The ``limit`` best of ``best`` and the found files, scored and keyed so that the
-        smallest is the best (the highest score, then by name, as rank() always sorted)."""
+    def _best_of(self, needle: str, found: list[int], best: list[tuple[float, str, int]],
+                 limit: int) -> list[tuple[float, str, int]]:
+        """The ``limit`` best of ``best`` and the found files, keyed so that the smallest
+        is the best (the highest score, then by name, as rank() always sorted).
+
+        What is kept holds no list (the positions matched are placed again for the few
+        shown): the garbage collector stops tracking a tuple of a float, a string and an
+        int, so a ranking does not feed its full collections, which stall every thread.
+        """
         scored = best.copy()
         for i in found:
             placed = _best(needle, self.lowered[i])
             if placed is not None:
                 path = self.files[i]
-                scored.append((len(path) * 0.01 - placed[0], path, placed[1]))
+                scored.append((len(path) * 0.01 - placed[0], path, i))
         return heapq.nsmallest(limit, scored)
 
 
@@ -211,6 +215,12 @@ def _best(needle: str, path: str) -> tuple[float, list[int]] | None:
         return _score(path, in_name, name_start), in_name
     first, second = _score(path, in_name, name_start), _score(path, anywhere, name_start)
     return (first, in_name) if first >= second else (second, anywhere)
+
+
+def _spots(needle: str, path: str) -> list[int]:
+    placed = _best(needle, path)
+    assert placed is not None  # only for a path that matched
+    return placed[1]
 
 
 def _place(needle: str, path: str, start: int) -> list[int] | None:

@@ -100,7 +100,14 @@ class FilePicker(Picker):
             return  # ranked once the files are listed
         if self._hint_timer is None:
             self._hint_timer = self.set_timer(HINT_AFTER, self._say_ranking)
-        self._ranking(self.index, query.strip(), self.generation)
+        # Started once the key's echo is drawn: until then the UI thread has the
+        # interpreter to itself.
+        self.call_after_refresh(self._start_ranking, self.index, query.strip(),
+                                self.generation)
+
+    def _start_ranking(self, index: FileIndex, query: str, generation: int) -> None:
+        if generation == self.generation:  # else a newer key has its own on the way
+            self._ranking(index, query, generation)
 
     @work(exclusive=True, group="rank")
     async def _ranking(self, index: FileIndex, query: str, generation: int) -> None:
