@@ -124,7 +124,7 @@ class FilePicker(Picker):
                 return None
             if found is not None:
                 return found
-            time.sleep(0)  # let the UI thread have the interpreter between blocks
+            time.sleep(0.0005)  # a real pause: the UI thread, if waiting, takes the interpreter
         return None  # never reached: ranking() ends with the result
 
     def _show(self, query: str, found: list[tuple[str, list[int]]]) -> None:
