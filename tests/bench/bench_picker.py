@@ -114,6 +114,7 @@ async def type_into(app: Any, drawn: list[tuple[float, str, str | None]], query:
     from textual import events
 
     gc.collect()  # the apps of the rounds before are garbage: not this round's to collect
+    await asyncio.sleep(2 * FRAME)  # and the frame it delayed is drawn before the first key
     sent: list[float] = []
     start = time.perf_counter()
     for n, char in enumerate(query):

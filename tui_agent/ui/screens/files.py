@@ -32,6 +32,9 @@ SHOWN = 50
 """Matches listed at most (the best ones)."""
 HINT_AFTER = 0.15
 """Seconds a ranking runs before the title says so (a quicker one would only flicker)."""
+WORK_SLICE = 0.001
+"""Seconds a ranking thread works before it pauses for :data:`PAUSE`."""
+PAUSE = 0.0005
 TITLE = "Attach a file to the message"
 
 
@@ -118,13 +121,18 @@ class FilePicker(Picker):
     def _rank_off_thread(self, index: FileIndex, query: str,
                          generation: int) -> list[tuple[str, list[int]]] | None:
         """The matches of ``query``, or None once a newer query (or the closing) made
-        them stale. Runs in a worker thread."""
+        them stale. Runs in a worker thread, pausing every :data:`WORK_SLICE`: the UI
+        thread, if it waits for the interpreter meanwhile, gets it then (``sleep(0)`` is
+        not enough: this thread often takes it straight back before the other wakes)."""
+        worked = time.perf_counter()
         for found in index.ranking(query, SHOWN):
             if generation != self.generation:
                 return None
             if found is not None:
                 return found
-            time.sleep(0.0005)  # a real pause: the UI thread, if waiting, takes the interpreter
+            if time.perf_counter() - worked > WORK_SLICE:
+                time.sleep(PAUSE)
+                worked = time.perf_counter()
         return None  # never reached: ranking() ends with the result
 
     def _show(self, query: str, found: list[tuple[str, list[int]]]) -> None:
