@@ -37,6 +37,7 @@ def test_mypy_strict_is_clean() -> None:
     ("tests.bench.bench_tui", ["--rounds", "1", "--tokens", "120", "--messages", "60"],
      "ratio full/empty"),
     ("tests.bench.bench_cache", ["--turns", "3"], "(target >= 80%)"),
+    ("tests.bench.bench_frame", ["--rounds", "1"], "ratio ours/bare"),
 ])
 def test_benchmarks_run_and_print_figures(module: str, args: list[str], expect: str) -> None:
     out = run(sys.executable, "-m", module, *args)

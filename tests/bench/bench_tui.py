@@ -4,6 +4,8 @@
    the command starts it, against a bare Textual app with one Input, as fresh
    processes, interleaved (target: within 1.5x; litellm and mcp must not be loaded by
    then, and the config is validated after it: the modules loaded are printed too).
+   Headless, in the app's own ``on_ready``; the figure a user sees, on a terminal, is
+   ``tests.bench.bench_frame``'s.
 2. Streaming list- and code-heavy Markdown at 200 tokens/s: how long after the last
    token the whole text is on screen, and how long a key pressed mid-stream takes to
    show in the prompt (targets: 2 frames and 1 frame, a frame being 1/60 s).

@@ -53,7 +53,7 @@ async def test_send_and_stream(fake_llm: FakeLLM, tmp_path: Path) -> None:
         assert [r.source for r in replies] == ["# Title\n\n- one\n- two\n\n```py\nprint(1)\n```\n"]
         assert [str(u.render()) for u in app.transcript.query(UserMessage)] == ["hello"]
         assert fake_llm.requests[0]["messages"][-1] == {"role": "user", "content": "hello"}
-        assert app.status.usage.total_tokens > 0
+        assert app.status.usage is not None and app.status.usage.total_tokens > 0
         await finish(app)
 
 

@@ -46,6 +46,7 @@ def test_file_picker(snap_compare: Snap, tmp_path: Path, project: Path) -> None:
         picker = app.screen
         await until(pilot, lambda: picker.files is not None)
         await pilot.press("a", "p", "p")
+        await until(pilot, lambda: picker.shown == "app")  # ranked in a worker thread
         await pilot.pause(0.2)
 
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=before)

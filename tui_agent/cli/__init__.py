@@ -153,6 +153,9 @@ def cmd_tui(args: argparse.Namespace, err: IO[str]) -> int:
         err.write("tui-agent: the chat app needs a terminal; for pipes and scripts use "
                   "'tui-agent run PROMPT'\n")
         return 2
+    from tui_agent.ui.gcpause import hold_until_first_frame
+
+    hold_until_first_frame()  # what start-up allocates lives as long as the app
     from tui_agent.ui.app import run_app
 
     return run_app(startup(args), err)

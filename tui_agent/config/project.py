@@ -18,7 +18,6 @@ before pydantic is imported.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -94,6 +93,8 @@ def held_parts(file: Path, data: Mapping[str, Any]) -> dict[str, Any]:
 def digest(project: Project, parts: Mapping[Path, Mapping[str, Any]]) -> str:
     """A digest of the held parts of every project file (canonical JSON, so formatting
     and comments do not change it)."""
+    import hashlib  # here, not on the way to the app's first frame (it reads this module)
+
     canonical = {project.relative(f): dict(p) for f, p in parts.items() if p}
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -10,9 +10,11 @@ stops at :data:`MOST_FILES`.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import os
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 MOST_FILES = 50_000
@@ -111,36 +113,114 @@ def _walk(root: Path, most: int) -> list[str]:
     return found
 
 
+class FileIndex:
+    """The files, prepared once for ranking query after query: each lowered, and joined,
+    :data:`BLOCK` at a time, into texts that a compiled regex scans in C for the paths
+    holding the query's letters in order, so that only those are scored in Python.
+
+    Read-only once built, so safe to use from several threads at once: the ``@`` picker
+    ranks in a worker thread and may start a newer ranking before an older one has
+    noticed it is stale. Work is done a block at a time (a scan and the scoring of what it
+    found, a few milliseconds), and :meth:`ranking` yields between blocks: there a caller
+    can stop, and a thread gives the interpreter back to the UI.
+    """
+
+    BLOCK = 250
+    """Paths scanned and scored between two yields of :meth:`ranking`."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.lowered = [f.lower() for f in files]
+        plain = [i for i, low in enumerate(self.lowered) if "\n" not in low]
+        self.blocks = [self._block(plain[at:at + self.BLOCK])
+                       for at in range(0, len(plain), self.BLOCK)]
+        # A path with a newline in it (git allows one) is matched on its own, the way
+        # rank() always did: "." does not cross a newline, so the needle must fit in one
+        # of its lines.
+        self.odd = [i for i, low in enumerate(self.lowered) if "\n" in low]
+
+    def _block(self, indices: list[int]) -> tuple[str, dict[int, int]]:
+        """The paths joined, each after a NUL (no path holds one), and the index in
+        :attr:`files` of the path whose NUL is at each offset."""
+        at, offset = {}, 0
+        for i in indices:
+            at[offset] = i
+            offset += 1 + len(self.lowered[i])
+        return "".join("\0" + self.lowered[i] for i in indices), at
+
+    def ranking(self, query: str,
+                limit: int = 50) -> Iterator[list[tuple[str, list[int]]] | None]:
+        """Rank ``query`` as :func:`rank` does, a block at a time: yields None after each
+        block (where a caller can stop a ranking a newer query made stale), then the
+        result."""
+        needle = query.lower().replace(" ", "")
+        if not needle or "\0" in needle:  # a NUL would match the separator
+            yield [(f, []) for f in self.files[:limit]] if not needle else []
+            return
+        # Each class stops at the next letter wanted or at the next path, and never gives
+        # back what it took: the earliest placement is the only one tried, so a path that
+        # does not match costs one pass over it (no backtracking).
+        finder = re.compile("\0" + "".join(f"[^{re.escape(c)}\0]*+{re.escape(c)}"
+                                            for c in needle))
+        best: list[tuple[float, str, int]] = []
+        for text, at in self.blocks:
+            best = self._best_of(needle, [at[m.start()] for m in finder.finditer(text)],
+                                 best, limit)
+            yield None
+        if self.odd:
+            loose = re.compile(".*?".join(map(re.escape, needle)))
+            best = self._best_of(needle, [i for i in self.odd
+                                          if loose.search(self.lowered[i]) is not None],
+                                 best, limit)
+        yield [(path, _spots(needle, self.lowered[i])) for _, path, i in best]
+
+    def _best_of(self, needle: str, found: list[int], best: list[tuple[float, str, int]],
+                 limit: int) -> list[tuple[float, str, int]]:
+        """The ``limit`` best of ``best`` and the found files, keyed so that the smallest
+        is the best (the highest score, then by name, as rank() always sorted).
+
+        What is kept holds no list (the positions matched are placed again for the few
+        shown): the garbage collector stops tracking a tuple of a float, a string and an
+        int, so a ranking does not feed its full collections, which stall every thread.
+        """
+        scored = best.copy()
+        for i in found:
+            placed = _best(needle, self.lowered[i])
+            if placed is not None:
+                path = self.files[i]
+                scored.append((len(path) * 0.01 - placed[0], path, i))
+        return heapq.nsmallest(limit, scored)
+
+
 def rank(query: str, files: list[str], limit: int = 50) -> list[tuple[str, list[int]]]:
     """The files that hold the query's characters in order (case-insensitive), best
     first, each with the positions matched: a match in the file name beats one across
     directories, consecutive characters and word starts count, shorter paths win ties.
-    An empty query gives the first ``limit`` files."""
-    if not query:
-        return [(f, []) for f in files[:limit]]
-    needle = query.lower().replace(" ", "")
-    finder = re.compile(".*?".join(map(re.escape, needle)))
-    scored: list[tuple[float, str, list[int]]] = []
-    for path in files:
-        lowered = path.lower()
-        if finder.search(lowered) is None:
-            continue
-        best = _best(needle, lowered)
-        if best is not None:
-            scored.append((best[0] - len(path) * 0.01, path, best[1]))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [(path, spots) for _, path, spots in scored[:limit]]
+    An empty query gives the first ``limit`` files.
+
+    To rank many queries over the same files, build a :class:`FileIndex` once."""
+    *_, result = FileIndex(files).ranking(query, limit)
+    assert result is not None
+    return result
 
 
 def _best(needle: str, path: str) -> tuple[float, list[int]] | None:
-    """The better of two greedy placements: from the file name backwards, or forwards."""
+    """The better of two greedy placements: from the file name backwards, or forwards
+    (the file name's on a tie)."""
     name_start = path.rfind("/") + 1
-    options = [spots for spots in (_place(needle, path, name_start), _place(needle, path, 0))
-               if spots is not None]
-    if not options:
-        return None
-    return max(((_score(path, spots, name_start), spots) for spots in options),
-               key=lambda item: item[0])
+    in_name, anywhere = _place(needle, path, name_start), _place(needle, path, 0)
+    if in_name is None or in_name == anywhere:
+        return None if anywhere is None else (_score(path, anywhere, name_start), anywhere)
+    if anywhere is None:
+        return _score(path, in_name, name_start), in_name
+    first, second = _score(path, in_name, name_start), _score(path, anywhere, name_start)
+    return (first, in_name) if first >= second else (second, anywhere)
+
+
+def _spots(needle: str, path: str) -> list[int]:
+    placed = _best(needle, path)
+    assert placed is not None  # only for a path that matched
+    return placed[1]
 
 
 def _place(needle: str, path: str, start: int) -> list[int] | None:
@@ -159,12 +239,14 @@ def _place(needle: str, path: str, start: int) -> list[int] | None:
 
 def _score(path: str, spots: list[int], name_start: int) -> float:
     score = 3.0 if spots[0] == name_start else 0.0  # the file name starts with it
-    for index, spot in enumerate(spots):
+    before = -2
+    for spot in spots:
         score += 1
         if spot >= name_start:
             score += 2
-        if index and spots[index - 1] == spot - 1:
+        if spot == before + 1:  # right after the letter before
             score += 3
         if spot == 0 or path[spot - 1] in "/_-. ":
             score += 2
+        before = spot
     return score

@@ -17,9 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from tui_agent.config import paths
-from tui_agent.ui import actions, composer
 from tui_agent.ui.chat import ChatApp
-from tui_agent.ui.commands import COMMANDS, Command, CommandError, parse, unescape
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.widgets.prompt import PromptInput
 
@@ -27,6 +25,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from tui_agent.config.watch import Watch
+    from tui_agent.ui.commands import Command
     from tui_agent.wiring.runtime import Options
 
 
@@ -58,6 +57,10 @@ class AgentApp(ChatApp):
     # -- commands ---------------------------------------------------------------------
 
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        # The commands and what they do are imported with the first use, not on the way to
+        # the first frame.
+        from tui_agent.ui.commands import CommandError, parse, unescape
+
         try:
             command = parse(event.text)
         except CommandError as exc:
@@ -67,28 +70,42 @@ class AgentApp(ChatApp):
             await self.run_command(command)
             return
         await self.loaded.wait()
+        from tui_agent.ui import composer  # attachments and Markdown: not on the first frame
+
         files = await composer.outgoing(self, unescape(event.text))
         if files is not None:
             await self.send(files.text, files)
 
     async def on_prompt_input_file_wanted(self, event: PromptInput.FileWanted) -> None:
+        from tui_agent.ui import composer
+
         await composer.pick_file(self)
 
     async def on_prompt_input_image_pasted(self, event: PromptInput.ImagePasted) -> None:
         await self.loaded.wait()
+        from tui_agent.ui import composer
+
         await composer.attach_image(self, event.path, event.path.name)
 
     async def on_prompt_input_editor_wanted(self, event: PromptInput.EditorWanted) -> None:
+        from tui_agent.ui import composer
+
         await composer.edit_prompt(self)
 
     async def action_command(self, name: str) -> None:
+        from tui_agent.ui.commands import Command
+
         await self.run_command(Command(name))
 
     async def run_command(self, command: Command) -> None:
+        from tui_agent.ui import actions
+
         await self.loaded.wait()
         await actions.run(self, command)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from tui_agent.ui.commands import COMMANDS, Command
+
         yield from super().get_system_commands(screen)
         for info in COMMANDS:
             async def callback(name: str = info.name) -> None:
@@ -103,6 +120,7 @@ class AgentApp(ChatApp):
         from textual.markup import escape
 
         from tui_agent.tools.text import clean
+        from tui_agent.ui.commands import Command
 
         for ref, description in self.prompt_list:
             server, _, name = ref.partition(":")

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Container
 from textual.screen import Screen
 from textual.widget import MountError
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui_agent.config import paths
-from tui_agent.core.attachments import Attachment, Prepared
-from tui_agent.ui import exits, textual_fixes
+from tui_agent.ui import exits, gcpause, textual_fixes
 from tui_agent.ui.listeners import Listeners
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
@@ -37,6 +37,7 @@ from tui_agent.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui_agent.core.approval import PendingCall
+    from tui_agent.core.attachments import Attachment, Prepared
     from tui_agent.wiring.runtime import Options, Runtime
 
 
@@ -58,10 +59,18 @@ class ChatScreen(Screen[None]):
         yield Static(id="pending")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
-        yield Footer()
+        yield Container(id="footer-row")
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+
+    def show_footer(self) -> None:
+        """The key bar, in its row. Textual's ``Footer`` draws its keys only after the first
+        frame anyway; it comes then, and its CSS (bigger than all of ours) is not parsed
+        twice on the way to that frame."""
+        from textual.widgets import Footer
+
+        self.query_one("#footer-row").mount(Footer())
 
     def action_scroll_transcript(self, how: str) -> None:
         """``how``: page_up, page_down, home or end (at once: a page must not lag). A page
@@ -168,6 +177,8 @@ class ChatApp(App[int]):
     def on_ready(self) -> None:
         """The first frame is up: now load what is slow (the config, then MCP servers in
         the background; litellm when a turn needs it)."""
+        gcpause.first_frame_drawn()
+        self.chat.show_footer()
         self.begin()
 
     @work(group="startup")

@@ -19,18 +19,10 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui_agent.config.interpolate import mask
-from tui_agent.core.attachments import Prepared, content
-from tui_agent.core.events import (
-    Compacted,
-    ContextSize,
-    ErrorOccurred,
-    EventMasker,
-    Notice,
-    TurnDone,
-)
 from tui_agent.ui.widgets.history import tokens_text, with_markers
 
 if TYPE_CHECKING:
+    from tui_agent.core.attachments import Prepared
     from tui_agent.ui.host import ChatHost
 
 GROUP = "turn"
@@ -61,6 +53,8 @@ class Turns:
             await app.transcript.note(NO_MODEL_HELP.replace("no model is configured",
                                                             "No model yet"), "warning")
             return
+        from tui_agent.core.attachments import Prepared
+
         files = files or Prepared(text)
         await app.transcript.user(files.text + "".join(f"\n📎 {a}" for a in app.attachments),
                                   [a.chip() for a in files.attachments])
@@ -87,6 +81,9 @@ class Turns:
         return mask(f"{type(exc).__name__}: {exc}", self.app.backend.settings.secrets)
 
     async def _run(self, files: Prepared, attachments: list[str]) -> None:
+        from tui_agent.core.attachments import content
+        from tui_agent.core.events import ContextSize, EventMasker, TurnDone
+
         app = self.app
         transcript, status, backend = app.transcript, app.status, app.backend
         status.activity = "working… (esc stops)"
@@ -121,6 +118,8 @@ class Turns:
                             exclusive=True, exit_on_error=False)
 
     async def _compact(self, instructions: str | None) -> None:
+        from tui_agent.core.events import ContextSize, EventMasker
+
         app = self.app
         status, transcript = app.status, app.transcript
         status.activity = "compacting… (esc stops)"
@@ -150,6 +149,7 @@ class Turns:
 
     def _tell(self, event: object) -> None:
         """The notification for what ``/compact`` did, and its marker brought into view."""
+        from tui_agent.core.events import Compacted, ErrorOccurred, Notice
         from tui_agent.ui.widgets.messages import CompactedMarker
 
         app = self.app

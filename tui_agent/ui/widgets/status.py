@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui_agent.core.events import ContextSize, Usage
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 from tui_agent.ui.widgets.history import tokens_text
+
+if TYPE_CHECKING:  # a turn's events: not needed to draw the first frame
+    from tui_agent.core.events import ContextSize, Usage
 
 
 @dataclass(frozen=True)
@@ -59,14 +62,13 @@ class Part:
     style: str = ""
 
 
-def usage_parts(usage: Usage) -> list[Part]:
+def usage_parts(usage: Usage | None) -> list[Part]:
     """``12,345 tokens · $0.0123 · cache 91%``: the cache part only once the provider
-    reported input read from its prompt cache."""
-    tokens = usage.total_tokens
+    reported input read from its prompt cache. None (no turn yet) is no tokens, no cost."""
+    tokens, cost = (usage.total_tokens, usage.cost) if usage is not None else (0, 0.0)
     parts = [Part("tokens", (f"{tokens:,} tokens", f"{tokens_text(tokens)} tok", "")),
-             Part("cost", ("cost unknown", "cost ?") if usage.cost is None
-                  else (f"${usage.cost:.4f}",))]
-    if cached := usage.cache_text():
+             Part("cost", ("cost unknown", "cost ?") if cost is None else (f"${cost:.4f}",))]
+    if usage is not None and (cached := usage.cache_text()):
         parts.append(Part("cache", (cached, "")))
     return parts
 
@@ -113,7 +115,8 @@ class StatusBar(Static):
     """
 
     model: reactive[str] = reactive("no model")
-    usage: reactive[Usage] = reactive(Usage, always_update=True)
+    usage: reactive[Usage | None] = reactive(None, always_update=True)
+    """None until a turn reports (shown as no tokens, no cost)."""
     servers: reactive[ServerCount] = reactive(ServerCount)
     activity: reactive[str] = reactive("")
     code_mode: reactive[bool] = reactive(False)

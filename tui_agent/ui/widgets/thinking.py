@@ -20,7 +20,7 @@ from __future__ import annotations
 import textwrap
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 from textual.content import Content
@@ -28,8 +28,10 @@ from textual.events import Click
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_agent.core.events import Usage
 from tui_agent.tools.text import StreamCleaner, clean
+
+if TYPE_CHECKING:
+    from tui_agent.core.events import Usage
 
 REPAINT_EVERY = 1 / 15
 """Seconds between two repaints of a block that streams (at most)."""

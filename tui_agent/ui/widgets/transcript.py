@@ -17,25 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
-from textual.widgets import Button
 
-from tui_agent.codemode.meta import META, META_SERVER
-from tui_agent.core.attachments import split_message
-from tui_agent.core.events import (
-    ApprovalDecided,
-    Compacted,
-    ErrorOccurred,
-    Event,
-    Notice,
-    ReasoningDelta,
-    Retrying,
-    ServerLog,
-    TextDelta,
-    ToolCallStarted,
-    ToolProgress,
-    ToolResult,
-    TurnDone,
-)
 from tui_agent.ui.gcpause import FullCollections
 from tui_agent.ui.widgets.fold import Folded, Folder
 from tui_agent.ui.widgets.history import (
@@ -51,8 +33,9 @@ from tui_agent.ui.widgets.history import (
 from tui_agent.ui.widgets.thinking import Thoughts, thinking_of
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
-    from textual.widgets import Markdown
+    from textual.widgets import Button, Markdown
 
+    from tui_agent.core.events import Event, ToolCallStarted
     from tui_agent.ui.widgets.messages import AssistantMessage
     from tui_agent.ui.widgets.tool_card import ToolCard
 
@@ -164,6 +147,21 @@ class Transcript(VerticalScroll):
 
     async def show(self, event: Event) -> None:
         """Render one event of a turn."""
+        from tui_agent.core.events import (  # with the first turn, not the first frame
+            ApprovalDecided,
+            Compacted,
+            ErrorOccurred,
+            Notice,
+            ReasoningDelta,
+            Retrying,
+            ServerLog,
+            TextDelta,
+            ToolCallStarted,
+            ToolProgress,
+            ToolResult,
+            TurnDone,
+        )
+
         if not isinstance(event, ReasoningDelta):
             self.thoughts.end()  # whatever comes after the thinking ends it
         match event:
@@ -271,6 +269,8 @@ class Transcript(VerticalScroll):
         self.scroll_end(animate=False)
 
     def _earlier_button(self) -> Button:
+        from textual.widgets import Button
+
         return Button(f"⋯ {len(self._earlier):,} earlier messages: show {PAGE} more",
                       id="earlier", variant="default", compact=True)
 
@@ -331,6 +331,7 @@ class Transcript(VerticalScroll):
             self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
 
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
+        from tui_agent.core.attachments import split_message
         from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
 
         out: list[Widget] = []
@@ -355,6 +356,7 @@ class Transcript(VerticalScroll):
         return out
 
     def _saved_card(self, call: dict[str, Any]) -> ToolCard:
+        from tui_agent.codemode.meta import META, META_SERVER
         from tui_agent.ui.widgets.tool_card import ToolCard
 
         function = call.get("function") or {}
