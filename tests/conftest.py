@@ -40,6 +40,24 @@ def need(available: bool, what: str) -> None:
         pytest.skip(f"{what} is not available on this machine")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``pytest -n auto``: the suite waits far more than it computes (on processes it
+    starts, servers, the pilot's frames), so two workers per CPU, and at least four."""
+    return max(4, 2 * (os.cpu_count() or 1))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first, the longest (ruff, mypy, the benchmarks) first of all: with
+    parallel workers, the last minute is then many short tests spread over all of them,
+    not one long test that a worker took up last."""
+    def weight(item: pytest.Item) -> int:
+        if item.path.name == "test_quality.py":
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=weight)  # stable: within a weight, the order of the files
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -25,6 +25,9 @@ from tui_agent.core.llm.gateway import gateway_models
 
 ANSWER = "hello through the gateway"
 
+# One worker runs this file when the suite runs in parallel: the proxy is started once.
+pytestmark = pytest.mark.xdist_group("gateway")
+
 
 @pytest.fixture(scope="module")
 def claude_behind() -> Iterator[AnthropicFake]:

@@ -141,7 +141,8 @@ async def test_the_modal_shows_the_diff_of_a_real_edit(project: Path, tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, app, "make it 43")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 30, "the modal")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                    and bool(app.screen.query(".diff")), 30, "the modal and its diff")
         modal = app.screen
         assert isinstance(modal, ApprovalScreen) and modal.call.change is not None
         diff = str(modal.query_one(".diff").render())
