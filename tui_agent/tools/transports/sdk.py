@@ -148,7 +148,8 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
     ``auth`` (an ``httpx.Auth``) goes with every request of an SSE or HTTP server."""
     if config.transport in ("stdio", "docker-gateway"):
         from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+
+        from tui_agent.tools.transports.stdio import stdio_client
 
         assert errlog is not None
         if config.transport == "docker-gateway":
