@@ -199,3 +199,28 @@ async def test_a_big_direct_result_is_cut_for_the_model_and_kept_whole_beside_th
     records = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     tool = next(r["message"] for r in records if r.get("message", {}).get("role") == "tool")
     assert tool["content"] == sent
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_a_reply_s_big_direct_results_do_not_stay_until_its_last_call_ends(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """Five 2 MB results asked for in one reply: each is cut for the model (and kept
+    whole on disk) as it comes, and nothing of the whole stays in memory until the
+    reply's last call ends (the structured copy did, on each call's outcome)."""
+    size = 2 * MB
+    calls = [FakeToolCall("calc__big", {"size": size}, id=f"b{n}") for n in range(5)]
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("calc__big", {"size": 10}, id="w")]),
+                  Reply(text="warm"), Reply(tool_calls=calls), Reply(text="done"))
+    writer = SessionWriter.create(tmp_path / "s.jsonl", {})
+    async with agent_with(fake_llm, tmp_path, code_mode=False) as agent:
+        agent.session = writer
+        [e async for e in agent.run_turn("warm up")]
+        with traced() as peak:
+            shown = [len(e.text) async for e in agent.run_turn("go")
+                     if isinstance(e, ToolResult)]
+    writer.close()
+    assert shown == [len(agent.messages[-2]["content"])] * 5  # each cut the same way
+    assert all((tmp_path / "s.results" / f"b{n}.txt").stat().st_size == size
+               for n in range(5))
+    assert peak.above < 8 * size, f"{peak.above / MB:.1f} MB for {size / MB:g} MB results"
