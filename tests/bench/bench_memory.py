@@ -83,10 +83,8 @@ class Sampler(threading.Thread):
                 children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text()
             except OSError:
                 children = ""
-            for child in children.split():
-                self._sample(int(child))
-            for child in list(self.peaks):
-                self._sample(child)
+            for pid in {*map(int, children.split()), *self.peaks}:
+                self._sample(pid)
             time.sleep(0.002)
 
     def _sample(self, pid: int) -> None:
