@@ -1,5 +1,6 @@
 """The transports the ``mcp`` SDK provides (stdio, SSE, streamable HTTP), set up safely;
-Docker's MCP gateway is a stdio server too.
+Docker's MCP gateway is a stdio server too. stdio is the SDK's with a reader of our own
+(:mod:`.stdio`), which holds a big message once instead of several times.
 
 stdio servers get the SDK's minimal environment plus what the config names,
 and their stderr goes to a log file, never the terminal (and never an unread
