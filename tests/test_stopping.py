@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client import stdio
-from mcp.client.stdio import stdio_client
 
 from tests.conftest import ROOT, fake_server, tagged_env, tagged_processes
 from tui_agent.tools.transports import sdk, stopping
+from tui_agent.tools.transports.stdio import stdio_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -39,7 +39,7 @@ def unhurried(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-async def test_the_sdk_still_holds_its_server_s_pid_where_we_read_it(
+async def test_our_stdio_transport_holds_its_server_s_pid_where_we_read_it(
         tmp_path: Path, no_leftover_servers: str) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
                                    cwd=str(ROOT), env=tagged_env())

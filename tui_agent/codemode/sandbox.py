@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tui_agent.codemode import spare
+from tui_agent.codemode import spare, wire
 from tui_agent.codemode.budget import BUDGET, NoRoom
 from tui_agent.codemode.errors import ErrorKind, ScriptError, cpu, died, parse
 from tui_agent.config.models import CodeModeSettings
@@ -208,7 +208,8 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Co
                 return
             paused = bridge.paused - before
             deadline += paused
-            _send(proc, reply, paused)
+            await _send(proc, reply, paused)
+            reply = None  # held no longer than sent: the next call may bring as much
         elif op == "done":
             outcome.result = message.get("result")
             return
@@ -219,9 +220,10 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Co
 
 
 async def _call_in_time(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
-                        limits: CodeModeSettings, deadline: float) -> str | None:
+                        limits: CodeModeSettings, deadline: float) -> str | Value | None:
     """One call, cancelled if the script's deadline (moved on by the time a person takes
-    to decide) passes first; its reply as a JSON fragment, or None when cancelled."""
+    to decide) passes first; its reply (a failure as a JSON fragment, or the value), or
+    None when cancelled."""
     task = asyncio.ensure_future(_call(bridge, message, outcome, limits))
     before = bridge.paused
     try:
@@ -243,7 +245,7 @@ async def _call_in_time(bridge: Bridge, message: dict[str, Any], outcome: Script
 
 
 async def _call(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
-                limits: CodeModeSettings) -> str:
+                limits: CodeModeSettings) -> str | Value:
     name = str(message.get("name", "?"))
     if outcome.calls >= limits.max_calls:
         return _failed("limit", f"tool-call limit: {name} would be call {outcome.calls + 1}, "
@@ -258,16 +260,22 @@ async def _call(bridge: Bridge, message: dict[str, Any], outcome: ScriptOutcome,
         outcome.completed.append(name)
         return _failed(exc.kind, exc.message)
     outcome.completed.append(name)
-    encoded = json.dumps(value, ensure_ascii=False)
     limit = limits.max_transfer_mb * MB
-    # Characters are at most 4 bytes each: only a long text needs counting in bytes.
-    size = len(encoded.encode()) if len(encoded) > limit // 4 else 0
+    size = wire.size(value)
     if size > limit:
         return _failed("limit", f"{name} returned {size:,} bytes (as JSON), "
                        f"over the {limits.max_transfer_mb} MB one call may bring into a script "
                        "(code_mode max_transfer_mb): ask the tool for less (a page, a "
                        "filter), or raise the limit")
-    return '"ok": true, "value": ' + encoded
+    return Value(value)
+
+
+@dataclass(slots=True)
+class Value:
+    """A call's value, to be written to the child as JSON piece by piece
+    (:mod:`~tui_agent.codemode.wire`)."""
+
+    value: Any
 
 
 def _failed(kind: str, message: str) -> str:
@@ -275,9 +283,28 @@ def _failed(kind: str, message: str) -> str:
                                                  ensure_ascii=False)
 
 
-def _send(proc: asyncio.subprocess.Process, reply: str, paused: float) -> None:
-    """A reply already encoded once: a big value is not copied into a second message."""
-    _raw(proc, f'{{"op": "reply", "paused": {paused!r}, {reply}}}\n'.encode())
+async def _send(proc: asyncio.subprocess.Process, reply: str | Value, paused: float) -> None:
+    """The reply to a call: a failure (a JSON fragment), or a value written as JSON piece
+    by piece, each piece on its way to the child before the next is made, so a big
+    value is never copied whole into a message, its bytes or the pipe's buffer."""
+    head = f'{{"op": "reply", "paused": {paused!r}, '
+    if isinstance(reply, str):
+        _raw(proc, f"{head}{reply}}}\n".encode())
+        return
+    _raw(proc, f'{head}"ok": true, "value": '.encode())
+    for piece in wire.pieces(reply.value):
+        _raw(proc, piece.encode())
+        if len(piece) > 4096:
+            await _drained(proc)
+    _raw(proc, b"}\n")
+
+
+async def _drained(proc: asyncio.subprocess.Process) -> None:
+    """Wait until the pipe took what was written (a child that died: nothing to wait for;
+    the caller sees its end on the next read)."""
+    assert proc.stdin is not None
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        await proc.stdin.drain()
 
 
 def _write(proc: asyncio.subprocess.Process, message: dict[str, Any]) -> None:

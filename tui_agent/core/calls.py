@@ -100,14 +100,18 @@ def resumed(history: Sequence[dict[str, Any]], compaction: Compaction | None,
 
 def capped(outcome: ToolOutcome, limit: int, session: SessionWriter | None,
            call_id: str) -> ToolOutcome:
-    """``outcome`` cut to ``limit`` tokens, the whole of it kept beside the session."""
+    """``outcome`` cut to ``limit`` tokens, the whole of it kept beside the session.
+
+    The structured value is let go: only a script reads it (:mod:`.scripts`), and the
+    call's outcome lives until the turn's last call ends, so with it each of a reply's
+    big results would stay in memory until then."""
     if len(outcome.text) <= limit * CHARS_PER_TOKEN:
-        return outcome
+        return replace(outcome, value=None) if outcome.value is not None else outcome
     saved = None
     if session is not None:
         with contextlib.suppress(OSError):
             saved = session.save_result(call_id, outcome.text)
-    return replace(outcome, text=cap(outcome.text, limit, saved))
+    return replace(outcome, text=cap(outcome.text, limit, saved), value=None)
 
 
 def repair_history(messages: Sequence[dict[str, Any]], added: list[int] | None = None

@@ -7,6 +7,7 @@ untrusted text loses its control characters."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -30,6 +31,21 @@ from tui_agent.core.events import (
 )
 from tui_agent.headless.progress import ProgressLines
 from tui_agent.tools.text import StreamCleaner, clean
+
+FIRST_LINE = 200
+"""Characters of a tool's result shown on its line."""
+_VISIBLE = re.compile(r"\S")
+
+
+def first_line(text: str) -> str:
+    """The first line of ``text`` that says something, cleaned, up to :data:`FIRST_LINE`
+    characters, or ``(empty)``. Only the start of the text is looked at: a result of
+    megabytes is not copied (cleaned, stripped, split) to show one line of it."""
+    start = _VISIBLE.search(text)
+    if start is None:
+        return "(empty)"
+    head = clean(text[start.start():start.start() + FIRST_LINE * 20]).strip()
+    return head.splitlines()[0][:FIRST_LINE] if head else "(empty)"
 
 
 class Printer(Protocol):
@@ -120,7 +136,7 @@ class TextPrinter:
                 self._note(f"[{clean(server)}] {level}: {clean(text)}")
             case ToolResult(id=call_id, is_error=is_error, text=text):
                 self._progress.finish(call_id)
-                first = clean(text).strip().splitlines()[0][:200] if text.strip() else "(empty)"
+                first = first_line(text)
                 indent = "      " if call_id in self._inner else "  "
                 self._note(f"{indent}{'✗' if is_error else '←'} {first}")
             case Retrying(attempt=n, max_attempts=total, delay=delay, reason=reason):

@@ -98,8 +98,10 @@ async def open_client(name: str, config: ServerConfig, side: ClientSide,
                       ) -> tuple[Client, Container | None]:
     """Start ``name``'s server (or its container) and connect to it; what must be closed
     later goes on ``stack``. The client, and the container of a ``docker`` server."""
+    from tui_agent.tools.heap import give_back_big_blocks
     from tui_agent.tools.transports.sdk import open_transport
 
+    give_back_big_blocks()
     container = None
     if config.transport == "docker":
         from tui_agent.tools.transports.docker_container import Container

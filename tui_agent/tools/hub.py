@@ -33,7 +33,7 @@ from tui_agent.tools.resource_tools import (
 )
 from tui_agent.tools.results import describe_block, render
 from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint, hints_of
-from tui_agent.tools.text import clean
+from tui_agent.tools.text import clean, utf8_size
 
 ClientSides = Callable[[str, ServerConfig], ClientSide]
 """The :class:`ClientSide` of a server, by name and config (built by the wiring)."""
@@ -271,7 +271,7 @@ class Hub:
         rendered = render(result)
         self.metrics.record(spec.server, spec.tool, time.monotonic() - started,
                             "error" if rendered.is_error else "ok",
-                            len(rendered.text.encode("utf-8", "replace")))
+                            utf8_size(rendered.text))
         return ToolOutcome(rendered.text, rendered.is_error, rendered.value, rendered.media)
 
     def stats(self) -> dict[str, Any]:

@@ -68,3 +68,16 @@ class StreamCleaner:
     def flush(self) -> str:
         held, self._held = self._held, ""
         return clean(held)
+
+
+SLICE = 1 << 20
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate counts as the ``?`` it would be
+    replaced by), without a copy of a long text: ASCII is counted as it is (CPython knows
+    a string is ASCII without reading it), anything else a slice at a time."""
+    if text.isascii():
+        return len(text)
+    return sum(len(text[at:at + SLICE].encode("utf-8", "replace"))
+               for at in range(0, len(text), SLICE))

@@ -1,5 +1,6 @@
 """The transports the ``mcp`` SDK provides (stdio, SSE, streamable HTTP), set up safely;
-Docker's MCP gateway is a stdio server too.
+Docker's MCP gateway is a stdio server too. stdio is the SDK's with a reader of our own
+(:mod:`.stdio`), which holds a big message once instead of several times.
 
 stdio servers get the SDK's minimal environment plus what the config names,
 and their stderr goes to a log file, never the terminal (and never an unread
@@ -34,11 +35,13 @@ OnEvent = Callable[[str, str], None]
 
 
 class WatchedRead:
-    """A read stream that reports its end."""
+    """A read stream that reports its end, and lets a read result go once it was handed
+    on (:meth:`_let_go`)."""
 
     def __init__(self, inner: Any, on_event: OnEvent) -> None:
         self._inner = inner
         self._on_event = on_event
+        self._last: Any = None
 
     @property
     def last_context(self) -> Any:
@@ -47,12 +50,28 @@ class WatchedRead:
     async def receive(self) -> Any:
         import anyio
 
+        self._let_go()
         try:
             item = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_event("closed", "the server exited")
             raise
+        self._last = item
         return item
+
+    def _let_go(self) -> None:
+        """The SDK's read loop holds the message it read last until the next one comes: a
+        tool's whole result, for as long as the server says nothing more, and beside the
+        next big one while that is read. When the loop asks for the next message it has
+        handed the last one's result to the call that waits for it (a response is
+        resolved as it is read), so the message's own reference to it is dropped: the
+        result lives as long as that call keeps it. Requests and notifications, which the
+        SDK may hand to tasks of their own, are left alone."""
+        last, self._last = self._last, None
+        message = getattr(last, "message", None)
+        if isinstance(getattr(message, "result", None), dict) and \
+                getattr(message, "method", None) is None:
+            message.result = {}  # type: ignore[union-attr]
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -148,7 +167,8 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
     ``auth`` (an ``httpx.Auth``) goes with every request of an SSE or HTTP server."""
     if config.transport in ("stdio", "docker-gateway"):
         from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+
+        from tui_agent.tools.transports.stdio import stdio_client
 
         assert errlog is not None
         if config.transport == "docker-gateway":

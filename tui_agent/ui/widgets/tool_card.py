@@ -32,6 +32,26 @@ SCRIPT_LINES = 15
 SHORT_RESULT = 3
 
 
+PREVIEW_CHARS = 20_000
+"""Characters of a result a card holds and shows: a result of megabytes (a script's call
+reads it whole) is not kept, cleaned and laid out in full by every card that shows it."""
+
+
+def preview(text: str) -> tuple[str, int]:
+    """What a card shows of a result, and how many lines the result has in all. A result
+    over :data:`PREVIEW_CHARS` shows its start and a line that says how much is left."""
+    if len(text) <= PREVIEW_CHARS:
+        lines = text.splitlines() or ["(empty)"]
+        return "\n".join(lines), len(lines)
+    lines = text[:PREVIEW_CHARS].splitlines()
+    if "\n" not in text[PREVIEW_CHARS - 1:PREVIEW_CHARS + 1]:
+        lines = lines[:-1] or lines  # the last line is cut: show it whole or not at all
+    count = text.count("\n") + (not text.endswith("\n"))
+    shown = "\n".join(lines)
+    more = f" in {count - len(lines):,} more lines" if count > len(lines) else ""
+    return shown + f"\n… {len(text) - len(shown):,} more characters{more} not shown", count
+
+
 def arguments_text(arguments: dict[str, Any]) -> str:
     if not arguments:
         return "(no arguments)"
@@ -148,12 +168,12 @@ class ToolCard(Vertical):
         if self._progress is not None:
             self._progress.remove()
             self._progress = None
-        lines = text.splitlines() or ["(empty)"]
-        body = Static(plain("\n".join(lines)), classes="result")
-        if is_error or len(lines) <= SHORT_RESULT:
+        shown, count = preview(text)
+        body = Static(plain(shown), classes="result")
+        if is_error or count <= SHORT_RESULT:
             self.mount(body)
         else:
-            title = f"result · {len(lines)} lines, {len(text):,} characters"
+            title = f"result · {count:,} lines, {len(text):,} characters"
             self.mount(Collapsible(body, title=title, collapsed=True))
 
     def show_progress(self, done: float, total: float | None, message: str | None) -> None:

@@ -1,0 +1,151 @@
+"""The stdio transport: the ``mcp`` SDK's ``stdio_client`` with a reader that holds a big
+message once.
+
+The SDK reads the server's stdout as text and joins each piece to what it holds so far
+(``buffer + chunk``), so a message of n bytes costs about n²/64 KB of copying and three
+copies of it at once (14 MB, a 7 MB result sent as text and again as structured content,
+took 6 s and 42 MB), and its last line stays alive until the next message arrives. Here
+the bytes are kept as they come, joined once at the newline, parsed from bytes by the
+same pydantic adapter, and let go before the message is handed on. Everything else (the
+spawn, the environment, the writer, the shutdown the MCP spec orders, the timeouts that
+:mod:`.stopping` shortens) is the SDK's own code, called as it calls it; the server's
+process is held as ``process`` in this generator's frame, where
+:func:`~tui_agent.tools.transports.sdk.server_pid` reads it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
+
+log = logging.getLogger("mcp.client.stdio")  # where the SDK logs what goes wrong here
+
+
+@asynccontextmanager
+async def stdio_client(server: StdioServerParameters, errlog: TextIO = sys.stderr
+                       ) -> AsyncGenerator[Any, None]:
+    """Spawn ``server`` and connect to it over its stdin and stdout (the SDK's
+    ``stdio_client``, with :func:`read_messages` as its reader)."""
+    import anyio
+    import anyio.lowlevel
+    from mcp.client import stdio as sdk
+    from mcp.shared.message import SessionMessage
+
+    command = await sdk._get_executable_command(server.command)
+    process = await sdk._create_platform_compatible_process(
+        command=command, args=server.args,
+        env=sdk.get_default_environment() | (server.env or {}), errlog=errlog, cwd=server.cwd)
+    # No awaits until the task group is entered (a cancellation here would leak the server).
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    shutting_down = False
+    writer_done = anyio.Event()
+
+    async def stdout_reader() -> None:
+        try:
+            async with read_writer:
+                try:
+                    await read_messages(process.stdout, read_writer)
+                finally:
+                    await sdk._drain_stdout(process)
+        except anyio.ClosedResourceError:
+            pass  # our own shutdown closed the stdout stream under the read
+        except (anyio.BrokenResourceError, ConnectionError):
+            if not shutting_down:
+                log.exception("Reading from the MCP server's stdout failed mid-session")
+
+    async def stdin_writer() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_reader:
+                async for message in write_reader:
+                    json = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((json + "\n").encode(
+                        encoding=server.encoding, errors=server.encoding_error_handler))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_writer.aclose()  # the session sees the end instead of hanging
+        finally:
+            writer_done.set()
+
+    async def shutdown() -> None:
+        """The SDK's: stop traffic, flush, stop the server, release the streams."""
+        read_stream.close()
+        write_stream.close()
+        with anyio.move_on_after(sdk._WRITER_FLUSH_TIMEOUT) as flush_scope:
+            await writer_done.wait()
+        if flush_scope.cancelled_caught:
+            await anyio.lowlevel.cancel_shielded_checkpoint()
+        await sdk._stop_server_process(process)
+        await sdk._aclose_all(read_stream, write_stream, read_writer, write_reader)
+        await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stdout_reader)
+        tg.start_soon(stdin_writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            shutting_down = True
+            with anyio.CancelScope(shield=True):  # the server must never be left running
+                await shutdown()
+            tg.cancel_scope.cancel()
+    await anyio.lowlevel.cancel_shielded_checkpoint()
+
+
+async def read_messages(stdout: Any, deliver: Any) -> None:
+    """Each newline-ended message on ``stdout`` (a byte stream), parsed, sent to
+    ``deliver`` (a parse error is sent as the exception, as the SDK does). A message's
+    bytes are joined once, parsed, and dropped before it is handed on (:func:`parse`)."""
+    import anyio
+
+    held = bytearray()  # one block that grows (a big one is remapped, not copied)
+    async for chunk in stdout:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if held:
+                held += memoryview(chunk)[start:end]
+                message = parse(held)
+                held = bytearray()
+            else:  # the whole line is in this chunk (the usual case)
+                message = parse(chunk[start:end])
+            start = end + 1
+            try:
+                await deliver.send(message)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # the session is gone; only the drain remains
+            del message  # a big result is not kept alive while the next one is read
+        held += memoryview(chunk)[start:]
+
+
+def parse(line: bytes | bytearray) -> Any:
+    """One JSON-RPC message (a ``SessionMessage``) from the bytes of its line (a
+    bytearray is emptied), or the error that says why it is not one.
+
+    Each form of the message is let go as soon as the next is made (bytes, text, plain
+    values, the SDK's model), so at most two are alive at once. The text is parsed by
+    ``json`` and the values validated by the SDK's own adapter: pydantic's
+    ``validate_json`` (what the SDK calls) held about five times the message at once
+    (71 MB for 14 MB)."""
+    import json
+
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        text = line.decode()
+        if isinstance(line, bytearray):
+            line.clear()
+        del line
+        values = json.loads(text)
+        del text
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(values,
+                                                                            by_name=False))
+    except ValueError as exc:
+        log.exception("Failed to parse JSONRPC message from server")
+        return exc
