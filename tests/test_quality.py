@@ -31,7 +31,7 @@ def test_mypy_strict_is_clean() -> None:
 
 @pytest.mark.parametrize(("module", "args", "expect"), [
     ("tests.bench.bench_stream", ["--tokens", "200", "--rounds", "1"], "ratio ours/direct"),
-    ("tests.bench.bench_startup", ["--rounds", "1"], "run minus bare import"),
+    ("tests.bench.bench_startup", ["--rounds", "1", "--no-warm"], "run minus bare import"),
     ("tests.bench.bench_hub", ["--calls", "20", "--servers", "3"], "call ratio hub/raw"),
     ("tests.bench.bench_codemode", ["--calls", "10", "--rounds", "1"], "ratio script/direct"),
     ("tests.bench.bench_tui", ["--rounds", "1", "--tokens", "120", "--messages", "60"],
