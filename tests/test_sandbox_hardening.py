@@ -184,12 +184,15 @@ def test_one_script_must_fit_the_budget() -> None:
     "d = {}\nfor i in range(20000000):\n  d[i] = i\nresult = len(d)",
 ], ids=["deep-nesting", "big-dict"])
 async def test_a_segfault_is_reported_as_the_limit_to_raise(code: str) -> None:
-    outcome = await sandbox.run(code, {}, Held(), CodeModeSettings(timeout=20))
+    # A small memory limit is reached sooner; the timeout only guards against a hang (on a
+    # loaded machine filling even 128 MB can take many seconds).
+    limits = CodeModeSettings(timeout=120, max_memory_mb=128)
+    outcome = await sandbox.run(code, {}, Held(), limits)
     text = outcome.text()
     assert "exit status" not in text
     assert text.startswith("error (limit): "), text
-    assert "code_mode max_depth is 200, max_memory_mb 512" in text or \
-        "memory limit: the script needed more than 512 MB (code_mode max_memory_mb)" in text
+    assert "code_mode max_depth is 200, max_memory_mb 128" in text or \
+        "memory limit: the script needed more than 128 MB (code_mode max_memory_mb)" in text
 
 
 # -- 12: dying with the parent -----------------------------------------------------------
