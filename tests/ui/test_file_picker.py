@@ -189,3 +189,23 @@ async def test_closing_while_listing_leaves_nothing_behind(project: Path) -> Non
         await until(pilot, lambda: settled(app))
         await pilot.pause()
         assert picker.files is None  # the listing's end found the picker gone
+
+
+async def test_esc_after_enter_while_ranking_takes_nothing(tmp_path: Path) -> None:
+    """Enter waits for the ranking of what is typed; esc then closes the picker. The
+    ranking ending after the esc (the screen leaves the stack over a few turns of the
+    loop) takes nothing: it took a file and dismissed a second time, popping the chat
+    screen (ScreenStackError, the app ended)."""
+    files = many(2_000)
+    picker = FilePicker(tmp_path, files)
+    app = Host(picker)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: picker.shown == "", what="the first list")
+        assert picker.index is not None
+        under_way = picker.generation  # the ranking of what is typed, still on its way
+        picker.taking = True  # enter came before it (what on_input_submitted does then)
+        picker.action_dismiss_none()  # esc, in the same turn of the loop
+        picker._ranking(picker.index, "", under_way)  # and now the ranking ends
+        await until(pilot, lambda: settled(app))
+        await pilot.pause()
+        assert app.chosen == [None] and len(app.screen_stack) == 1

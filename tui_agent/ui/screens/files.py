@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual import work
+from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
@@ -69,6 +70,15 @@ class FilePicker(Picker):
 
     def on_unmount(self) -> None:
         self.generation += 1  # a ranking under way stops at its next block
+
+    def dismiss(self, result: str | None = None) -> AwaitComplete:
+        """Closing (a file taken, or esc) makes a ranking under way stale at once and
+        forgets an enter waiting for it: the screen leaves the stack over a few turns of
+        the event loop, and a ranking ending meanwhile must not take a file (a second
+        dismiss would pop the chat screen)."""
+        self.generation += 1
+        self.taking = False
+        return super().dismiss(result)
 
     @work(group="files")
     async def _prepare(self) -> None:
