@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -111,6 +112,33 @@ async def test_the_reader_splits_messages_across_and_within_chunks() -> None:
     results = [m.message.result for m in (got[0], got[2], got[3])]
     assert [r["n"] for r in results] == [0, 1, 2]
     assert all(r["text"] == text for r in results)
+
+
+@pytest.mark.anyio
+async def test_a_bad_line_is_that_messages_error_and_reading_goes_on() -> None:
+    """Nesting too deep for ``json``, bytes that are not UTF-8, a lone surrogate (which
+    ``json`` lets through and the session file could not encode), and an unended last
+    line: each bad line arrives as its own error, the good ones after it arrive whole, and
+    a surrogate pair written as escapes is still text."""
+    good = [json.dumps({"jsonrpc": "2.0", "id": n, "result": {"text": "\U0001F600"}})
+            for n in range(4)]
+    data = b"".join([
+        b"[" * 100_000 + b"\n", good[0].encode() + b"\n",
+        b'{"jsonrpc": "2.0", "id": 9, "result": {"t": "\xff"}}\n', good[1].encode() + b"\n",
+        b'{"jsonrpc": "2.0", "id": 8, "result": {"t": "x\\ud800y"}}\n',
+        good[2].encode() + b"\n", good[3].encode() + b"\n", b'{"jsonrpc": "2.0", "id": 7'])
+    send, receive = anyio.create_memory_object_stream[bytes](10)
+    await send.send(data)
+    send.close()
+    out_send, out = anyio.create_memory_object_stream[Any](10)
+    await read_messages(receive, out_send)
+    got = [out.receive_nowait() for _ in range(7)]
+    assert [isinstance(g, Exception) for g in got] == [True, False, True, False, True, False,
+                                                       False]
+    assert [g.message.id for g in (got[1], got[3], got[5], got[6])] == [0, 1, 2, 3]
+    assert got[6].message.result == {"text": "\U0001F600"}
+    with pytest.raises(anyio.WouldBlock):  # the unended line is dropped, as the SDK does
+        out.receive_nowait()
 
 
 @pytest.mark.anyio
@@ -224,3 +252,19 @@ async def test_a_reply_s_big_direct_results_do_not_stay_until_its_last_call_ends
     assert all((tmp_path / "s.results" / f"b{n}.txt").stat().st_size == size
                for n in range(5))
     assert peak.above < 8 * size, f"{peak.above / MB:.1f} MB for {size / MB:g} MB results"
+
+
+def test_the_sdk_still_has_the_helpers_our_stdio_transport_calls() -> None:
+    """Our stdio transport calls the SDK's private helpers (``mcp`` is pinned below 2.4 for
+    them): an SDK without one would fail at every stdio server's start."""
+    import inspect
+
+    from mcp.client import stdio as sdk
+
+    from tui_agent.tools.transports import stdio
+
+    used = set(re.findall(r"\bsdk\.(_\w+)", inspect.getsource(stdio)))
+    assert {"_get_executable_command", "_create_platform_compatible_process",
+            "_drain_stdout", "_stop_server_process", "_aclose_all",
+            "_WRITER_FLUSH_TIMEOUT"} <= used
+    assert [name for name in sorted(used) if not hasattr(sdk, name)] == []

@@ -5,11 +5,15 @@ The SDK reads the server's stdout as text and joins each piece to what it holds 
 (``buffer + chunk``), so a message of n bytes costs about n²/64 KB of copying and three
 copies of it at once (14 MB, a 7 MB result sent as text and again as structured content,
 took 6 s and 42 MB), and its last line stays alive until the next message arrives. Here
-the bytes are kept as they come, joined once at the newline, parsed from bytes by the
-same pydantic adapter, and let go before the message is handed on. Everything else (the
-spawn, the environment, the writer, the shutdown the MCP spec orders, the timeouts that
-:mod:`.stopping` shortens) is the SDK's own code, called as it calls it; the server's
-process is held as ``process`` in this generator's frame, where
+the bytes are kept as they come, joined once at the newline, parsed by ``json`` and then
+checked by the SDK's own adapter (``validate_python``; a message that may hold a lone
+surrogate goes through the SDK's ``validate_json``, which refuses it), and let go before
+the message is handed on. A line that does not parse (not UTF-8, not JSON, nested too
+deep) is that message's error, and reading goes on. The rest follows the SDK's
+``stdio_client`` line for line: the spawn, the environment, the writer and the shutdown
+the MCP spec orders are the SDK 2.3's private helpers (``mcp`` is pinned below 2.4 for
+them, and a test checks they are there), with the timeouts that :mod:`.stopping`
+shortens; the server's process is held as ``process`` in this generator's frame, where
 :func:`~tui_agent.tools.transports.sdk.server_pid` reads it.
 """
 
@@ -139,13 +143,20 @@ def parse(line: bytes | bytearray) -> Any:
 
     try:
         text = line.decode()
+        # A \uD800-\uDFFF escape may be a lone surrogate, which ``json`` lets through
+        # and no UTF-8 encoder takes afterwards (the session file, a script's process):
+        # such a message (rare) goes through the SDK's own parse, which refuses it.
+        surrogate = b"\\ud" in line or b"\\uD" in line
         if isinstance(line, bytearray):
             line.clear()
         del line
+        if surrogate:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(
+                text, by_name=False))
         values = json.loads(text)
         del text
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(values,
                                                                             by_name=False))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
         log.exception("Failed to parse JSONRPC message from server")
         return exc
