@@ -46,3 +46,15 @@ async def test_a_result_under_the_preview_shows_whole() -> None:
     body, title = await shown(text)
     assert body == (LINE * 150).rstrip("\n") + "\nlast"  # cleaned, as before
     assert title == "result · 151 lines, 15,008 characters"
+
+
+async def test_a_big_result_of_carriage_returns_is_folded_and_its_lines_counted() -> None:
+    """A progress bar's output ends its lines with "\\r" alone: the card folds it like any
+    big result (it counted "\\n" only, found one line, and laid 20,000 characters out
+    unfolded), and counts its lines as the small results' are counted."""
+    text = "progress 1%\r" * 100_000
+    body, title = await shown(text)
+    assert title == "result · 100,000 lines, 1,200,000 characters"
+    assert body.startswith("progress 1%\nprogress 1%\n")
+    small = "a\rb\r\nc"
+    assert (await shown(small * 2 + "\nd\ne"))[1] == "result · 7 lines, 16 characters"

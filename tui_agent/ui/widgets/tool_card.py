@@ -46,7 +46,10 @@ def preview(text: str) -> tuple[str, int]:
     lines = text[:PREVIEW_CHARS].splitlines()
     if "\n" not in text[PREVIEW_CHARS - 1:PREVIEW_CHARS + 1]:
         lines = lines[:-1] or lines  # the last line is cut: show it whole or not at all
-    count = text.count("\n") + (not text.endswith("\n"))
+    # Lines as splitlines() counts them (a progress bar's "\r" ends one too), without
+    # making the list: a few passes in C over megabytes.
+    count = (text.count("\n") + text.count("\r") - text.count("\r\n")
+             + (not text.endswith(("\n", "\r"))))
     shown = "\n".join(lines)
     more = f" in {count - len(lines):,} more lines" if count > len(lines) else ""
     return shown + f"\n… {len(text) - len(shown):,} more characters{more} not shown", count
@@ -170,7 +173,7 @@ class ToolCard(Vertical):
             self._progress = None
         shown, count = preview(text)
         body = Static(plain(shown), classes="result")
-        if is_error or count <= SHORT_RESULT:
+        if is_error or (count <= SHORT_RESULT and len(text) <= PREVIEW_CHARS):
             self.mount(body)
         else:
             title = f"result · {count:,} lines, {len(text):,} characters"
