@@ -208,7 +208,13 @@ async def _converse(proc: asyncio.subprocess.Process, bridge: Bridge, limits: Co
                 return
             paused = bridge.paused - before
             deadline += paused
-            await _send(proc, reply, paused)
+            try:  # a child that stops reading its input cannot hold the turn past it
+                await asyncio.wait_for(_send(proc, reply, paused),
+                                       max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                proc.kill()
+                outcome.error = _timeout(limits)
+                return
             reply = None  # held no longer than sent: the next call may bring as much
         elif op == "done":
             outcome.result = message.get("result")
