@@ -77,13 +77,17 @@ def test_the_first_frame_imports_nothing_it_does_not_draw(tmp_path: Path) -> Non
 @pytest.mark.anyio
 async def test_the_collector_runs_again_once_the_first_frame_is_drawn(tmp_path: Path) -> None:
     """The command holds every collection on the way to the first frame (what start-up
-    allocates lives as long as the app); the app lets the collector run again then."""
+    allocates lives as long as the app); the app lets the collector run again then, with
+    what start-up made frozen (no collection walks it again)."""
     app = AgentApp(Startup(config=write_config(tmp_path / "c.toml")))
+    gc.unfreeze()
     hold_until_first_frame()
     try:
         assert not gc.isenabled()
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, gc.isenabled, what="the collector to run again")
+            assert gc.get_freeze_count() > 0
             await pilot.press("ctrl+q")
     finally:
         gc.enable()
+        gc.unfreeze()  # this test's process goes on with other tests
