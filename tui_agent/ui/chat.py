@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import signal
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,11 @@ from tui_agent.ui.turn import Turns
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
+
+WARM_UP = ("tui_agent.ui.composer", "tui_agent.ui.commands", "tui_agent.ui.actions",
+           "tui_agent.ui.screens.files")
+"""Modules the first frame does without and the first keys need: imported in a thread
+once the config is loaded."""
 
 if TYPE_CHECKING:
     from tui_agent.core.approval import PendingCall
@@ -205,11 +211,20 @@ class ChatApp(App[int]):
         self.status.code_mode = self.options.settings.config.code_mode.enabled
         self.transcript.script_servers = self._script_servers
         self.start_backend()
+        self._warm_up()
         try:
             await self._greet()
         except MountError:
             if self.return_code is None:  # not a quit during start-up
                 raise
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def _warm_up(self) -> None:
+        """Import, in a thread, what the first ``@``, enter and slash command would
+        otherwise import on the event loop (kept off the first frame: 10-40 ms each, a
+        frame or two of the first keystroke's echo)."""
+        for name in WARM_UP:
+            importlib.import_module(name)
 
     def config_loaded(self, options: Options) -> None:
         """The config was loaded (at start-up, or reloaded): a subclass may watch its
