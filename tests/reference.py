@@ -8,6 +8,7 @@ installed into ``tests/npm`` from its lock file the first time a test needs it.
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -46,9 +47,27 @@ def _npm_server(exe: Path) -> str:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port for a server a test starts, free now and kept from the others of this run:
+    each pytest-xdist worker draws from its own block of ports below the kernel's
+    ephemeral range (where no bind to port 0 and no outgoing connection lands), at
+    random within it (a second run alongside seldom draws the same), and checks that
+    nothing holds it. A port from bind(("", 0)), closed and handed on, could be taken
+    meanwhile by another worker's bind or connect."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    block = 10_000 + (int(worker) if worker.isdigit() else 0) % 10 * PORT_BLOCK
+    for port in random.sample(range(block, block + PORT_BLOCK), PORT_BLOCK):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {block}-{block + PORT_BLOCK - 1}")
+
+
+PORT_BLOCK = 2_000
+"""Ports per worker: workers gw0-gw9 draw from 10000-29999, below the kernel's ephemeral
+range (32768 and up on Linux)."""
 
 
 @contextmanager

@@ -31,7 +31,9 @@ from tests.test_hub import call, eventually, hub_of
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.transports.docker_engine import LABEL, LABEL_OWNER, LABEL_SERVER, owner_alive
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+# One worker runs this file when the suite runs in parallel: a reaper removes every
+# orphaned container on the engine, which another test here may have made on purpose.
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("docker")]
 
 
 @pytest.fixture(scope="module")
