@@ -108,7 +108,7 @@ class Watched(AbstractAsyncContextManager[Any]):
         read, write = await self._inner.__aenter__()
         self._pid = server_pid(self._inner)
         if self._pid is None:
-            log.warning("no pid found for a stdio server (has the mcp SDK changed?): "
+            log.warning("no pid found for a stdio server (has its transport changed?): "
                         "once the terminal goes, only the SDK's shorter waits hurry its "
                         "close, and a close already under way is not hurried")
             stopping.cannot_watch()
@@ -124,12 +124,13 @@ class Watched(AbstractAsyncContextManager[Any]):
 
 
 def server_pid(transport: Any) -> int | None:
-    """The pid of the server the SDK's ``stdio_client`` started (a process group leader),
-    or None. The SDK hands out only the streams; its generator, suspended while the
-    session runs, holds the process as ``process``. (Read from its frame: the SDK's own
-    timeouts are read when a wait begins, so they cannot hurry a close already waiting;
-    :mod:`.stopping` shortens them only as the fallback. A test pins this to the
-    installed SDK, and :class:`Watched` logs a warning when it finds nothing.)"""
+    """The pid of the server our ``stdio_client`` (:mod:`.stdio`, which follows the SDK's)
+    started (a process group leader), or None. Like the SDK's, it hands out only the
+    streams; its generator, suspended while the session runs, holds the process as
+    ``process``. (Read from its frame: the SDK's own timeouts are read when a wait
+    begins, so they cannot hurry a close already waiting; :mod:`.stopping` shortens them
+    only as the fallback. A test pins this to our transport, and :class:`Watched` logs a
+    warning when it finds nothing.)"""
     frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
     process = frame.f_locals.get("process") if frame is not None else None
     pid = getattr(process, "pid", None)
