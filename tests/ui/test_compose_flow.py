@@ -42,6 +42,34 @@ def notes(app: object) -> list[str]:
     return [str(n.render()) for n in app.transcript.query(Note)]  # type: ignore[attr-defined]
 
 
+async def test_keys_typed_after_the_at_before_the_picker_opens_are_its_query(
+        project: Path, tmp_path: Path) -> None:
+    """The picker opens a moment after the ``@``: keys typed meanwhile landed in the
+    prompt, the picker opened empty, and enter glued its first file after them
+    (``see @readmsrc/app.py``). They are the picker's query instead; esc puts them back."""
+    app = make_app(write_config(tmp_path / "c.toml", base_url="http://127.0.0.1:9/v1"))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        prompt = app.chat.query_one(PromptInput)
+        prompt.focus()
+        for round_, then in (("first", "enter"), ("second", "escape")):
+            # All in the prompt's queue at once: "a", "p", "p" come before the app opens
+            # the picker that "@" asked for.
+            for key in ("s", "e", "e", "space", "@", "a", "p", "p"):
+                char = " " if key == "space" else key
+                prompt.post_message(events.Key(key, char))
+            await until(pilot, lambda: isinstance(app.screen, FilePicker)
+                        and app.screen.shown == "app", what=f"the {round_} ranking")
+            assert prompt.text.endswith("see @")
+            await pilot.press(then)
+            await until(pilot, lambda: not isinstance(app.screen, FilePicker))
+            if then == "enter":
+                assert prompt.text == "see @src/app.py "
+            else:
+                assert prompt.text == "see @src/app.py see @app"
+        await finish(app)
+
+
 async def test_files_images_copy_and_editor(project: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     editor = tmp_path / "editor.py"

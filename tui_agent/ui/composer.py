@@ -61,13 +61,21 @@ async def pick_file(app: ChatApp) -> None:
     """``@`` typed: the picker; the chosen path completes the ``@``."""
     from tui_agent.ui.screens.files import FilePicker
 
+    prompt = _prompt(app)
+    carried: list[str] = []
+
+    def typed() -> str:
+        carried.append(prompt.take_typed_reference())
+        return carried[-1]
+
     def chosen(path: str | None) -> None:
-        prompt = _prompt(app)
         if path:
             prompt.insert_reference(path)
+        elif carried:  # esc: what was typed after the @ goes back where it was
+            prompt.insert(carried[-1])
         prompt.focus()
 
-    await app.push_screen(FilePicker(Path.cwd()), chosen)
+    await app.push_screen(FilePicker(Path.cwd(), typed=typed), chosen)
 
 
 async def attach_image(app: ChatApp, path: Path, shown: str) -> None:

@@ -41,7 +41,8 @@ TITLE = "Attach a file to the message"
 
 class FilePicker(Picker):
     def __init__(self, root: Path, files: list[str] | None = None,
-                 lister: Callable[[Path], list[str]] = list_files) -> None:
+                 lister: Callable[[Path], list[str]] = list_files,
+                 typed: Callable[[], str] | None = None) -> None:
         super().__init__(TITLE, [],
                          placeholder="type part of a path (letters in order: 'apy' finds "
                                      "app.py)",
@@ -52,6 +53,9 @@ class FilePicker(Picker):
         """The project's files; None while they are listed."""
         self.lister = lister
         """What lists them (in a thread) when they were not given."""
+        self.typed = typed
+        """What was typed after the ``@`` before the picker took the keys (taken out of
+        the prompt when the picker opens): the start of its query."""
         self.index: FileIndex | None = None
         """The files ready for ranking; None until they are listed and indexed."""
         self.generation = 0
@@ -66,6 +70,11 @@ class FilePicker(Picker):
         """The title says "ranking…"."""
 
     async def on_mount(self) -> None:
+        carried = self.typed() if self.typed is not None else ""
+        if carried:
+            field = self.query_one(Input)
+            field.value = carried
+            field.cursor_position = len(carried)
         self._prepare()
 
     def on_unmount(self) -> None:

@@ -86,6 +86,8 @@ class PromptInput(TextArea):
         self.prompt_history = history or PromptHistory(None)
         self._position: int | None = None  # index into history while browsing it
         self._draft = ""
+        self.reference_at: tuple[int, int] | None = None
+        """Just after the ``@`` that last asked for the file picker."""
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
@@ -102,6 +104,7 @@ class PromptInput(TextArea):
         at_word = column == 0 or self.document.get_line(row)[column - 1:column].isspace()
         await super()._on_key(event)
         if event.character == "@" and at_word:
+            self.reference_at = self.cursor_location
             self.post_message(self.FileWanted())
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -118,6 +121,20 @@ class PromptInput(TextArea):
 
     def action_editor(self) -> None:
         self.post_message(self.EditorWanted())
+
+    def take_typed_reference(self) -> str:
+        """What was typed after the ``@`` that asked for the picker, before the picker took
+        the keys (it opens a moment later), taken out of the prompt: it becomes the
+        picker's query. Nothing if the cursor has left that ``@``'s line."""
+        start, self.reference_at = self.reference_at, None
+        row, column = self.cursor_location
+        if start is None or row != start[0] or column <= start[1]:
+            return ""
+        typed = self.document.get_line(row)[start[1]:column]
+        if "@" in typed or any(c.isspace() for c in typed):
+            return ""  # not a path being typed: leave it be
+        self.delete(start, (row, column))
+        return typed
 
     def insert_reference(self, path: str) -> None:
         """Complete the ``@`` just typed with ``path`` (quoted if it has spaces)."""
