@@ -366,8 +366,12 @@ async def test_a_script_runs_in_the_child_started_ahead_and_the_next_is_started(
         assert (await running).result == "ok"
         # The spare ended with the script (had the script started a child of its own, the
         # spare would still be waiting), and the next one waits in its place.
-        (following,) = await wait_for_children(1)
+        (following,) = await wait_for_children(1, but=ahead)
         assert following != ahead
+        deadline = time.monotonic() + 10
+        while ahead in children_of(os.getpid()) and "Z" not in _state(ahead):
+            assert time.monotonic() < deadline, "the spare that ran the script did not end"
+            await asyncio.sleep(0.02)
     finally:
         await spare.close()
     await wait_for_children(0)
