@@ -5,14 +5,14 @@ The SDK reads the server's stdout as text and joins each piece to what it holds 
 (``buffer + chunk``), so a message of n bytes costs about n²/64 KB of copying and three
 copies of it at once (14 MB, a 7 MB result sent as text and again as structured content,
 took 6 s and 42 MB), and its last line stays alive until the next message arrives. Here
-the bytes are kept as they come, joined once at the newline, parsed by ``json`` and then
-checked by the SDK's own adapter (``validate_python``; a message that may hold a lone
-surrogate goes through the SDK's ``validate_json``, which refuses it), and let go before
-the message is handed on. A line that does not parse (not UTF-8, not JSON, nested too
-deep) is that message's error, and reading goes on. The rest follows the SDK's
-``stdio_client`` line for line: the spawn, the environment, the writer and the shutdown
-the MCP spec orders are the SDK 2.3's private helpers (``mcp`` is pinned below 2.4 for
-them, and a test checks they are there), with the timeouts that :mod:`.stopping`
+the bytes are kept as they come, joined once at the newline, parsed (a big message by
+``json`` and then the SDK's own adapter, ``validate_python``; a small one, or one that may
+hold a lone surrogate, by the SDK's ``validate_json``, which refuses such a surrogate),
+and let go before the message is handed on. A line that does not parse (not UTF-8, not
+JSON, nested too deep) is that message's error, and reading goes on. The rest follows the
+SDK's ``stdio_client`` line for line: the spawn, the environment, the writer and the
+shutdown the MCP spec orders are the SDK 2.3's private helpers (``mcp`` is pinned below
+2.4 for them, and a test checks they are there), with the timeouts that :mod:`.stopping`
 shortens; the server's process is held as ``process`` in this generator's frame, where
 :func:`~tui_agent.tools.transports.sdk.server_pid` reads it.
 """
