@@ -22,6 +22,7 @@ from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import MountError
 from textual.widgets import Static
@@ -214,7 +215,7 @@ class ChatApp(App[int]):
         self._warm_up()
         try:
             await self._greet()
-        except MountError:
+        except (MountError, NoMatches):  # the screen went away under the greeting
             if self.return_code is None:  # not a quit during start-up
                 raise
 
