@@ -59,6 +59,14 @@ def settled(app: App[None]) -> bool:
     return all(worker.is_finished for worker in app.workers)
 
 
+def held_listing(project: Path) -> tuple[threading.Event, threading.Event, FilePicker, Host]:
+    """The picker over ``project`` in an app, its listing held until ``gate`` opens;
+    ``done`` is set when the listing has ended."""
+    gate, done = threading.Event(), threading.Event()
+    picker = FilePicker(project, lister=gated(gate, done))
+    return gate, done, picker, Host(picker)
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     for name in ("src/app.py", "src/chat.py", "tests/test_app.py", "docs/apis.md",
@@ -101,9 +109,7 @@ async def test_typing_fast_ends_on_the_typed_querys_ranking(tmp_path: Path) -> N
 
 
 async def test_keys_typed_while_listing_are_ranked_when_the_list_comes(project: Path) -> None:
-    gate, done = threading.Event(), threading.Event()
-    picker = FilePicker(project, lister=gated(gate, done))
-    app = Host(picker)
+    gate, done, picker, app = held_listing(project)
     async with app.run_test() as pilot:
         try:
             await pilot.press("a", "p", "p")
@@ -116,9 +122,7 @@ async def test_keys_typed_while_listing_are_ranked_when_the_list_comes(project: 
 
 
 async def test_enter_before_the_ranking_takes_its_best_match(project: Path) -> None:
-    gate, done = threading.Event(), threading.Event()
-    picker = FilePicker(project, lister=gated(gate, done))
-    app = Host(picker)
+    gate, done, picker, app = held_listing(project)
     async with app.run_test() as pilot:
         try:
             await pilot.press("t", "a", "p", "enter")
@@ -130,9 +134,7 @@ async def test_enter_before_the_ranking_takes_its_best_match(project: Path) -> N
 
 
 async def test_enter_before_a_ranking_that_finds_nothing_takes_nothing(project: Path) -> None:
-    gate, done = threading.Event(), threading.Event()
-    picker = FilePicker(project, lister=gated(gate, done))
-    app = Host(picker)
+    gate, done, picker, app = held_listing(project)
     async with app.run_test() as pilot:
         try:
             await pilot.press("q", "q", "enter")
@@ -148,9 +150,7 @@ async def test_enter_before_a_ranking_that_finds_nothing_takes_nothing(project: 
 
 
 async def test_keys_after_enter_cancel_the_enter(project: Path) -> None:
-    gate, done = threading.Event(), threading.Event()
-    picker = FilePicker(project, lister=gated(gate, done))
-    app = Host(picker)
+    gate, done, picker, app = held_listing(project)
     async with app.run_test() as pilot:
         try:
             await pilot.press("a", "enter", "p")  # enter meant for "a", then typing went on
@@ -176,9 +176,7 @@ async def test_esc_while_ranking_closes_and_nothing_follows(tmp_path: Path) -> N
 
 
 async def test_closing_while_listing_leaves_nothing_behind(project: Path) -> None:
-    gate, done = threading.Event(), threading.Event()
-    picker = FilePicker(project, lister=gated(gate, done))
-    app = Host(picker)
+    gate, done, picker, app = held_listing(project)
     async with app.run_test() as pilot:
         try:
             await pilot.press("a", "escape")
