@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tui_agent.core.events import Event, ServerLog, ToolCallStarted, ToolProgress
+from tui_agent.core.events import Event, ServerLog, TaskUpdate, ToolCallStarted, ToolProgress
 from tui_agent.core.llm import ToolCallRequest
 from tui_agent.core.session import Compaction, SessionWriter
-from tui_agent.tools.news import LogLine, Progress
+from tui_agent.tools.news import LogLine, Progress, TaskNews
 from tui_agent.tools.results import CHARS_PER_TOKEN, cap
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
@@ -148,11 +148,13 @@ def repair_history(messages: Sequence[dict[str, Any]], added: list[int] | None =
 
 
 def news_to(call_id: str, emit: Callable[[Event], None]
-            ) -> Callable[[Progress | LogLine], None]:
+            ) -> Callable[[Progress | LogLine | TaskNews], None]:
     """What a server tells during call ``call_id``, as the turn's events."""
-    def told(news: Progress | LogLine) -> None:
+    def told(news: Progress | LogLine | TaskNews) -> None:
         if isinstance(news, Progress):
             emit(ToolProgress(call_id, news.progress, news.total, news.message))
+        elif isinstance(news, TaskNews):
+            emit(TaskUpdate(call_id, news.task_id, news.status, news.message))
         else:
             emit(ServerLog(news.server, news.level, news.text, news.logger, call_id))
 

@@ -132,6 +132,19 @@ class ToolProgress(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TaskUpdate(Event):
+    """A call that runs as a task (MCP tasks) changed status: ``task`` is the server's
+    task id, ``status`` one of ``working``, ``input_required``, ``completed``, ``failed``,
+    ``cancelled``, and ``status_message`` what the server says of it (cleaned)."""
+
+    type: ClassVar[str] = "task"
+    id: str
+    task: str
+    status: str
+    status_message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServerLog(Event):
     """A line a server logged (``notifications/message``). ``id``: the call in flight it
     is shown with (a warning or worse, during that call), else None."""

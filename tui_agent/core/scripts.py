@@ -21,8 +21,10 @@ from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree, referenced
 from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.core.approval import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
+from tui_agent.core.calls import news_to
 from tui_agent.core.diffs import may_write_files, writes_file
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
+from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
 
@@ -196,12 +198,15 @@ class ScriptBridge:
             self.emit(ToolResult(call_id, True, text))
             raise CallFailed("denied", text)
         started = time.monotonic()
+        told = CALL_NEWS.set(news_to(call_id, self.emit))  # progress and task status
         try:
             outcome = await self.agent.run_tool(spec, args)
         except asyncio.CancelledError:  # the script's deadline, or the turn stopped
             self.emit(ToolResult(call_id, True, "cancelled before it finished",
                                  round(time.monotonic() - started, 3)))
             raise
+        finally:
+            CALL_NEWS.reset(told)
         self.emit(ToolResult(call_id, outcome.is_error, outcome.text,
                              round(time.monotonic() - started, 3)))
         if outcome.is_error:

@@ -23,6 +23,7 @@ from tui_agent.core.events import (
     ReasoningDelta,
     Retrying,
     ServerLog,
+    TaskUpdate,
     TextDelta,
     ToolCallStarted,
     ToolProgress,
@@ -46,6 +47,12 @@ def first_line(text: str) -> str:
         return "(empty)"
     head = clean(text[start.start():start.start() + FIRST_LINE * 20]).strip()
     return head.splitlines()[0][:FIRST_LINE] if head else "(empty)"
+
+
+def task_line(task: str, status: str, message: str | None) -> str:
+    """``task 3f2a1b9c… working: Gathering sources...`` (server text, cleaned)."""
+    short = clean(task)[:8] + ("…" if len(task) > 8 else "")
+    return f"task {short} {clean(status)}{f': {clean(message)}' if message else ''}"
 
 
 class Printer(Protocol):
@@ -132,6 +139,10 @@ class TextPrinter:
                 self._end_reply_line()
                 self._progress.show(call_id, f"{indent}  … {progress_text(done, total)}"
                                              f"{f' {clean(message)}' if message else ''}")
+            case TaskUpdate(id=call_id, task=task, status=status, status_message=message):
+                indent = "    " if call_id in self._inner else ""
+                self._end_reply_line()
+                self._progress.show(call_id, f"{indent}  … {task_line(task, status, message)}")
             case ServerLog(server=server, level=level, text=text, id=None) if self.verbose:
                 self._note(f"[{clean(server)}] {level}: {clean(text)}")
             case ToolResult(id=call_id, is_error=is_error, text=text):

@@ -30,6 +30,7 @@ from tui_agent.tools.errors import (
 )
 from tui_agent.tools.login_wait import LoginAware
 from tui_agent.tools.news import CALL_NEWS, News, progress_of
+from tui_agent.tools.tasks import ProgressRoutes, call_as_task, runs_as_task
 from tui_agent.tools.text import clean
 
 
@@ -40,6 +41,7 @@ class CallPath(LoginAware):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._listening: set[News] = set()
+        self._task_progress = ProgressRoutes()
 
     async def _usable(self) -> Any:
         if self.state == "disabled":
@@ -99,9 +101,12 @@ class CallPath(LoginAware):
         if news is not None:
             self._listening.add(news)
         with anyio.CancelScope(deadline=min(now + self.call_timeout, cap)) as scope:
-            async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            def alive() -> None:
                 self._answered()
                 scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
+
+            async def progressed(progress: float, total: float | None, message: str | None) -> None:
+                alive()
                 if news is not None:
                     news(progress_of(progress, total, message))
                 if self.side.progress is not None:
@@ -113,6 +118,11 @@ class CallPath(LoginAware):
             try:
                 if self.config.per_call_exec and self._container is not None:
                     result = await self._call_in_own_exec(tool, arguments, progressed)
+                elif self._as_task(client, tool):
+                    result = await call_as_task(
+                        client, tool, arguments, ttl=self.config.max_call_time,
+                        routes=self._task_progress, progressed=progressed, alive=alive,
+                        news=news)
                 else:
                     result = await client.call_tool(tool, arguments,
                                                     progress_callback=progressed)
@@ -132,6 +142,15 @@ class CallPath(LoginAware):
         self._answered()
         self.breaker.success()
         return result
+
+    def _as_task(self, client: Any, tool: str) -> bool:
+        """The call of ``tool`` goes as a task (:mod:`~tui_agent.tools.tasks`)."""
+        listed = next((t for t in self.tools if t.name == tool), None)
+        return listed is not None and runs_as_task(listed, client)
+
+    async def _on_message(self, message: Any) -> None:
+        await self._task_progress.deliver(message)  # a task's reports outlive its request
+        await super()._on_message(message)
 
     def _failure(self, tool: str, exc: Any, refused: list[Refused]) -> Exception:
         """What the call of ``tool`` raises for the MCP error ``exc`` (``refused``: the

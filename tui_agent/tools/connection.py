@@ -19,6 +19,7 @@ from tui_agent.tools.client import instructions_of
 from tui_agent.tools.lifecycle import State
 from tui_agent.tools.news import SEVERE, LogLine, log_line
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
+from tui_agent.tools.tasks import why_not_offered
 from tui_agent.tools.text import clean
 
 RESOURCE_LOOK = 5.0
@@ -42,13 +43,6 @@ async def has_resources(client: Any, within: float = RESOURCE_LOOK) -> bool:
             except Exception:  # noqa: S112 (a server that cannot list has none to offer)
                 continue
     return False
-
-
-def needs_task(tool: Any) -> bool:
-    """A tool that runs only as a task (``execution.taskSupport = "required"``): the SDK
-    has no client side for tasks yet, so such a tool is not offered (every call would
-    fail). Where tasks are optional, a plain call works."""
-    return getattr(getattr(tool, "execution", None), "task_support", None) == "required"
 
 
 LOG_LINES = 200
@@ -183,6 +177,11 @@ class ServerConnection(CallPath):
                 warnings.simplefilter("ignore")
                 await self._client.session.send_roots_list_changed()
 
+    def offers(self, tool: Any) -> bool:
+        """``tool`` can be called here (one that runs only as a task needs a server, and a
+        protocol, that take task calls: :mod:`~tui_agent.tools.tasks`)."""
+        return why_not_offered(tool, self._client) is None
+
     # -- reporting ---------------------------------------------------------------
 
     def stderr_tail(self, lines: int = STDERR_TAIL_LINES) -> list[str]:
@@ -197,8 +196,8 @@ class ServerConnection(CallPath):
                             self.server_info, self.restarts, self.breaker.state, self.log_path,
                             tuple(f"{line.level}: {line.text}" for line in
                                   list(self.logs)[-STDERR_TAIL_LINES:]),
-                            tuple(f"{clean(t.name)}: it runs only as a task, which tui-agent "
-                                  "cannot run yet" for t in self.tools if needs_task(t)),
+                            tuple(f"{clean(t.name)}: {why}" for t in self.tools
+                                  if (why := why_not_offered(t, self._client))),
                             self.instructions)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import NOTHING, ClientSide
-from tui_agent.tools.connection import ServerConnection, ServerStatus, needs_task
+from tui_agent.tools.connection import ServerConnection, ServerStatus
 from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
@@ -191,7 +191,7 @@ class Hub:
         # An idle server's tools stay offered: a call starts it again.
         live = [c for c in self.connections.values()
                 if c.state in ("connected", "degraded", "idle")]
-        offered = {c.name: [t for t in c.tools if not needs_task(t)]
+        offered = {c.name: [t for t in c.tools if c.offers(t)]
                    + resource_tools(c.has_resources, c.tools) for c in live}
         names = catalog_names((c.name, t.name) for c in live for t in offered[c.name])
         catalog: dict[str, Entry] = {}

@@ -1,7 +1,8 @@
 """What a server tells while it works: progress of a call, and its log lines
 (``notifications/progress``, ``notifications/message``). A caller that wants a call's news
 sets :data:`CALL_NEWS` around the call; the connection hands it each progress report of
-that call, and each warning or worse the server logs while the call runs."""
+that call, each change of its task's status when it runs as a task, and each warning or
+worse the server logs while the call runs."""
 
 from __future__ import annotations
 
@@ -35,7 +36,18 @@ class LogLine:
     at: float = field(default_factory=time.time)
 
 
-News = Callable[[Progress | LogLine], None]
+@dataclass(frozen=True)
+class TaskNews:
+    """Where a call that runs as a task stands (MCP 2025-11-25 tasks): the server's task
+    id, its status (``working``, ``input_required``, ``completed``, ``failed``,
+    ``cancelled``) and what the server says of it, cleaned."""
+
+    task_id: str
+    status: str
+    message: str | None = None
+
+
+News = Callable[[Progress | LogLine | TaskNews], None]
 CALL_NEWS: ContextVar[News | None] = ContextVar("tui_agent_call_news", default=None)
 """The news listener of the call being made in this context, if any."""
 

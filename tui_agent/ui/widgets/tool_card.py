@@ -106,6 +106,9 @@ class ToolCard(Vertical):
         self._shown: Static | None = None
         self.reason: str | None = None
         self._progress: Static | None = None
+        self._bar: tuple[float, float | None, str | None] | None = None
+        self._task: tuple[str, str, str | None] | None = None
+        """The call runs as a task: its id, status and the server's word on it."""
         self.saved_result: tuple[str, bool] | None = None
         """A resumed conversation's result (text, failed), shown once the card mounts."""
 
@@ -182,12 +185,23 @@ class ToolCard(Vertical):
     def show_progress(self, done: float, total: float | None, message: str | None) -> None:
         """The server's report on the call: a bar when it knows the total, and what it
         says it is doing; gone when the result comes."""
+        self._bar = (done, total, message)
+        self._show_line()
+
+    def show_task(self, task: str, status: str, message: str | None) -> None:
+        """The call runs as a task: its status and what the server says of it, on the
+        progress line (with the bar, when the server reports progress too)."""
+        self._task = (task, status, message)
+        self._show_line()
+
+    def _show_line(self) -> None:
         if self.status in ("done", "failed", "denied", "cancelled"):
             return
         if self._progress is None:
             self._progress = Static("", classes="progress")
             self.mount(self._progress, before=self.query_one(".kids"))
-        self._progress.update(progress_line(done, total, message))
+        bar = progress_line(*self._bar) if self._bar is not None else None
+        self._progress.update(bar if self._task is None else task_line(*self._task, bar))
 
     def show_log(self, level: str, text: str) -> None:
         """A warning (or worse) the server logged during the call."""
@@ -201,6 +215,19 @@ class ToolCard(Vertical):
 
 
 BAR = 24
+
+
+def task_line(task: str, status: str, message: str | None, bar: Content | None) -> Content:
+    """``task 3f2a1b9c… working — ━━━━╺─── 40% gathering sources``: the task's id (its
+    start), status, then the progress bar if any, else what the server says of it. Server
+    text is cleaned and never read as markup."""
+    short = clean(task)[:8] + ("…" if len(task) > 8 else "")
+    parts: list[str | tuple[str, str] | Content] = [f"task {short} ", (clean(status), "bold")]
+    if bar is not None:
+        parts += [" — ", bar]
+    elif message:
+        parts.append(f" — {clean(message)}")
+    return Content.assemble(*parts)
 
 
 def progress_line(done: float, total: float | None, message: str | None) -> Content:

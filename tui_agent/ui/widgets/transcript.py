@@ -155,6 +155,7 @@ class Transcript(VerticalScroll):
             ReasoningDelta,
             Retrying,
             ServerLog,
+            TaskUpdate,
             TextDelta,
             ToolCallStarted,
             ToolProgress,
@@ -196,6 +197,9 @@ class Transcript(VerticalScroll):
             case ToolProgress(id=call_id, progress=done, total=total, message=message):
                 if call_id in self.cards:
                     self.cards[call_id].show_progress(done, total, message)
+            case TaskUpdate(id=call_id, task=task, status=status, status_message=message):
+                if call_id in self.cards:
+                    self.cards[call_id].show_task(task, status, message)
             case ServerLog(id=str(call_id), level=level, text=text):
                 if call_id in self.cards:
                     self.cards[call_id].show_log(level, text)

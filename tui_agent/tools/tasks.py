@@ -1,0 +1,260 @@
+"""Tool calls that run as tasks (SEP-1686, MCP 2025-11-25): a tool whose
+``execution.taskSupport`` is ``required`` or ``optional``, on a server that declares
+``capabilities.tasks.requests.tools.call``, is called with a ``task`` param. The server
+answers at once with a task (``CreateTaskResult``); :func:`call_as_task` then polls
+``tasks/get`` at the server's ``pollInterval``, tells the caller each change of status
+(:class:`~tui_agent.tools.news.TaskNews`) and each progress report (the request's
+progress token stays valid for the task's life, so reports come after the first answer
+too: :class:`ProgressRoutes` hands them on), and fetches the result with ``tasks/result``.
+
+A task that needs input (``input_required``) is answered through ``tasks/result``, on
+whose stream the server sends its elicitation: it reaches the person through the same
+elicitation handler as any other; polling goes on beside it. A call cancelled on our
+side (Esc, the turn's stop, a script's end, its timeout) sends ``tasks/cancel`` before
+it lets go: the server would otherwise go on working for nobody.
+
+The client declares nothing for this: the spec's client ``tasks`` capability is about
+requests the *server* makes as tasks, which tui-agent does not take. In 2026-07-28 tasks
+left the core for an extension with another design (``tasks/update``, no
+``tasks/result``); a session in that era is not sent tasks, and a tool that needs one
+is held back with the reason (:func:`why_not_offered`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tui_agent.tools.errors import ServerError, innermost
+from tui_agent.tools.news import News, TaskNews
+from tui_agent.tools.text import clean
+
+DEFAULT_POLL = 1.0
+"""Seconds between looks when the server suggests no ``pollInterval``."""
+MIN_POLL = 0.05
+"""A server that asks for 0 ms is not polled in a busy loop."""
+MAX_POLL = 30.0
+"""A server that asks for an hour still has its task looked at (and its cancel noticed)
+twice a minute."""
+CANCEL_WAIT = 5.0
+"""Seconds ``tasks/cancel`` may take on the way out of a cancelled call."""
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+MAX_MESSAGE = 500
+
+Progressed = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+def task_support(tool: Any) -> str | None:
+    """The tool's ``execution.taskSupport`` (None: absent, which means forbidden)."""
+    return getattr(getattr(tool, "execution", None), "task_support", None)
+
+
+def server_runs_tasks(client: Any) -> bool:
+    """The server takes ``tools/call`` as a task, in a protocol where tasks are core."""
+    if client is None or not str(client.protocol_version or "").startswith("2025"):
+        return False
+    tasks = getattr(client.server_capabilities, "tasks", None)
+    tools = getattr(getattr(tasks, "requests", None), "tools", None)
+    return getattr(tools, "call", None) is not None
+
+
+def runs_as_task(tool: Any, client: Any) -> bool:
+    """A call of ``tool`` goes as a task: the tool may or must, and the server can."""
+    return task_support(tool) in ("required", "optional") and server_runs_tasks(client)
+
+
+def why_not_offered(tool: Any, client: Any) -> str | None:
+    """Why ``tool`` cannot be offered, or None: a tool that runs only as a task, on a
+    server (or protocol era) that does not take task calls, would fail every call."""
+    if task_support(tool) != "required" or server_runs_tasks(client):
+        return None
+    if client is not None and not str(client.protocol_version or "").startswith("2025"):
+        return ("it runs only as a task, and tasks in protocol "
+                f"{clean(str(client.protocol_version))} (an extension) are not supported")
+    return "it runs only as a task, and the server does not declare task-augmented tools/call"
+
+
+class ProgressRoutes(dict[str, Progressed]):
+    """The progress tokens of the tasks in flight on one connection and whom to tell:
+    a task's reports come as notifications the SDK no longer ties to a request (its
+    ``tools/call`` was answered long ago), so the connection's message handler routes them
+    here (:meth:`deliver`)."""
+
+    async def deliver(self, message: Any) -> None:
+        if type(message).__name__ != "ProgressNotification":
+            return
+        params = message.params
+        told = self.get(str(params.progress_token))
+        if told is not None:
+            await told(float(params.progress), params.total, params.message)
+
+
+async def call_as_task(client: Any, tool: str, arguments: dict[str, Any], *,
+                       ttl: float, routes: ProgressRoutes, progressed: Progressed,
+                       alive: Callable[[], None], news: News | None) -> Any:
+    """Call ``tool`` as a task and give back its ``CallToolResult`` (see the module).
+    ``ttl``: seconds the server is asked to keep the task; ``alive``: told at each answer
+    of the server (the call's timer starts again). Raises :class:`ServerError` for a task
+    that failed without a result or that the server cancelled; ``MCPError`` for a refused
+    request (the caller words it)."""
+    import mcp_types as types
+
+    token = f"task-{uuid.uuid4().hex}"
+    routes[token] = progressed
+    try:
+        request = types.CallToolRequest(params=types.CallToolRequestParams(
+            name=tool, arguments=arguments, task=types.TaskMetadata(ttl=round(ttl * 1000)),
+            _meta={"progressToken": token}))
+        created = types.CreateTaskResult.model_validate(
+            await _send_raw(client.session, request), by_name=False)
+        alive()
+        return await _follow(client, tool, created.task, alive, news)
+    finally:
+        routes.pop(token, None)
+
+
+async def _follow(client: Any, tool: str, task: Any, alive: Callable[[], None],
+                  news: News | None) -> Any:
+    """Poll ``task`` to its end and fetch its result; cancel it if we are cancelled."""
+    import anyio
+
+    task_id = clean(task.task_id)[:200]
+    last: tuple[str, str | None] | None = None
+    try:
+        while True:
+            said = (str(task.status), _said(task.status_message))
+            if said != last and news is not None:
+                news(TaskNews(task_id, *said))
+            last = said
+            if task.status in TERMINAL:
+                return await _outcome(client, tool, task, said[1])
+            if task.status == "input_required":
+                return await _answered(client, tool, task, alive, news, last)
+            await anyio.sleep(poll_interval(task))
+            task = await _get(client, task.task_id)
+            alive()
+    except BaseException:  # cancelled (Esc, stop, timeout), or the connection went
+        if task.status not in TERMINAL:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_WAIT):
+                await _cancel(client, task.task_id)
+        raise
+
+
+async def _answered(client: Any, tool: str, task: Any, alive: Callable[[], None],
+                    news: News | None, last: tuple[str, str | None]) -> Any:
+    """``input_required``: ask ``tasks/result`` (the server's questions come on its stream
+    and go to the person) while polling goes on for the card."""
+    import anyio
+    from mcp import MCPError
+
+    outcome: list[Any] = []
+    current = task
+
+    async def result(group: Any) -> None:
+        try:
+            outcome.append(await _result(client, task.task_id))
+        except MCPError as exc:
+            outcome.append(exc)
+        group.cancel_scope.cancel()
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(result, group)
+            while True:
+                await anyio.sleep(poll_interval(current))
+                current = await _get(client, task.task_id)
+                alive()
+                said = (str(current.status), _said(current.status_message))
+                if said != last and news is not None:
+                    news(TaskNews(clean(task.task_id)[:200], *said))
+                last = said
+    except BaseExceptionGroup as group_error:  # anyio groups what a task group raises
+        raise innermost(group_error) from None
+    if isinstance(outcome[0], MCPError):
+        raise ServerError(_ended(tool, current, last[1] or clean(outcome[0].message)))
+    return _checked(tool, current, outcome[0], last[1])
+
+
+async def _outcome(client: Any, tool: str, task: Any, message: str | None) -> Any:
+    """The result of a task that ended: ``tasks/result`` gives what the call would have
+    given (a result, or the error it failed with)."""
+    from mcp import MCPError
+
+    try:
+        result = await _result(client, task.task_id)
+    except MCPError as exc:
+        if task.status == "completed":
+            raise
+        raise ServerError(_ended(tool, task, message or clean(exc.message))) from None
+    return _checked(tool, task, result, message)
+
+
+def _checked(tool: str, task: Any, result: Any, message: str | None) -> Any:
+    """``result``, marked an error when the task says it failed; a task the server
+    cancelled is an error whatever it left behind."""
+    if task.status == "cancelled":
+        raise ServerError(_ended(tool, task, message))
+    if task.status == "failed" and not result.is_error:
+        return result.model_copy(update={"is_error": True})
+    return result
+
+
+def _ended(tool: str, task: Any, message: str | None) -> str:
+    how = "was cancelled by the server" if task.status == "cancelled" else "failed"
+    why = f": {message}" if message else ""
+    return f"{tool} (task {clean(task.task_id)[:200]}) {how}{why}"
+
+
+def poll_interval(task: Any) -> float:
+    """Seconds until the next look: the server's ``pollInterval``, within bounds."""
+    ms = task.poll_interval
+    return DEFAULT_POLL if ms is None else min(max(ms / 1000, MIN_POLL), MAX_POLL)
+
+
+def _said(message: str | None) -> str | None:
+    return clean(message)[:MAX_MESSAGE] if message else None
+
+
+async def _get(client: Any, task_id: str) -> Any:
+    import mcp_types as types
+
+    return await client.session.send_request(
+        types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id)),
+        types.GetTaskResult)
+
+
+async def _result(client: Any, task_id: str) -> Any:
+    import mcp_types as types
+
+    return await client.session.send_request(
+        types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task_id)),
+        types.CallToolResult)
+
+
+async def _cancel(client: Any, task_id: str) -> None:
+    import contextlib
+
+    import mcp_types as types
+
+    with contextlib.suppress(Exception):  # ended meanwhile, or the server is gone
+        await client.session.send_request(
+            types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task_id)),
+            types.CancelTaskResult)
+
+
+async def _send_raw(session: Any, request: Any) -> dict[str, Any]:
+    """``tools/call`` with a task, answered by a ``CreateTaskResult``: the SDK checks every
+    ``tools/call`` answer as a ``CallToolResult`` (it has no client side for tasks), so
+    this one request goes to the session's dispatcher the way ``send_request`` sends it
+    (stamped for the protocol in use, under the session's read timeout) and its answer
+    is read here."""
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    timeout = session._session_read_timeout_seconds
+    if timeout is not None:
+        opts["timeout"] = timeout
+    raw: dict[str, Any] = await session._dispatcher.send_raw_request(
+        data["method"], data.get("params"), opts)
+    return raw
