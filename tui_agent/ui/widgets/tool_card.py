@@ -107,7 +107,7 @@ class ToolCard(Vertical):
         self.reason: str | None = None
         self._progress: Static | None = None
         self._bar: tuple[float, float | None, str | None] | None = None
-        self._task: tuple[str, str, str | None] | None = None
+        self._task_said: tuple[str, str, str | None] | None = None
         """The call runs as a task: its id, status and the server's word on it."""
         self.saved_result: tuple[str, bool] | None = None
         """A resumed conversation's result (text, failed), shown once the card mounts."""
@@ -191,7 +191,7 @@ class ToolCard(Vertical):
     def show_task(self, task: str, status: str, message: str | None) -> None:
         """The call runs as a task: its status and what the server says of it, on the
         progress line (with the bar, when the server reports progress too)."""
-        self._task = (task, status, message)
+        self._task_said = (task, status, message)
         self._show_line()
 
     def _show_line(self) -> None:
@@ -201,7 +201,7 @@ class ToolCard(Vertical):
             self._progress = Static("", classes="progress")
             self.mount(self._progress, before=self.query_one(".kids"))
         bar = progress_line(*self._bar) if self._bar is not None else None
-        self._progress.update(bar if self._task is None else task_line(*self._task, bar))
+        self._progress.update(bar if self._task_said is None else task_line(*self._task_said, bar))
 
     def show_log(self, level: str, text: str) -> None:
         """A warning (or worse) the server logged during the call."""
