@@ -17,7 +17,7 @@ from tests.test_elicitation import asking_config, run
 from tui_agent.tools.client import ClientSide
 from tui_agent.tools.frontdesk import FrontDesk
 from tui_agent.tools.hub import Hub
-from tui_agent.tools.news import CALL_NEWS, LogLine, Progress
+from tui_agent.tools.news import CALL_NEWS, LogLine, Progress, TaskNews
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ async def test_progress_and_logs_reach_the_call_and_the_hub(
         await hub.wait_all()
         lines: list[LogLine] = []
         hub.log_listeners.append(lines.append)
-        news: list[Progress | LogLine] = []
+        news: list[Progress | LogLine | TaskNews] = []
         token = CALL_NEWS.set(news.append)
         try:
             outcome = await hub.call(next(s for s in hub.specs() if s.tool == "chatty"), {})

@@ -82,15 +82,20 @@ async def test_a_task_tool_is_polled_to_its_result_with_status_and_progress(
 
 
 async def test_polling_honours_the_servers_poll_interval(tmp_path: Path) -> None:
-    """The server asks for 400 ms between looks: no two ``tasks/get`` come closer than
-    that (allowing for the server's own clock), however fast the task moves."""
-    marks = tmp_path / "marks"
-    async with hub_of({"t": task_server(marks, "--poll-ms", "400", "--step", "0.3")},
-                      tmp_path) as hub:
-        assert (await call(hub, "t__research", topic="bats", steps=5))[1] is False
-    gets = [m["t"] for m in seen(marks, "tasks/get")]
+    """One server asks for 1.5 s between looks, another for 0.1 s (both unlike our own
+    default of 1 s): no two ``tasks/get`` of the first come closer than asked (allowing
+    for the server's clock), and the second is looked at several times a second."""
+    slow, quick = tmp_path / "slow", tmp_path / "quick"
+    servers = {"slow": task_server(slow, "--poll-ms", "1500", "--step", "0.6"),
+               "quick": task_server(quick, "--poll-ms", "100", "--step", "0.3")}
+    async with hub_of(servers, tmp_path) as hub:
+        outcomes = await asyncio.gather(call(hub, "slow__research", steps=5),
+                                        call(hub, "quick__research", steps=5))
+    assert [is_error for _, is_error in outcomes] == [False, False]
+    gets = [m["t"] for m in seen(slow, "tasks/get")]
     assert len(gets) >= 2, gets
-    assert min(b - a for a, b in zip(gets, gets[1:], strict=False)) >= 0.36, gets
+    assert min(b - a for a, b in zip(gets, gets[1:], strict=False)) >= 1.4, gets
+    assert len(seen(quick, "tasks/get")) >= 5  # 1.5 s of work, looked at every 0.1 s
 
 
 async def test_a_task_that_fails_is_an_error_with_the_servers_words(tmp_path: Path) -> None:

@@ -105,7 +105,7 @@ async def call_as_task(client: Any, tool: str, arguments: dict[str, Any], *,
     try:
         request = types.CallToolRequest(params=types.CallToolRequestParams(
             name=tool, arguments=arguments, task=types.TaskMetadata(ttl=round(ttl * 1000)),
-            _meta={"progressToken": token}))
+            _meta=types.RequestParamsMeta(progress_token=token)))
         created = types.CreateTaskResult.model_validate(
             await _send_raw(client.session, request), by_name=False)
         alive()

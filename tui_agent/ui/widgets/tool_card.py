@@ -201,7 +201,10 @@ class ToolCard(Vertical):
             self._progress = Static("", classes="progress")
             self.mount(self._progress, before=self.query_one(".kids"))
         bar = progress_line(*self._bar) if self._bar is not None else None
-        self._progress.update(bar if self._task_said is None else task_line(*self._task_said, bar))
+        if self._task_said is not None:
+            self._progress.update(task_line(*self._task_said, bar))
+        elif bar is not None:
+            self._progress.update(bar)
 
     def show_log(self, level: str, text: str) -> None:
         """A warning (or worse) the server logged during the call."""
