@@ -150,3 +150,35 @@ def test_server_everythings_research_query_through_run(
     assert of(events, "task")[-1]["status"] == "completed"
     result = of(events, "tool_result")[0]
     assert not result["is_error"] and "# Research Report: owls" in result["text"]
+
+
+def test_ctrl_c_stops_the_run_and_cancels_its_task(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) during a task's call: the turn stops, and the server is told to
+    cancel the task before the run ends."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    marks = tmp_path / "marks"
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("t__endless", {}, id="e1")]))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tui_agent", "run", "--config", str(config(tmp_path, marks)),
+         "--model", "openai/fake-model", "--api-base", fake_llm.base_url, "--approve", "auto",
+         "--output", "jsonl", "go"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 60
+        while not seen(marks, "tasks/get"):
+            assert time.monotonic() < deadline and child.poll() is None, "no task began"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert b"Traceback" not in err, err
+    events = [json.loads(line) for line in out.decode().splitlines()]
+    task = of(events, "task")[0]["task"]
+    assert [c["task"] for c in seen(marks, "tasks/cancel")] == [task]
