@@ -199,3 +199,18 @@ async def test_an_ambiguous_research_query_asks_the_person_through_elicitation(
     assert not is_error and "owls (historical)" in text, text
     assert asked and "could have multiple interpretations" in asked[0]
     assert "input_required" in [n.status for n in news if isinstance(n, TaskNews)]
+
+
+async def test_an_idle_servers_task_tools_stay_offered(tmp_path: Path) -> None:
+    """A server stopped for idleness keeps its tools in the catalog (a call starts it
+    again): its task-only tools too, as it said it took tasks when it last ran."""
+    marks = tmp_path / "marks"
+    async with hub_of({"t": task_server(marks, idle_timeout=0.5)}, tmp_path) as hub:
+        for _ in range(200):
+            if hub.connections["t"].state == "idle":
+                break
+            await asyncio.sleep(0.05)
+        assert hub.connections["t"].state == "idle"
+        assert "t__research" in {s.name for s in hub.specs()}
+        assert await call(hub, "t__research", topic="moles", steps=1) == \
+            ("researched moles in 1 steps", False)

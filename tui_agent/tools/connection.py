@@ -19,7 +19,7 @@ from tui_agent.tools.client import instructions_of
 from tui_agent.tools.lifecycle import State
 from tui_agent.tools.news import SEVERE, LogLine, log_line
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
-from tui_agent.tools.tasks import why_not_offered
+from tui_agent.tools.tasks import server_runs_tasks, why_not_offered
 from tui_agent.tools.text import clean
 
 RESOURCE_LOOK = 5.0
@@ -104,10 +104,14 @@ class ServerConnection(CallPath):
         self.on_updated: Callable[[str, str], None] | None = None
         """Told ``(server, uri)`` when a watched resource changed."""
         self._relisten = asyncio.Event()
+        self.takes_tasks = False
+        """The server took task-augmented ``tools/call`` when it last connected (an idle
+        server's task tools stay offered: a call starts it again)."""
 
     async def _connect(self, stack: Any) -> Any:
         client = await super()._connect(stack)
         self.instructions = instructions_of(client)
+        self.takes_tasks = server_runs_tasks(client)
         self.has_resources = await has_resources(client)
         return client
 
@@ -180,7 +184,7 @@ class ServerConnection(CallPath):
     def offers(self, tool: Any) -> bool:
         """``tool`` can be called here (one that runs only as a task needs a server, and a
         protocol, that take task calls: :mod:`~tui_agent.tools.tasks`)."""
-        return why_not_offered(tool, self._client) is None
+        return why_not_offered(tool, self.protocol, self.takes_tasks) is None
 
     # -- reporting ---------------------------------------------------------------
 
@@ -197,7 +201,8 @@ class ServerConnection(CallPath):
                             tuple(f"{line.level}: {line.text}" for line in
                                   list(self.logs)[-STDERR_TAIL_LINES:]),
                             tuple(f"{clean(t.name)}: {why}" for t in self.tools
-                                  if (why := why_not_offered(t, self._client))),
+                                  if (why := why_not_offered(t, self.protocol,
+                                                             self.takes_tasks))),
                             self.instructions)
 
 

@@ -64,14 +64,15 @@ def runs_as_task(tool: Any, client: Any) -> bool:
     return task_support(tool) in ("required", "optional") and server_runs_tasks(client)
 
 
-def why_not_offered(tool: Any, client: Any) -> str | None:
+def why_not_offered(tool: Any, protocol: str | None, takes_tasks: bool) -> str | None:
     """Why ``tool`` cannot be offered, or None: a tool that runs only as a task, on a
-    server (or protocol era) that does not take task calls, would fail every call."""
-    if task_support(tool) != "required" or server_runs_tasks(client):
+    server that does not take task calls (``takes_tasks``, as it said when it last
+    connected), or in a protocol era whose tasks we do not speak, would fail every call."""
+    if task_support(tool) != "required" or takes_tasks:
         return None
-    if client is not None and not str(client.protocol_version or "").startswith("2025"):
+    if protocol is not None and not protocol.startswith("2025"):
         return ("it runs only as a task, and tasks in protocol "
-                f"{clean(str(client.protocol_version))} (an extension) are not supported")
+                f"{clean(protocol)} (an extension) are not supported")
     return "it runs only as a task, and the server does not declare task-augmented tools/call"
 
 
