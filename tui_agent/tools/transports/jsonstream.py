@@ -171,7 +171,8 @@ class LongString:
     while one of them still matches, otherwise collected, then made its ``str``."""
 
     def __init__(self, candidates: list[str]) -> None:
-        self.same = [Same(c) for c in reversed(candidates)]
+        self.same = [Same(c, ascii) for c in reversed(candidates)
+                     for ascii in ((False,) if c.isascii() else (False, True))]
         self.raw: bytearray | None = None if self.same else bytearray(b'"')
         self.fed = 0
 
