@@ -30,11 +30,13 @@ ALPHABET = ['a', 'b', 'Z', '0', ' ', '"', '\\', '/', '\n', '\t', '\r', '\x00', '
             'é', '€', '\u2028', '\U0001F600', '\ufeff', '\x85', '{', '}', ':', ',']
 
 
-@pytest.fixture
-def short_long(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Strings over 40 bytes are long, and 40 bytes are scanned at a time."""
+@pytest.fixture(params=[0, 2], ids=["pattern", "find"])
+def short_long(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Strings over 40 bytes are long, and 40 bytes are scanned at a time; a string's end
+    is sought by the pattern alone, or by ``find`` until two escaped quotes."""
     monkeypatch.setattr(jsonstream, "LONG", 40)
     monkeypatch.setattr(jsonstream, "WINDOW", 40)
+    monkeypatch.setattr(jsonstream, "ESCAPED_QUOTES", request.param)
 
 
 def text(rng: random.Random, most: int) -> str:

@@ -44,7 +44,8 @@ class Same:
                 self._next += PIECE
                 self._at = 0
             take = min(size - at, len(self._ahead) - self._at)
-            if piece[at:at + take] != self._ahead[self._at:self._at + take]:
+            # bytes, not memoryviews: their == compares byte by byte, 30 times slower
+            if bytes(piece[at:at + take]) != self._ahead[self._at:self._at + take]:
                 return False
             at += take
             self._at += take

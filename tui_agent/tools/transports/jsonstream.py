@@ -9,10 +9,10 @@ that repeats one read before in the same message (FastMCP sends a tool's text as
 block and again as ``structuredContent``) is compared with it as it arrives, its bytes let
 go chunk by chunk, and the one ``str`` serves both: the message costs its data once.
 
-Only the scan for where strings start and end is ours (two regular expressions, so the
-bytes are walked in C); what a value is, and whether the message is JSON at all, is
-decided by ``json`` (the skeleton by ``json.loads``, each long string by its
-``scanstring``), so the values are exactly what ``json.loads`` gives the whole line, and
+Only the scan for where strings start and end is ours (a regular expression and
+``bytes.find``, so the bytes are walked in C); what a value is, and whether the message is
+JSON at all, is decided by ``json`` (the skeleton by ``json.loads``, each long string by
+its ``scanstring``), so the values are exactly what ``json.loads`` gives the whole line, and
 bad JSON is refused with the same kind of error. A lone surrogate written as an escape,
 which ``json`` lets through and no UTF-8 encoder takes afterwards (the session file, a
 script's process), is refused, as the SDK's own parse does. The comparison lives in
@@ -44,6 +44,9 @@ _OUTSIDE = re.compile(rb'(?:[^"]++|"(?:[^"\\]++|\\.)*+")*+', re.S)
 _INSIDE = re.compile(rb'(?:[^"\\]++|\\.)*+', re.S)
 """A string's content: stops at its closing quote, a backslash that ends the window, or
 the end."""
+ESCAPED_QUOTES = 16
+"""Escaped quotes in a window after which its string is scanned by :data:`_INSIDE` (a
+Python loop per quote is slow when there are many)."""
 _QUOTE, _BACKSLASH = 0x22, 0x5C
 _CONTROL = re.compile(rb"[\x00-\x1f]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -73,7 +76,7 @@ class JsonStream:
         self._long: LongString | None = None
         self._long_start = 0
 
-    def feed(self, data: bytes | bytearray | memoryview) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         if self.error is not None:
             return
         try:
@@ -137,6 +140,15 @@ class JsonStream:
                 return -1
             pos += 1
             self._escaped = False
+        start = pos
+        for _ in range(ESCAPED_QUOTES):  # memchr, quicker than the pattern for most text
+            quote: int = data.find(b'"', pos, end)
+            if quote < 0:
+                self._escaped = _backslashes(data, start, end) % 2 == 1
+                return -1
+            if _backslashes(data, start, quote) % 2 == 0:
+                return quote + 1
+            pos = quote + 1  # an escaped quote
         pos = _INSIDE.match(data, pos, end).end()  # type: ignore[union-attr]
         if pos == end:
             return -1
@@ -164,6 +176,15 @@ class JsonStream:
         self.skeleton += _MARK_JSON + str(len(self.strings)).encode() + b'"'
         self.strings.append(value)
         return after
+
+
+def _backslashes(data: bytes | bytearray, start: int, end: int) -> int:
+    """The run of backslashes that ends at ``end`` (not counting any before ``start``,
+    where a string's content, or what follows an escaped byte, begins)."""
+    at = end
+    while at > start and data[at - 1] == _BACKSLASH:
+        at -= 1
+    return end - at
 
 
 class LongString:

@@ -119,7 +119,7 @@ async def read_messages(stdout: Any, deliver: Any) -> None:
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0:
             if stream is not None:
-                stream.feed(memoryview(chunk)[start:end])
+                stream.feed(chunk[start:end])
                 message = finish(stream)
                 stream = None
             elif held:
@@ -135,7 +135,7 @@ async def read_messages(stdout: Any, deliver: Any) -> None:
                 return  # the session is gone; only the drain remains
             del message  # a big result is not kept alive while the next one is read
         if stream is not None:
-            stream.feed(memoryview(chunk)[start:])
+            stream.feed(chunk[start:])
         else:
             held += memoryview(chunk)[start:]
             if len(held) >= SMALL_MESSAGE:
