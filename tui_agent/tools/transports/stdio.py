@@ -4,17 +4,18 @@ message once.
 The SDK reads the server's stdout as text and joins each piece to what it holds so far
 (``buffer + chunk``), so a message of n bytes costs about n²/64 KB of copying and three
 copies of it at once (14 MB, a 7 MB result sent as text and again as structured content,
-took 6 s and 42 MB), and its last line stays alive until the next message arrives. Here
-the bytes are kept as they come, joined once at the newline, parsed (a big message by
-``json`` and then the SDK's own adapter, ``validate_python``; a small one, or one that may
-hold a lone surrogate, by the SDK's ``validate_json``, which refuses such a surrogate),
-and let go before the message is handed on. A line that does not parse (not UTF-8, not
-JSON, nested too deep) is that message's error, and reading goes on. The rest follows the
-SDK's ``stdio_client`` line for line: the spawn, the environment, the writer and the
-shutdown the MCP spec orders are the SDK 2.3's private helpers (``mcp`` is pinned below
-2.4 for them, and a test checks they are there), with the timeouts that :mod:`.stopping`
-shortens; the server's process is held as ``process`` in this generator's frame, where
-:func:`~tui_agent.tools.transports.sdk.server_pid` reads it.
+took 6 s and 42 MB), and its last line stays alive until the next message arrives. Here a
+small message's bytes are kept as they come, joined once at the newline and parsed by the
+SDK's own ``validate_json``; a message that grows past :data:`SMALL_MESSAGE` is parsed as
+its chunks arrive (:mod:`.jsonstream`: each long string held once, a repeated one not
+again) and its values validated by the SDK's own adapter (``validate_python``). Either is
+let go before the message is handed on. A line that does not parse (not UTF-8, not JSON,
+nested too deep, a lone surrogate) is that message's error, and reading goes on. The rest
+follows the SDK's ``stdio_client`` line for line: the spawn, the environment, the writer
+and the shutdown the MCP spec orders are the SDK 2.3's private helpers (``mcp`` is pinned
+below 2.4 for them, and a test checks they are there), with the timeouts that
+:mod:`.stopping` shortens; the server's process is held as ``process`` in this
+generator's frame, where :func:`~tui_agent.tools.transports.sdk.server_pid` reads it.
 """
 
 from __future__ import annotations
@@ -104,15 +105,24 @@ async def stdio_client(server: StdioServerParameters, errlog: TextIO = sys.stder
 
 async def read_messages(stdout: Any, deliver: Any) -> None:
     """Each newline-ended message on ``stdout`` (a byte stream), parsed, sent to
-    ``deliver`` (a parse error is sent as the exception, as the SDK does). A message's
-    bytes are joined once, parsed, and dropped before it is handed on (:func:`parse`)."""
+    ``deliver`` (a parse error is sent as the exception, as the SDK does). A small
+    message's bytes are joined once and parsed (:func:`parse`); one that grows past
+    :data:`SMALL_MESSAGE` is parsed as it arrives (:class:`.jsonstream.JsonStream`), each
+    chunk let go once read. Either is dropped before the next is read."""
     import anyio
 
-    held = bytearray()  # one block that grows (a big one is remapped, not copied)
+    from tui_agent.tools.transports.jsonstream import JsonStream
+
+    held = bytearray()  # a small message's bytes so far
+    stream: JsonStream | None = None  # a big message's parse so far
     async for chunk in stdout:
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0:
-            if held:
+            if stream is not None:
+                stream.feed(chunk[start:end])
+                message = finish(stream)
+                stream = None
+            elif held:
                 held += memoryview(chunk)[start:end]
                 message = parse(held)
                 held = bytearray()
@@ -124,43 +134,56 @@ async def read_messages(stdout: Any, deliver: Any) -> None:
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return  # the session is gone; only the drain remains
             del message  # a big result is not kept alive while the next one is read
-        held += memoryview(chunk)[start:]
+        if stream is not None:
+            stream.feed(chunk[start:])
+        else:
+            held += memoryview(chunk)[start:]
+            if len(held) >= SMALL_MESSAGE:
+                stream = JsonStream()
+                stream.feed(held)
+                held = bytearray()
 
 
 SMALL_MESSAGE = 64 * 1024
-"""Characters below which a message goes through the SDK's own parse (pydantic's
+"""Bytes below which a message goes through the SDK's own parse (pydantic's
 ``validate_json``, quicker than ``json`` then ``validate_python`` for the usual small
-message; the copies it holds only matter for big ones)."""
+message; the copies it holds only matter for big ones, which are parsed as they arrive)."""
 
 
 def parse(line: bytes | bytearray) -> Any:
     """One JSON-RPC message (a ``SessionMessage``) from the bytes of its line (a
-    bytearray is emptied), or the error that says why it is not one.
+    bytearray is emptied), or the error that says why it is not one: a small one by the
+    SDK's own parse, a big one (a line that came whole) as :func:`read_messages` parses
+    one that arrives in pieces."""
+    if len(line) >= SMALL_MESSAGE:
+        from tui_agent.tools.transports.jsonstream import JsonStream
 
-    Each form of the message is let go as soon as the next is made (bytes, text, plain
-    values, the SDK's model), so at most two are alive at once. A big message's text is
-    parsed by ``json`` and the values validated by the SDK's own adapter: pydantic's
-    ``validate_json`` (what the SDK calls, and what a small message still goes
-    through) held about five times the message at once (71 MB for 14 MB)."""
-    import json
+        stream = JsonStream()
+        stream.feed(line)
+        if isinstance(line, bytearray):
+            line.clear()
+        del line
+        return finish(stream)
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
 
+    try:  # decoded first: bytes that are not UTF-8 are refused as such
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(
+            line.decode(), by_name=False))
+    except ValueError as exc:
+        log.exception("Failed to parse JSONRPC message from server")
+        return exc
+
+
+def finish(stream: Any) -> Any:
+    """The ``SessionMessage`` of a message parsed as it arrived, or its error. The
+    values are validated by the SDK's own adapter (``validate_python``: pydantic's
+    ``validate_json`` on the whole text held about five times the message at once)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
     try:
-        text = line.decode()
-        # A \uD800-\uDFFF escape may be a lone surrogate, which ``json`` lets through
-        # and no UTF-8 encoder takes afterwards (the session file, a script's process):
-        # such a message (rare) goes through the SDK's own parse, which refuses it.
-        surrogate = b"\\ud" in line or b"\\uD" in line
-        if isinstance(line, bytearray):
-            line.clear()
-        del line
-        if surrogate or len(text) < SMALL_MESSAGE:  # the SDK's own parse: fastest there
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(
-                text, by_name=False))
-        values = json.loads(text)
-        del text
+        values = stream.values()
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(values,
                                                                             by_name=False))
     except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
