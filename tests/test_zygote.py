@@ -21,9 +21,11 @@ BOTH = pytest.mark.parametrize("command", [zygote.REAL, zygote.LAUNCH], ids=["re
 pytestmark = pytest.mark.skipif(not zygote.ENABLED, reason="the zygote is off")
 
 
-def run(command: list[str], *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def run(command: list[str], *args: str, input: str | None = None,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120,
-                          **kwargs)  # type: ignore[call-overload]
+                          input=input, env=env, cwd=cwd)
 
 
 def zygote_children() -> list[int]:

@@ -11,6 +11,7 @@ parent pid (the zygote, which reaps the child and tells the launcher how it ende
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -70,8 +71,8 @@ def reset_signals(ignored: Iterable[int]) -> None:
         signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    for signum in ignored:
-        signal.signal(signum, signal.SIG_IGN)
+    for number in ignored:
+        signal.signal(number, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
@@ -84,17 +85,19 @@ def fresh_stdio() -> None:
     old = (sys.stdout, sys.stderr)
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
     encoding = os.environ.get("PYTHONIOENCODING", "").split(":")[0] or "utf-8"
-    sys.stdin = sys.__stdin__ = _stream(0, "<stdin>", encoding, "strict", False)
-    sys.stdout = sys.__stdout__ = _stream(1, "<stdout>", encoding, "strict", unbuffered)
-    sys.stderr = sys.__stderr__ = _stream(2, "<stderr>", encoding, "backslashreplace",
-                                          unbuffered)
+    for name, fd, errors in (("stdin", 0, "strict"), ("stdout", 1, "strict"),
+                             ("stderr", 2, "backslashreplace")):
+        stream = _stream(fd, f"<{name}>", encoding, errors, unbuffered and fd != 0)
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)  # what Textual and our exits reach for
     _move_handlers(dict(zip(old, (sys.stdout, sys.stderr), strict=True)))
 
 
-def _stream(fd: int, name: str, encoding: str, errors: str, unbuffered: bool) -> IO[str]:
+def _stream(fd: int, name: str, encoding: str, errors: str,
+            unbuffered: bool) -> io.TextIOWrapper:
     writing = fd != 0
     raw = io.FileIO(fd, "wb" if writing else "rb", closefd=False)
-    raw.name = name  # type: ignore[misc]  # settable on FileIO, as CPython's start-up sets it
+    raw.name = name  # settable on FileIO, as CPython's start-up sets it
     buffer: Any = raw if writing and unbuffered else (
         io.BufferedWriter(raw) if writing else io.BufferedReader(raw))
     line_buffering = not unbuffered and (raw.isatty() or fd == 2)
@@ -142,7 +145,5 @@ def _exit_code(value: object) -> int:
 
 def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(Exception):
             stream.flush()
-        except Exception:
-            pass

@@ -77,7 +77,7 @@ class Relay:
 
     def __call__(self, signum: int, frame: object) -> None:
         if self.pid:
-            try:
+            try:  # noqa: SIM105 (contextlib is one import more for a launcher kept light)
                 os.kill(self.pid, signum)
             except ProcessLookupError:
                 pass

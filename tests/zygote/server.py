@@ -16,6 +16,7 @@ backlog rather than finding no zygote.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import selectors
@@ -75,7 +76,7 @@ class Zygote:
             conn, _ = self.listener.accept()
             self.start(conn)
         elif key.data == "reap":
-            while os.read(self.wake_r, 512) == 512:
+            while len(os.read(self.wake_r, 512)) == 512:
                 pass
         elif key.data == "parent":
             if not os.read(0, 512):
@@ -83,10 +84,8 @@ class Zygote:
                 self.stop()
         else:  # a launcher's connection: readable only at EOF, when the launcher died
             self.selector.unregister(key.fileobj)
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(key.data, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
     def start(self, conn: socket.socket) -> None:
         conn.settimeout(10)
