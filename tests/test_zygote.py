@@ -163,3 +163,12 @@ def test_what_the_zygote_cannot_stand_for_runs_the_real_command() -> None:
     done = run(zygote.LAUNCH, "--version", env={**os.environ, "PYTHONDEVMODE": "1"})
     assert done.returncode == 0 and done.stdout.startswith("tui-agent ")
     assert "the real command runs (PYTHONDEVMODE differs)" in zygote.log()[len(before):]
+
+
+def test_a_program_under_the_worker_reaches_its_zygote() -> None:
+    """A process the worker started (as Node starts the conformance client) finds the
+    worker's zygote through the environment, not through a socket named by its own pid."""
+    script = "from tests.zygote import command; print(command()[-1])"
+    done = subprocess.run([zygote.REAL[0], "-c", script], capture_output=True, text=True,
+                          cwd=zygote.ROOT, timeout=60)
+    assert done.stdout.strip() == zygote.SOCKET

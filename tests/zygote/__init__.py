@@ -41,7 +41,22 @@ LAUNCH: list[str] = [sys.executable, "-S", str(LAUNCHER), SOCKET]
 TUI_AGENT: list[str] = LAUNCH if ENABLED else REAL
 """The command for tests that do not depend on a fresh process: through the zygote."""
 
+SOCKET_VAR = "TUI_AGENT_TEST_ZYGOTE_SOCKET"
+"""Set in the test worker's environment while its zygote runs, so that a program the
+tests start (the conformance client under Node, say) reaches the same zygote through
+:func:`command`."""
+
 RESTARTS = 3
+
+
+def command() -> list[str]:
+    """:data:`TUI_AGENT`, for a process that is not the test worker itself but runs under
+    it (the worker's zygote is found through :data:`SOCKET_VAR`): e.g. in
+    tests/conformance/run_client.py, ``[*command(), "run", ...]``."""
+    socket_path = os.environ.get(SOCKET_VAR)
+    if ENABLED and socket_path:
+        return [sys.executable, "-S", str(LAUNCHER), socket_path]
+    return TUI_AGENT
 
 
 class _State:
@@ -57,10 +72,12 @@ def start(env: dict[str, str] | None = None) -> None:
     if not ENABLED or _State.proc is not None:
         return
     base = dict(os.environ if env is None else env)
+    base.pop(SOCKET_VAR, None)
     base.pop("TUI_AGENT_TEST_TAG", None)  # a test's tag would mark the zygote its leftover
     base["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # as the command sets it before litellm
     _State.env = base
     _launch()
+    os.environ[SOCKET_VAR] = SOCKET
 
 
 def _launch() -> None:
@@ -90,6 +107,7 @@ def ensure() -> None:
 def stop() -> None:
     """Close the zygote's stdin (it then exits once its children have), then make sure."""
     proc, _State.proc = _State.proc, None
+    os.environ.pop(SOCKET_VAR, None)
     if proc is None:
         return
     assert proc.stdin is not None
