@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests import zygote
 from tests.fakes.llm_server import FakeLLM
 from tui_agent.config.models import ModelSettings, ServerConfig
 
@@ -50,6 +51,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
     for package in ("tui_agent", "tests"):
         compileall.compile_dir(ROOT / package, quiet=2, workers=1)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The ``tui-agent`` zygote (tests/zygote) of this process, where tests run: each
+    xdist worker has its own; the controller of a parallel run runs no test."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        zygote.start()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    zygote.stop()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    zygote.ensure()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

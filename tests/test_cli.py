@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, Reply
+from tests.zygote import TUI_AGENT
 from tui_agent.cli import main
 from tui_agent.config import paths
 from tui_agent.core.session import load
@@ -200,7 +201,7 @@ def test_config_path_and_bad_flags(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_module_entry_point_and_version() -> None:
-    out = subprocess.run([sys.executable, "-m", "tui_agent", "--version"], capture_output=True,
+    out = subprocess.run([*TUI_AGENT, "--version"], capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     assert out.stdout.startswith("tui-agent ")
 

@@ -28,6 +28,7 @@ from tests import dockerkit
 from tests.conftest import ROOT, fake_server, need, tagged_env
 from tests.fakes.docker_mcp_plugin import install
 from tests.test_hub import call, eventually, hub_of
+from tests.zygote import TUI_AGENT
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.transports.docker_engine import LABEL, LABEL_OWNER, LABEL_SERVER, owner_alive
 
@@ -276,7 +277,7 @@ def test_a_crashed_apps_containers_are_removed_at_the_next_start(client: Any,
     left = dockerkit.ours(client, first.pid)
     assert len(left) == 1  # SIGKILL removes nothing: the container outlives its owner
     config.write_text(config.read_text().replace('"60"', '"0"'))
-    second = subprocess.run([sys.executable, "-m", "tui_agent", "servers", "--config",
+    second = subprocess.run([*TUI_AGENT, "servers", "--config",
                              str(config)], cwd=ROOT, capture_output=True, text=True,
                             timeout=120)
     assert "box  connected  docker  16 tools" in second.stdout, second.stdout

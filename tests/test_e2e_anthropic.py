@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from tests.fakes.anthropic_server import (
 from tests.providers import ANTHROPIC_MODEL, anthropic_fake
 from tests.ui.kit import finish, make_app, ready
 from tests.ui.kit import turn as ui_turn
+from tests.zygote import TUI_AGENT
 from tui_agent.core.llm import load_litellm
 from tui_agent.ui.widgets.messages import AssistantMessage
 from tui_agent.ui.widgets.thinking import ThinkingBlock
@@ -96,7 +96,7 @@ def test_the_command_in_its_own_process_shows_thinking_on_stderr_only(
     stdout, the thinking on stderr after its label, exit 0."""
     anthropic_fake.push(Reply(thinking="The user wants a capital.", text="Paris."))
     cfg = thinking_config(tmp_path, anthropic_fake, server=False)
-    done = subprocess.run([sys.executable, "-m", "tui_agent", "run", "--config", str(cfg),
+    done = subprocess.run([*TUI_AGENT, "run", "--config", str(cfg),
                            "--show-reasoning", "capital of France?"], capture_output=True,
                           text=True, timeout=60, stdin=subprocess.DEVNULL,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})

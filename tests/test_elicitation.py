@@ -20,6 +20,7 @@ from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
 from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+from tests.zygote import TUI_AGENT
 from tui_agent.headless.elicit import TerminalAsker, form_dialogue, url_dialogue
 from tui_agent.tools.elicit import (
     Answer,
@@ -168,7 +169,7 @@ def asking_config(tmp_path: Path, fake: FakeLLM, server: str = "",
 
 def run(conf: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``tui-agent run`` with no controlling terminal (a new session), as in CI."""
-    return subprocess.run([sys.executable, "-m", "tui_agent", "run", "--config", str(conf),
+    return subprocess.run([*TUI_AGENT, "run", "--config", str(conf),
                            "--output", "jsonl", *args], capture_output=True, text=True,
                           timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
                           start_new_session=True,

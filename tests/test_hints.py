@@ -13,6 +13,7 @@ from tests.conftest import model_for
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent import RecordingGate
 from tests.test_client_side import asking_server, hub_of
+from tests.zygote import TUI_AGENT
 from tui_agent.core.agent import Agent
 from tui_agent.core.llm import LLM
 from tui_agent.tools.client import ClientSide
@@ -60,7 +61,6 @@ def test_a_tool_that_runs_only_as_a_task_is_offered_when_the_server_takes_tasks(
     import json
     import os
     import subprocess
-    import sys
 
     from tests.conftest import ROOT, tagged_env
     from tests.reference import everything
@@ -68,7 +68,7 @@ def test_a_tool_that_runs_only_as_a_task_is_offered_when_the_server_takes_tasks(
     conf = tmp_path / "c.toml"
     conf.write_text(f'[servers.every]\ncommand = {json.dumps(everything())}\n'
                     'args = ["stdio"]\nstartup_timeout = 30\n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "tui_agent", "servers", "--config", str(conf)],
+    done = subprocess.run([*TUI_AGENT, "servers", "--config", str(conf)],
                           capture_output=True, text=True, timeout=120, cwd=ROOT,
                           env={**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stdout + done.stderr

@@ -21,6 +21,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import free_port, http_server
+from tests.zygote import TUI_AGENT
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +50,7 @@ def tui_agent(*args: str, browser_log: Path | None = None, stdin: str = "",
            "BROWSER": f"{sys.executable} -m tests.fakes.browser %s", **(env or {})}
     if browser_log is not None:
         env["FAKE_BROWSER_LOG"] = str(browser_log)
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], input=stdin,
+    return subprocess.run([*TUI_AGENT, *args], input=stdin,
                           capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
 
 

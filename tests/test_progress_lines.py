@@ -12,7 +12,6 @@ import os
 import pty
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent_tools import fake_entry, write_config
 from tests.test_terminal import read_until
+from tests.zygote import TUI_AGENT
 from tui_agent.core.events import TextDelta, ToolCallStarted, ToolProgress, ToolResult
 from tui_agent.headless.printers import TextPrinter
 from tui_agent.headless.progress import CLEAR, PIPE_EVERY, TERMINAL_EVERY
@@ -37,7 +37,7 @@ def command(tmp_path: Path, fake_llm: FakeLLM, output: str) -> list[str]:
                                                  {"total": STEPS, "every": 0}, id="p")]),
                   Reply(text="all done"))
     conf = write_config(tmp_path / "c.toml", calc=fake_entry(auto=["progress"]))
-    return [sys.executable, "-m", "tui_agent", "run", "--config", str(conf), "--model",
+    return [*TUI_AGENT, "run", "--config", str(conf), "--model",
             "openai/fake-model", "--api-base", fake_llm.base_url, "--output", output, "go"]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, TAG_VAR
+from tests.zygote import TUI_AGENT
 from tui_agent.cli import main
 from tui_agent.config import ConfigError, load
 from tui_agent.config.project import find_project, trust_store
@@ -211,7 +212,7 @@ def test_headless_needs_the_flag_to_start_a_project_server(tmp_path: Path) -> No
     project = project_with_server(tmp_path / "proj")
 
     def servers(*flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tui_agent", "servers", *flags],
+        return subprocess.run([*TUI_AGENT, "servers", *flags],
                               cwd=project, capture_output=True, text=True, timeout=60,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
 

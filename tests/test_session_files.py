@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.ui.kit import SIZE, finish, ready, send, until
+from tests.zygote import TUI_AGENT
 from tui_agent.cli import build_parser, startup
 from tui_agent.config import paths
 from tui_agent.core.session import SessionWriter, load
@@ -45,7 +46,7 @@ def test_sessions_results_metrics_and_exports_are_private(tmp_path: Path,
     env = {**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)}
 
     def tui_agent(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tui_agent", *args], env=env, cwd=ROOT,
+        return subprocess.run([*TUI_AGENT, *args], env=env, cwd=ROOT,
                               capture_output=True, text=True, timeout=120, umask=0o022,
                               stdin=subprocess.DEVNULL)
 
@@ -76,7 +77,7 @@ def test_a_session_file_from_before_is_made_private_when_continued(tmp_path: Pat
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     """The real command (its own process: it owns its event loop and signals)."""
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], cwd=ROOT, text=True,
+    return subprocess.run([*TUI_AGENT, *args], cwd=ROOT, text=True,
                           env={**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)},
                           capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
 

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.zygote import TUI_AGENT
 from tui_agent.config import paths
 from tui_agent.core.export import to_markdown
 from tui_agent.core.session import SessionWriter, load
@@ -32,7 +33,7 @@ def conf_with_key(tmp_path: Path, fake_llm: FakeLLM, extra: str = "") -> Path:
 
 
 def tui_agent(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True,
+    return subprocess.run([*TUI_AGENT, *args], capture_output=True,
                           text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
                           env={**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)})
 

@@ -4,13 +4,13 @@ happened, not something near it."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from tests.conftest import ROOT, model_for
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent import calculator, tool_messages
+from tests.zygote import TUI_AGENT
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import DenyAll, PendingCall
 from tui_agent.core.events import ToolCallStarted, TurnDone
@@ -73,7 +73,7 @@ async def test_a_failed_turn_costs_what_a_reply_of_its_model_would(
 
 @pytest.mark.parametrize("command", ["sessions", "export"])
 def test_every_subcommand_describes_itself(command: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "tui_agent", command, "--help"],
+    done = subprocess.run([*TUI_AGENT, command, "--help"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0
     usage, _, rest = done.stdout.partition("\n\n")

@@ -24,6 +24,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.fakes.relay import relay
 from tests.reference import free_port
 from tests.test_login import config, guarded, tui_agent
+from tests.zygote import TUI_AGENT
 
 pytestmark = pytest.mark.slow
 
@@ -93,7 +94,7 @@ def on_a_terminal(conf: Path, fake_llm: FakeLLM, log: Path, *flags: str) -> tupl
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FAKE_BROWSER_LOG": str(log),
            "BROWSER": f"{sys.executable} -m tests.fakes.browser %s"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui_agent", "run", "--config", str(conf), "--model",
+        [*TUI_AGENT, "run", "--config", str(conf), "--model",
          "openai/fake-model", "--api-base", fake_llm.base_url, "--output", "jsonl", *flags,
          "who am I?"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave,
         env=env, cwd=ROOT, text=True)

@@ -15,6 +15,7 @@ from syrupy.assertion import SnapshotAssertion
 from tests.conftest import ROOT, tagged_env
 from tests.reference import everything, python_server
 from tests.test_hub import hub_of
+from tests.zygote import TUI_AGENT
 from tui_agent.codemode.names import identifier
 from tui_agent.codemode.stubs import StubTree
 from tui_agent.config.models import ServerConfig
@@ -151,7 +152,7 @@ def test_the_stubs_command(tmp_path: Path) -> None:
                       f'[servers.direct]\ncommand = "{python_server("mcp-server-time")}"\n'
                       'code_mode = false\n')
     def stubs(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tui_agent", "stubs", "--config",
+        return subprocess.run([*TUI_AGENT, "stubs", "--config",
                                str(config), *args], capture_output=True, text=True, cwd=ROOT,
                               env={**tagged_env(), "PATH": "/usr/bin:/bin",
                                    "HOME": str(tmp_path)}, timeout=60)
