@@ -15,7 +15,8 @@ token model knows only Bearer, so the answer it reads says Bearer.
 
 A ``use_dpop_nonce`` answer (the token endpoint's 400, or the resource's 401) is retried
 once with the nonce it gave; a second one for the same request is an error, never a loop.
-Nonces are kept per origin for the run: later proofs to that origin carry the newest.
+Nonces are kept per origin (the resource's apart from the token endpoint's) for the run:
+later proofs there carry the newest.
 """
 
 from __future__ import annotations
@@ -71,10 +72,10 @@ class Dpop(httpx2.Auth):
             while True:
                 ours = outgoing is request
                 self._prove(outgoing, ours)
-                answer = self._learn(outgoing, (yield outgoing), ours)
+                answer = await self._learn(outgoing, (yield outgoing), ours)
                 if self._wants_nonce(answer, ours):
                     self._prove(outgoing, ours)  # a fresh proof, with the nonce just given
-                    answer = self._learn(outgoing, (yield outgoing), ours)
+                    answer = await self._learn(outgoing, (yield outgoing), ours)
                     if ours and self._wants_nonce(answer, ours):
                         raise LoginError(f"{self.name} asked again for a DPoP nonce after "
                                          f"tui-agent sent the one it gave ({_said(answer)})")
@@ -113,7 +114,7 @@ class Dpop(httpx2.Auth):
         """Put a fresh proof on ``outgoing`` (and the DPoP scheme on a bound token)."""
         if self.key is None:
             return
-        nonce = self.nonces.get(_origin(outgoing.url))
+        nonce = self.nonces.get(_where(outgoing.url, ours))
         if not ours:
             if grant_of(outgoing) is not None:
                 outgoing.headers["DPoP"] = self.key.proof("POST", str(outgoing.url),
@@ -127,18 +128,21 @@ class Dpop(httpx2.Auth):
         else:
             outgoing.headers.pop("DPoP", None)
 
-    def _learn(self, outgoing: httpx2.Request, answer: httpx2.Response,
-               ours: bool) -> httpx2.Response:
-        """What ``answer`` says of DPoP; the answer the SDK is to read."""
+    async def _learn(self, outgoing: httpx2.Request, answer: httpx2.Response,
+                     ours: bool) -> httpx2.Response:
+        """What ``answer`` says of DPoP; the answer the SDK is to read. The MCP request's
+        answer is left unread (it may be a stream); the login's own are small, read whole."""
         nonce = answer.headers.get("DPoP-Nonce")
         if nonce:
-            self.nonces[_origin(outgoing.url)] = nonce
+            self.nonces[_where(outgoing.url, ours)] = nonce
         path = outgoing.url.path
         if ours:
             challenge = answer.headers.get("WWW-Authenticate", "")
             if answer.status_code == 401 and challenge.lower().startswith("dpop"):
                 self._want(_algs(challenge))
-        elif answer.status_code == 200 and any(p in path for p in METADATA):
+            return answer
+        await answer.aread()
+        if answer.status_code == 200 and any(p in path for p in METADATA):
             offered = _json(answer).get("dpop_signing_alg_values_supported")
             if isinstance(offered, list) and offered:
                 self._want([str(a) for a in offered])
@@ -178,8 +182,10 @@ class Dpop(httpx2.Auth):
         return answer.status_code == 400 and _json(answer).get("error") == "use_dpop_nonce"
 
 
-def _origin(url: httpx2.URL) -> str:
-    return f"{url.scheme}://{url.netloc.decode()}"
+def _where(url: httpx2.URL, resource: bool) -> str:
+    """Whose nonce: the origin, and whether the resource's or the token endpoint's (the two
+    keep their own, also on one origin)."""
+    return f"{'resource' if resource else 'token'} {url.scheme}://{url.netloc.decode()}"
 
 
 def _json(answer: httpx2.Response) -> dict[str, Any]:
