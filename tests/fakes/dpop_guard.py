@@ -185,7 +185,9 @@ class Guard:
             return 400, {"error": "invalid_grant", "error_description": "unknown subject"}
         scopes = form.get("scope", "mcp").split()
         token = self.authority._issue(form["client_id"], scopes, form.get("resource"))
-        return 200, token.model_dump(mode="json", exclude_none=True)
+        # no refresh token, as workload identity servers do: a new token is a new assertion
+        return 200, token.model_dump(mode="json", exclude_none=True,
+                                     exclude={"refresh_token"})
 
     async def _resource(self, scope: Any, body: bytes, receive: Any, send: Any) -> None:
         scheme, _, token = (_header(scope, b"authorization") or "").partition(" ")
