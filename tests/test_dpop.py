@@ -12,7 +12,7 @@ import json
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -55,9 +55,11 @@ def browse(url: str) -> None:
 
 
 async def session(url: str, store: TokenStore, tmp_path: Path, calls: int = 1,
+                  between: Callable[[], None] | None = None,
                   **plan: Any) -> tuple[str, str | None, list[str]]:
     """A hub on the server (a login in the stand-in browser if one is needed): its state,
-    last error, and what ``calls`` calls of whoami answered."""
+    last error, and what ``calls`` calls of whoami answered (``between`` run before each
+    call after the first)."""
     auth = provider(url, OAuthSettings.model_validate(plan), store, open_url=browse,
                     login_timeout=20, name="guarded")
     config = ServerConfig(url=url, transport="http", startup_timeout=25, max_attempts=1)
@@ -66,7 +68,9 @@ async def session(url: str, store: TokenStore, tmp_path: Path, calls: int = 1,
                    client_side=lambda name, cfg: ClientSide(auth=auth)) as hub:
         await hub.wait_all()
         status = hub.statuses()[0]
-        for _ in range(calls if status.state == "connected" else 0):
+        for n in range(calls if status.state == "connected" else 0):
+            if n and between is not None:
+                between()
             whoami = next(s for s in hub.specs() if s.tool == "whoami")
             outcome = await hub.call(whoami, {})
             answers.append(("error: " if outcome.is_error else "") + outcome.text)
