@@ -183,7 +183,7 @@ async def test_without_dpop_the_token_stays_bearer(tmp_path: Path, flags: tuple[
                                                    plan: dict[str, str]) -> None:
     store = store_in(tmp_path)
     with server(tmp_path, *flags) as (url, record):
-        state, error, answers = await session(url, store, tmp_path, **plan)
+        state, error, answers = await session(url, store, tmp_path, 1, None, **plan)
     assert state == "connected" and answers[0].endswith(" mcp"), error
     assert [(e["jkt"], e["token_type"]) for e in noted(record, "token")] == [(None, "Bearer")]
     assert {e["scheme"] for e in noted(record, "mcp") if e["scheme"]} == {"Bearer"}

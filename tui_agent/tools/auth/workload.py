@@ -71,7 +71,7 @@ class _JwtBearer(OAuthClientProvider):
             token_endpoint_auth_method=method, scope=scope), slot)
         self.plan = plan
         self.client = OAuthClientInformationFull(
-            redirect_uris=None, client_id=plan.client_id, client_secret=plan.client_secret,
+            redirect_uris=None, client_id=plan.client_id or "", client_secret=plan.client_secret,
             grant_types=[JWT_BEARER_GRANT_TYPE], token_endpoint_auth_method=method,
             scope=scope)
 
