@@ -197,3 +197,46 @@ def test_es256_unless_only_another_is_offered() -> None:
     assert choose_alg(None) == "ES256"
     key = DpopKey.generate("RS256")
     assert "d" not in key.public_jwk and DpopKey.from_record(key.record()) is not None
+
+
+@pytest.mark.anyio
+async def test_the_guard_refuses_what_a_real_server_refuses(tmp_path: Path) -> None:
+    """The fake's own checks can fail: a proof by another key, the bound token as Bearer, a
+    wrong ``ath``, ``htm`` or ``htu``, a ``jti`` used twice are each refused, by name."""
+    import httpx
+
+    store = store_in(tmp_path)
+    with server(tmp_path, "--dpop", "ES256") as (url, record):
+        assert (await session(url, store, tmp_path, calls=0))[0] == "connected"
+        key = kept_key(store, url)
+        assert key is not None
+        token = store.record(store.key(url))["tokens"]["access_token"]
+
+        def send(scheme: str, proof: str) -> httpx.Response:
+            return httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                              headers={"Authorization": f"{scheme} {token}", "DPoP": proof,
+                                       "Accept": "application/json, text/event-stream"})
+
+        other = DpopKey.generate("ES256")
+        for scheme, proof, says in [
+                ("DPoP", other.proof("POST", url, access_token=token), "not the key"),
+                ("Bearer", key.proof("POST", url, access_token=token), "must be sent as DPoP"),
+                ("DPoP", key.proof("POST", url, access_token="another"), "ath is not"),
+                ("DPoP", key.proof("GET", url, access_token=token), "htm GET is not POST"),
+                ("DPoP", key.proof("POST", url + "x", access_token=token), "htu"),
+        ]:
+            answer = send(scheme, proof)
+            assert answer.status_code == 401 and says in answer.headers["www-authenticate"], \
+                (says, answer.headers)
+        proof = key.proof("POST", url, access_token=token)
+        assert send("DPoP", proof).status_code != 401  # the right key, once
+        replayed = send("DPoP", proof)
+        assert replayed.status_code == 401 and "jti" in replayed.headers["www-authenticate"]
+        # A refresh token bound to the key is refused to a proof by another.
+        kept = store.record(store.key(url))
+        endpoint = url.removesuffix("/mcp") + "/token"
+        refresh = httpx.post(endpoint, data={
+            "grant_type": "refresh_token", "refresh_token": kept["tokens"]["refresh_token"],
+            "client_id": kept["client"]["client_id"]},
+            headers={"DPoP": other.proof("POST", endpoint)})
+        assert refresh.status_code == 400 and "bound to another key" in refresh.text
