@@ -43,6 +43,8 @@ def test_run_proves_every_request_and_the_key_stays_in_the_store(
         conf = config(tmp_path, url, 'auto = ["whoami", "echo_auth"]\n')
         login = tui_agent("login", "guarded", "--config", str(conf))
         assert login.returncode == 0, login.stderr
+        report = tui_agent("servers", "--config", str(conf))
+        assert "  login: logged in as " in report.stdout and ", DPoP-bound" in report.stdout
         code, events, output = run(conf, fake_llm)
     assert code == 0, output
     said = results(events)
