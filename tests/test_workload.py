@@ -8,6 +8,7 @@ gives both or neither is refused at load with its file and line."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -133,3 +134,23 @@ def test_a_jwt_bearer_config_needs_one_assertion(tmp_path: Path, lines: str,
         load(toml, [], project=False)
     message = str(info.value)
     assert says in message and str(toml) in message and "line 3" in message, message
+
+
+def test_the_assertion_is_masked_wherever_the_config_shows(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    from tui_agent.config import load
+    from tui_agent.config.show import render
+
+    monkeypatch.setenv("WIF_TOKEN", "eyJhbGciOiJFUzI1NiJ9.workload.signature")
+    toml = tmp_path / "config.toml"
+    toml.write_text('[servers.svc]\nurl = "https://mcp.example.test/mcp"\n'
+                    '[servers.svc.oauth]\ngrant = "jwt_bearer"\nclient_id = "ci"\n'
+                    'assertion = "${WIF_TOKEN}"\ndpop = "off"\n', encoding="utf-8")
+    settings = load(toml, [], project=False)
+    oauth = settings.config.servers["svc"].oauth
+    assert oauth is not None and oauth.assertion == os.environ["WIF_TOKEN"]
+    assert oauth.dpop == "off"
+    shown = render(settings)
+    assert os.environ["WIF_TOKEN"] not in shown and 'grant = "jwt_bearer"' in shown
+    assert os.environ["WIF_TOKEN"] in settings.secrets
