@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.config.atomic import write_text
 from tui_agent.config.interpolate import learn_secret
+from tui_agent.tools.auth.token_hash import token_hash
 
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -260,6 +261,4 @@ class TokenSlot:
 
 def _bound(kept: object, access_token: str) -> bool:
     """The kept DPoP record says ``access_token`` is the token bound to its key."""
-    from tui_agent.tools.auth.dpop.keys import token_hash
-
     return isinstance(kept, dict) and kept.get("bound") == token_hash(access_token)

@@ -28,9 +28,10 @@ from typing import Any
 import httpx2
 
 from tui_agent.tools.auth.callback import LoginError
-from tui_agent.tools.auth.dpop.keys import DpopKey, choose_alg, token_hash
+from tui_agent.tools.auth.dpop.keys import DpopKey, choose_alg
 from tui_agent.tools.auth.failures import grant_of
 from tui_agent.tools.auth.storage import TokenSlot
+from tui_agent.tools.auth.token_hash import token_hash
 
 RECORD = "dpop"
 """The field of a server's record that keeps its DPoP key and which token is bound."""

@@ -11,7 +11,6 @@ usable, so a token that leaks from a log is worth nothing without the key.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import secrets
@@ -20,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from tui_agent.config.interpolate import learn_secret
+from tui_agent.tools.auth.token_hash import b64url, token_hash
 
 PREFERRED = "ES256"
 """The algorithm asked for wherever the server offers it (small keys, quick to sign)."""
@@ -40,15 +40,6 @@ def choose_alg(offered: list[str] | None) -> str | None:
     if PREFERRED in offered:
         return PREFERRED
     return next((alg for alg in offered if alg in OURS), None)
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def token_hash(access_token: str) -> str:
-    """``ath``: base64url(SHA-256(token)), RFC 9449 section 4.2."""
-    return b64url(hashlib.sha256(access_token.encode("ascii")).digest())
 
 
 def thumbprint(public_jwk: dict[str, Any]) -> str:
