@@ -15,4 +15,6 @@ def b64url(data: bytes) -> str:
 
 
 def token_hash(access_token: str) -> str:
-    return b64url(hashlib.sha256(access_token.encode("ascii")).digest())
+    # A token is ASCII (RFC 6750); UTF-8 is the same bytes for it, and cannot fail on one
+    # that is not.
+    return b64url(hashlib.sha256(access_token.encode("utf-8")).digest())
