@@ -16,7 +16,9 @@ beyond ``mcp`` (a token without it gets ``403 insufficient_scope`` naming both, 
 spec's step-up asks), and registers clients for both; ``--refuse-wider`` then makes the
 token endpoint refuse every code granted for that wider scope (``invalid_grant``): the
 step-up's login fails at the token exchange, after an ordinary login worked;
-``--refusal-delay S`` makes each such 403 take ``S`` seconds. A ``tools/call`` of
+``--refusal-delay S`` makes each such 403 take ``S`` seconds. ``--dpop ALGS``,
+``--dpop-nonce``, ``--jwt-key`` and ``--record`` put tests/fakes/dpop_guard.py in front
+(DPoP and the jwt-bearer grant, their rules enforced). A ``tools/call`` of
 ``late_error`` (a tool it does not list; ``seconds`` argument) is answered with a JSON-RPC
 error that many seconds late, whatever the token.
 
@@ -31,6 +33,7 @@ import json
 import math
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -266,17 +269,36 @@ def main() -> None:
                         help="seconds each 403 insufficient_scope takes")
     parser.add_argument("--refuse-wider", action="store_true",
                         help="the token endpoint refuses codes granted for --call-scope")
+    parser.add_argument("--dpop", default="", help="DPoP algorithms offered (tests/fakes/"
+                        "dpop_guard.py enforces the rules), e.g. 'ES256 RS256'")
+    parser.add_argument("--dpop-nonce", default="", choices=["", "as", "rs", "both"])
+    parser.add_argument("--dpop-stubborn", action="store_true",
+                        help="every nonce demand gives a new nonce and takes none")
+    parser.add_argument("--jwt-key", help="a public PEM file: take the jwt-bearer grant")
+    parser.add_argument("--jwt-client", default="workload")
+    parser.add_argument("--jwt-issuer", default="https://platform.example")
+    parser.add_argument("--jwt-subject", default="system:serviceaccount:ci:agent")
+    parser.add_argument("--record", help="a file each token and MCP request is noted in")
     args = parser.parse_args()
     server, authority = build(args.port, args.token_ttl, args.client, args.callback_port,
                               args.lose_codes, args.authority_port, args.refreshed_ttl,
                               args.call_scope, args.refuse_wider)
-    if not args.call_scope:
+    if not (args.call_scope or args.dpop or args.jwt_key or args.record):
         server.run("streamable-http", host="127.0.0.1", port=args.port)
         return
     import uvicorn
 
-    app = StepUp(server.streamable_http_app(host="127.0.0.1"), authority, args.call_scope,
-                 f"http://127.0.0.1:{args.port}", args.refusal_delay)
+    from tests.fakes.dpop_guard import Guard
+
+    base = f"http://127.0.0.1:{args.port}"
+    app: Any = server.streamable_http_app(host="127.0.0.1")
+    if args.call_scope:
+        app = StepUp(app, authority, args.call_scope, base, args.refusal_delay)
+    key = Path(args.jwt_key).read_text(encoding="utf-8") if args.jwt_key else None
+    app = Guard(app, authority, base, dpop_algs=args.dpop.split(), nonce=args.dpop_nonce,
+                stubborn=args.dpop_stubborn, jwt_key=key, jwt_client=args.jwt_client,
+                jwt_issuer=args.jwt_issuer, jwt_subject=args.jwt_subject,
+                record=Path(args.record) if args.record else None)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

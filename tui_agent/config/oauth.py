@@ -15,9 +15,9 @@ OAUTH_ALIASES = {"clientId": "client_id", "clientSecret": "client_secret",
 """The ``oauth`` keys other clients' JSON uses (Claude Code, gemini-cli, VS Code)."""
 OAUTH_TEXT = ("client_id", "client_secret", "client_metadata_url", "private_key_pem",
               "private_key_file", "issuer", "idp_issuer", "idp_client_id", "idp_token_endpoint",
-              "idp_id_token")
+              "idp_id_token", "assertion", "assertion_file")
 """The values ``${VAR}`` is expanded in."""
-OAUTH_SECRETS = frozenset({"client_secret", "private_key_pem", "idp_id_token"})
+OAUTH_SECRETS = frozenset({"client_secret", "private_key_pem", "idp_id_token", "assertion"})
 """Masked wherever they could show, however they were written."""
 
 
@@ -27,9 +27,12 @@ class OAuthSettings(Strict):
 
     enabled: bool = True
     """False: never log in; the server gets its static ``headers`` only."""
-    grant: Literal["authorization_code", "client_credentials", "id_jag"] = "authorization_code"
+    grant: Literal["authorization_code", "client_credentials", "id_jag", "jwt_bearer"] = \
+        "authorization_code"
     """``authorization_code``: a browser login (PKCE); ``client_credentials``: a service
-    account; ``id_jag``: enterprise SSO (an IdP ID token exchanged for an ID-JAG)."""
+    account; ``id_jag``: enterprise SSO (an IdP ID token exchanged for an ID-JAG);
+    ``jwt_bearer``: workload identity (RFC 7523: a JWT the platform issued, presented as
+    the grant)."""
     client_id: str | None = None
     """A pre-registered client; without one the client registers itself (or uses
     ``client_metadata_url`` where the server supports it)."""
@@ -49,6 +52,14 @@ class OAuthSettings(Strict):
     idp_client_id: str | None = None
     idp_token_endpoint: str | None = None
     idp_id_token: str | None = None
+    assertion: str | None = None
+    """For ``jwt_bearer``: the workload's JWT (usually ``${VAR}``)."""
+    assertion_file: str | None = None
+    """For ``jwt_bearer``: a file holding the workload's JWT, read again at every token
+    request (platforms rotate it: Kubernetes projected tokens, CI OIDC tokens)."""
+    dpop: Literal["auto", "off"] = "auto"
+    """``auto``: sender-constrained tokens (DPoP, RFC 9449) wherever the authorization
+    server offers them; ``off``: plain bearer tokens."""
 
     @model_validator(mode="before")
     @classmethod
@@ -68,6 +79,12 @@ class OAuthSettings(Strict):
             need = [k for k in ("client_id",) if not getattr(self, k)]
             if not (self.client_secret or self.private_key_pem or self.private_key_file):
                 need.append("client_secret (or private_key_pem / private_key_file)")
+        elif self.grant == "jwt_bearer":
+            if self.assertion and self.assertion_file:
+                raise ValueError("grant 'jwt_bearer' takes assertion or assertion_file, not both")
+            need = [k for k in ("client_id",) if not getattr(self, k)]
+            if not (self.assertion or self.assertion_file):
+                need.append("assertion (or assertion_file)")
         elif self.grant == "id_jag":
             need = [k for k in ("client_id", "client_secret", "idp_id_token")
                     if not getattr(self, k)]

@@ -29,6 +29,8 @@ GRANTS = {
     "urn:ietf:params:oauth:grant-type:jwt-bearer": "identity assertion (ID-JAG)",
     "urn:ietf:params:oauth:grant-type:token-exchange": "ID token exchange",
 }
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+WORKLOAD = "workload identity assertion (jwt_bearer)"
 
 
 class Worded(httpx2.Auth):
@@ -84,7 +86,7 @@ class Worded(httpx2.Auth):
         said = _error_body(answer)
         if said is not None:
             error, description = said
-            return self.refused(error, description, grant=_grant(sent))
+            return self.refused(error, description, grant=grant_of(sent))
         if answer is not None and answer.status_code >= 400:
             return (f"{step} answered HTTP {answer.status_code} at {sent.url if sent else '?'}"
                     f" ({_first_line(exc)}): the server's OAuth setup is at fault, or down")
@@ -95,6 +97,8 @@ class Worded(httpx2.Auth):
         said = f"{error}: {description}" if description else error
         where = f"[servers.{self.name}.oauth]"
         kind = GRANTS.get(grant or "", grant or "login")
+        if grant == JWT_BEARER and self.plan.grant == "jwt_bearer":
+            kind = WORKLOAD
         if error == "invalid_client":
             if self.plan.client_id:
                 return (f"the authorization server does not accept the client "
@@ -106,7 +110,9 @@ class Worded(httpx2.Auth):
             again = {"client credentials": f"check the client's credentials in {where}",
                      "identity assertion (ID-JAG)": f"check the id_jag settings in {where} (the "
                      "ID token may have expired)",
-                     "ID token exchange": f"check idp_id_token in {where} (it may have expired)"}
+                     "ID token exchange": f"check idp_id_token in {where} (it may have expired)",
+                     WORKLOAD: f"check {self._assertion()} in {where} (the platform's token "
+                     "may have expired, or be meant for another audience)"}
             return (f"the authorization server refused the {kind} ({said}): "
                     f"{again.get(kind, f'log in again (tui-agent login {self.name})')}")
         if error == "invalid_scope":
@@ -117,10 +123,20 @@ class Worded(httpx2.Auth):
         if error == "access_denied":
             return (f"the login was declined ({said}): log in again "
                     f"(tui-agent login {self.name}) to retry")
+        if error == "use_dpop_nonce":
+            return (f"the authorization server asked again for a DPoP nonce after tui-agent "
+                    f"sent the one it gave ({said}); set dpop = \"off\" in {where} if it "
+                    "does not need DPoP")
         if error in ("unauthorized_client", "unsupported_grant_type"):
             return (f"the authorization server does not let this client use the {kind} grant "
                     f"({said}): check grant in {where}")
         return f"the authorization server refused the {kind} ({said})"
+
+
+    def _assertion(self) -> str:
+        """Where the workload's JWT comes from, as the config says it."""
+        path = self.plan.assertion_file
+        return f"assertion_file ({path})" if path else "assertion"
 
 
 def _step(request: httpx2.Request) -> str:
@@ -129,7 +145,7 @@ def _step(request: httpx2.Request) -> str:
         return "the server's protected-resource metadata"
     if "/.well-known/oauth-authorization-server" in path or "openid-configuration" in path:
         return "the authorization server's metadata"
-    grant = _grant(request)
+    grant = grant_of(request)
     if grant == "urn:ietf:params:oauth:grant-type:token-exchange":
         return "the identity provider's token endpoint"
     if grant is not None:
@@ -140,7 +156,7 @@ def _step(request: httpx2.Request) -> str:
     return "the authorization server"
 
 
-def _grant(request: httpx2.Request | None) -> str | None:
+def grant_of(request: httpx2.Request | None) -> str | None:
     """The ``grant_type`` of a token request."""
     if request is None or request.method != "POST":
         return None

@@ -1,7 +1,9 @@
 """The SDK's OAuth providers, built for one server from what tui-agent knows of it: the
-grant (a browser login with PKCE, or ``client_credentials`` with a secret or a signed JWT),
-a pre-registered client or a client metadata document URL, the scopes, and the callback
-port. Discovery, registration, refresh and step-up are the SDK's.
+grant (a browser login with PKCE, ``client_credentials`` with a secret or a signed JWT,
+``id_jag``, or a workload's ``jwt_bearer``), a pre-registered client or a client metadata
+document URL, the scopes, and the callback port. Discovery, registration, refresh and
+step-up are the SDK's; DPoP (unless ``dpop = "off"``) wraps whichever flow it is
+(:mod:`~tui_agent.tools.auth.dpop`).
 
 A browser login opens the authorization URL with ``open_url`` (the front end's: a
 browser, and the URL shown for an SSH session) and waits on a
@@ -51,9 +53,18 @@ def provider(server_url: str, plan: OAuthSettings, store: TokenStore, *,
         from tui_agent.tools.auth.id_jag import id_jag_provider
 
         inner = id_jag_provider(server_url, plan, slot)
+    elif plan.grant == "jwt_bearer":
+        from tui_agent.tools.auth.workload import jwt_bearer_provider
+
+        inner = jwt_bearer_provider(server_url, plan, slot)
     else:
         inner = _browser_login(server_url, plan, slot, open_url, login_timeout, may_login)
-    worded = Worded(inner, name, plan)
+    flow: httpx2.Auth = inner
+    if plan.dpop == "auto":
+        from tui_agent.tools.auth.dpop import Dpop
+
+        flow = Dpop(inner, slot, name)
+    worded = Worded(flow, name, plan)
     if isinstance(inner, StepUp):  # a failed step-up is told in the same words
         inner.words = worded.word
     return worded

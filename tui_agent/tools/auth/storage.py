@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_agent.config.atomic import write_text
 from tui_agent.config.interpolate import learn_secret
+from tui_agent.tools.auth.token_hash import token_hash
 
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -120,6 +121,8 @@ class Login:
     expires_at: float | None
     """Epoch seconds when the access token expires; None when the server did not say."""
     refreshable: bool
+    dpop: bool = False
+    """The access token is bound to a key kept beside it (DPoP, RFC 9449)."""
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires_at is not None and (now or time.time()) >= self.expires_at
@@ -134,7 +137,8 @@ class Login:
                 " (expired: log in again)"
         else:
             until = " until " + time.strftime("%Y-%m-%d %H:%M", time.localtime(self.expires_at))
-        return f"logged in{who}{until}" + (f", scope {self.scope}" if self.scope else "")
+        return f"logged in{who}{until}" + (f", scope {self.scope}" if self.scope else "") + \
+            (", DPoP-bound" if self.dpop else "")
 
 
 class TokenStore:
@@ -201,7 +205,8 @@ class TokenStore:
         expires_at = float(saved) + float(expires_in) \
             if isinstance(expires_in, int | float) and isinstance(saved, int | float) else None
         return Login(server_url, client.get("client_id") if client else client_id,
-                     tokens.get("scope"), expires_at, bool(tokens.get("refresh_token")))
+                     tokens.get("scope"), expires_at, bool(tokens.get("refresh_token")),
+                     _bound(record.get("dpop"), tokens["access_token"]))
 
 
 class TokenSlot:
@@ -252,3 +257,8 @@ class TokenSlot:
         if isinstance(tokens, dict) and tokens.get("access_token") == access_token:
             del record["tokens"]
             self.store.vault.write(self.key, json.dumps(record, sort_keys=True))
+
+
+def _bound(kept: object, access_token: str) -> bool:
+    """The kept DPoP record says ``access_token`` is the token bound to its key."""
+    return isinstance(kept, dict) and kept.get("bound") == token_hash(access_token)
