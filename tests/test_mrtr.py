@@ -67,3 +67,51 @@ def test_headless_without_the_flags_embedded_requests_are_declined(
             if e["type"] == "tool_result"}
     assert told["b"] == "decline: " and "declined the request" in told["h"], done.stdout
     assert len(fake_llm.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_the_app_asks_embedded_requests_in_its_modals(tmp_path: Path,
+                                                            fake_llm: FakeLLM) -> None:
+    """The form modal for the embedded form (its default sent on ctrl+s), the sampling
+    modals for the embedded request for the model (``y`` sends the reply), the project's
+    roots for the embedded ``roots/list``: each answer reaches the server's second round,
+    and so the tool's result."""
+    from tests.ui.kit import SIZE, make_app, ready, until, write_config
+    from tui_agent.ui.screens.elicit import ElicitScreen
+    from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
+
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("mrtr__book", {}, id="b")]),
+                  Reply(text="booked"),
+                  Reply(tool_calls=[FakeToolCall("mrtr__haiku", {}, id="h")]),
+                  Reply(text="Rain on the window"), Reply(text="written"),
+                  Reply(tool_calls=[FakeToolCall("mrtr__roots", {}, id="r")]),
+                  Reply(text="looked"))
+    server = mrtr_config(tmp_path, fake_llm).read_text().split("\n\n", 1)[1]
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                                extra="\n" + server))
+
+    def told(request: int) -> str:
+        return str([m for m in fake_llm.requests[request]["messages"]
+                    if m["role"] == "tool"][-1]["content"])
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await app.backend.hub.wait_all()  # type: ignore[union-attr]
+        await pilot.press(*"book", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen), what="the form")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(fake_llm.requests) >= 2, what="the booking")
+        assert told(1) == f"accept: {BOOKED}"
+        await until(pilot, lambda: not app.turn_running(), what="the turn's end")
+        await pilot.press(*"haiku", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SamplingScreen), what="the request")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SampledReply), what="the reply")
+        await pilot.press("y")
+        await until(pilot, lambda: len(fake_llm.requests) >= 5, what="the haiku")
+        assert told(4) == "openai/fake-model wrote: Rain on the window"
+        await until(pilot, lambda: not app.turn_running(), what="the turn's end")
+        await pilot.press(*"roots", "enter")
+        await until(pilot, lambda: len(fake_llm.requests) >= 7, what="the roots")
+        assert told(6) == Path.cwd().as_uri()
+        await app.shut_down(0)
