@@ -4,11 +4,13 @@ server of one scenario.
 
 The suite runs ``python -m tests.conformance.client URL`` with
 ``MCP_CONFORMANCE_SCENARIO`` set, and ``MCP_CONFORMANCE_CONTEXT`` (JSON) for the
-scenarios that hand out credentials. The client connects, lists the tools and calls each
-one, as a model would, with arguments made from its schema; a server that asks for input
-gets the form's defaults (``tui-agent run --elicit defaults``). A browser login is finished
-by a stand-in browser that follows the authorization server's redirect back to our
-loopback listener. Exit 0 once the server answered; 1 (with why, on stderr) if it did not.
+scenarios that hand out credentials or name the calls to make. The client connects,
+lists the tools and makes the scenario's calls (:func:`planned_calls`); a server that asks
+for input gets the form's defaults (``tui-agent run --elicit defaults``). A browser login
+is finished by a stand-in browser that follows the authorization server's redirect back
+to our loopback listener. Credentials the config loader would refuse (``grant =
+"jwt_bearer"`` until workload identity exists) are refused here too. Exit 0 once the
+server answered; 1 (with why, on stderr) if it did not.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """The conformance suite's client as a user runs it: the real ``tui-agent run`` command
-(a subprocess, its config written for the scenario's server) and a model (the scripted
-LLM server, tests/fakes/llm_server.py) that calls every tool it is offered, with
-arguments made from each schema, then stops. So a scenario also passes through what
+(a subprocess, its config written for the scenario's server, the context's credentials
+as the ``[servers.conformance.oauth]`` table a user would write) and a model (the
+scripted LLM server, tests/fakes/llm_server.py, in this process) that makes the
+scenario's calls (:func:`~tests.conformance.client.planned_calls`: every tool it is
+offered, the context's ``toolCalls``, or a schema echoed as the model sees it), then
+stops. So a scenario also passes through what
 ``run`` adds to the hub: its logins (``--login browser``: the page opens without a
 terminal, in the stand-in browser tests/fakes/browser.py), approval (``--approve auto``),
 elicitation (``--elicit defaults``), the call path's errors.
