@@ -16,8 +16,9 @@ REVISION = "2026-07-28"
 TOOLS = [{"name": name, "description": what, "inputSchema": {"type": "object"}}
          for name, what in (("plain", "Answers without a resultType."),
                             ("broken", "Answers with content that is not a list."))]
-CALLS = {"plain": {"content": [{"type": "text", "text": "plain answer"}]},
-         "broken": {"resultType": "complete", "content": "not a list"}}
+CALLS: dict[str, dict[str, Any]] = {
+    "plain": {"content": [{"type": "text", "text": "plain answer"}]},
+    "broken": {"resultType": "complete", "content": "not a list"}}
 
 
 def answer(method: str, params: dict[str, Any]) -> dict[str, Any] | None:
