@@ -5,9 +5,11 @@ client scenario it lists is one case, run twice: against tui-agent's client stac
 (``tests/conformance/run_client.py``). A scenario we do not pass yet is listed below with
 the reason, and must fail (both ways): when it starts passing, the list has to shrink.
 
-The suite's verdict is its own: a check it marks ``SKIPPED`` (not applicable: e.g. the
-skills checks of SEP-2640 when the client reads no skills, which tui-agent does not) does
-not fail a scenario, as it does not fail the suite's run."""
+A check the suite marks ``SKIPPED`` (not applicable to this client: the roots capability
+check of ``request-metadata`` where the hub declares no roots) does not fail a scenario,
+as it does not fail the suite's run; but a scenario passes only on at least one check that
+succeeded, unless it is listed in :data:`NOT_APPLICABLE`, where every check must be
+skipped (so that it is noticed, and taken off, once tui-agent does what it checks)."""
 
 from __future__ import annotations
 
@@ -54,6 +56,13 @@ NOT_YET = {
 }
 """Scenario -> (why it fails, words its failure must show): a scenario here must fail, and
 for that reason, not another."""
+
+SKILLS = ("tui-agent does not implement the skills extension (SEP-2640): it never calls "
+          "skills/list, so the suite has no skill to check it against")
+NOT_APPLICABLE = {"sep-2640-client-no-prefetch": SKILLS, "sep-2640-client-verify-digest": SKILLS,
+                  "sep-2640-client-verify-size": SKILLS,
+                  "sep-2640-client-verify-frontmatter": SKILLS}
+"""Scenario -> why the suite skips every one of its checks with this client."""
 
 
 def conformance() -> Path:
@@ -115,3 +124,9 @@ def check_scenario(scenario: str, client: str, tmp_path: Path) -> None:
         assert sign in said, f"{scenario} fails, but not on {sign!r}: {said[-1500:]}"
         return
     assert passed, "\n".join([*bad, out.stdout[-2000:], stderr[-2000:]])
+    succeeded = [c["id"] for c in checks if c["status"] == "SUCCESS"]
+    if scenario in NOT_APPLICABLE:
+        assert not succeeded, f"{scenario} is checked now ({succeeded}): take it off " \
+            "NOT_APPLICABLE"
+    else:
+        assert succeeded, f"{scenario} passed without a check that succeeded: {checks}"
