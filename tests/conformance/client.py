@@ -4,11 +4,13 @@ server of one scenario.
 
 The suite runs ``python -m tests.conformance.client URL`` with
 ``MCP_CONFORMANCE_SCENARIO`` set, and ``MCP_CONFORMANCE_CONTEXT`` (JSON) for the
-scenarios that hand out credentials. The client connects, lists the tools and calls each
-one, as a model would, with arguments made from its schema; a server that asks for input
-gets the form's defaults (``tui-agent run --elicit defaults``). A browser login is finished
-by a stand-in browser that follows the authorization server's redirect back to our
-loopback listener. Exit 0 once the server answered; 1 (with why, on stderr) if it did not.
+scenarios that hand out credentials or name the calls to make. The client connects,
+lists the tools and makes the scenario's calls (:func:`planned_calls`); a server that asks
+for input gets the form's defaults (``tui-agent run --elicit defaults``). A browser login
+is finished by a stand-in browser that follows the authorization server's redirect back
+to our loopback listener. Credentials the config loader would refuse (``grant =
+"jwt_bearer"`` until workload identity exists) are refused here too. Exit 0 once the
+server answered; 1 (with why, on stderr) if it did not.
 """
 
 from __future__ import annotations
@@ -37,17 +39,40 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 where one advertises ``client_id_metadata_document_supported``)."""
 
 
-def plan_of(context: dict[str, Any]) -> OAuthSettings:
-    """The login the scenario's credentials call for, as ``[servers.NAME.oauth]`` would
-    say it."""
-    grant = "authorization_code"
+ECHO = "json_schema_echo"
+"""The tool ``json-schema-2020-12-preservation`` wants the focal tool's schema echoed to."""
+
+
+def oauth_table(context: dict[str, Any]) -> dict[str, Any]:
+    """The ``[servers.NAME.oauth]`` table a user would write for the scenario's
+    credentials (``context``, with the scenario's ``name``)."""
+    if "valid_jwt" in context:  # workload identity: the JWT the platform issued
+        return {"grant": "jwt_bearer", "client_id": context["client_id"],
+                "assertion": context["valid_jwt"]}
+    table = {k: v for k, v in context.items() if k in OAuthSettings.model_fields}
     if "idp_id_token" in context:
-        grant = "id_jag"
+        table["grant"] = "id_jag"
     elif context.get("name", "").startswith("auth/client-credentials"):
-        grant = "client_credentials"
-    given = {k: v for k, v in context.items() if k in OAuthSettings.model_fields}
-    return OAuthSettings.model_validate({**given, "grant": grant,
-                                         "client_metadata_url": CLIENT_METADATA_URL})
+        table["grant"] = "client_credentials"
+    return {**table, "client_metadata_url": CLIENT_METADATA_URL}
+
+
+def plan_of(context: dict[str, Any]) -> OAuthSettings:
+    """The login the scenario's credentials call for, as the config loader takes it."""
+    return OAuthSettings.model_validate(oauth_table(context))
+
+
+def planned_calls(tools: dict[str, dict[str, Any]], context: dict[str, Any]
+                  ) -> list[tuple[str, dict[str, Any]]]:
+    """The calls a scenario wants, by the tools' own names (``tools``: name -> input
+    schema as the caller holds it): the context's ``toolCalls`` where it gives them, the
+    other tools' schemas echoed where the scenario offers :data:`ECHO`, else every tool
+    once with arguments made from its schema."""
+    if given := context.get("toolCalls"):
+        return [(call["name"], call.get("arguments") or {}) for call in given]
+    if ECHO in tools:
+        return [(ECHO, {"schema": schema}) for name, schema in tools.items() if name != ECHO]
+    return [(name, arguments(schema)) for name, schema in tools.items()]
 
 
 def browse(url: str) -> None:
@@ -74,8 +99,12 @@ def arguments(schema: dict[str, Any]) -> dict[str, Any]:
 
 async def run(url: str, scenario: str, context: dict[str, Any], state: Path) -> int:
     store = TokenStore(FileVault(state / "tokens.json"))
-    auth = provider(url, plan_of({"name": scenario, **context}), store, open_url=browse,
-                    login_timeout=20)
+    try:
+        plan = plan_of({"name": scenario, **context})
+    except ValueError as exc:  # what the config loader would refuse
+        print(f"[servers.conformance.oauth] refused: {exc}", file=sys.stderr)
+        return 1
+    auth = provider(url, plan, store, open_url=browse, login_timeout=20)
     config = ServerConfig(url=url, transport="http", startup_timeout=25, max_attempts=1)
     desk = FrontDesk(ask=TerminalAsker("defaults", sys.stderr))  # run --elicit defaults
     async with Hub({"conformance": config}, log_dir=state / "logs", default_timeout=20,
@@ -86,9 +115,12 @@ async def run(url: str, scenario: str, context: dict[str, Any], state: Path) -> 
         if status.state != "connected":
             print(f"not connected: {status.state}: {status.last_error}", file=sys.stderr)
             return 1
-        for spec in hub.specs():
-            outcome = await hub.call(spec, arguments(spec.parameters))
-            print(f"{spec.tool}: {'error: ' if outcome.is_error else ''}{outcome.text[:200]}")
+        specs = {spec.tool: spec for spec in hub.specs()}
+        calls = planned_calls({tool: spec.parameters for tool, spec in specs.items()},
+                              context)
+        for tool, args in calls:
+            outcome = await hub.call(specs[tool], args)
+            print(f"{tool}: {'error: ' if outcome.is_error else ''}{outcome.text[:200]}")
     return 0
 
 

@@ -27,6 +27,7 @@ from tui_agent.tools.errors import (
     LinksFirst,
     ServerError,
     innermost,
+    misfit,
 )
 from tui_agent.tools.login_wait import LoginAware
 from tui_agent.tools.news import CALL_NEWS, News, progress_of
@@ -93,6 +94,7 @@ class CallPath(LoginAware):
     async def _call_once(self, tool: str, arguments: dict[str, Any]) -> Any:
         import anyio
         from mcp import MCPError
+        from pydantic import ValidationError
 
         client = await self._usable()
         now = anyio.current_time()
@@ -128,6 +130,9 @@ class CallPath(LoginAware):
                                                     progress_callback=progressed)
             except MCPError as exc:
                 raise self._failure(tool, exc, refused) from None
+            except ValidationError as exc:  # the SDK checks each result against the schema
+                raise ServerError(f"server '{self.name}' answered the call of {tool} with a "
+                                  f"result that breaks the MCP schema: {misfit(exc)}") from None
             finally:
                 REFUSED.reset(told)
                 stop_waiting()

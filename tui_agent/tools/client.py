@@ -83,8 +83,10 @@ def client_over(transport: Any, config: ServerConfig, side: ClientSide,
     from mcp.types import Implementation
 
     from tui_agent import __version__
+    from tui_agent.tools.transports.complete import CompleteByDefault
 
-    return Client(transport, mode=config.protocol, cache=None, message_handler=on_message,
+    return Client(CompleteByDefault(transport), mode=config.protocol, cache=None,
+                  message_handler=on_message,
                   client_info=Implementation(name="tui-agent", version=__version__),
                   elicitation_callback=side.elicitation, list_roots_callback=side.list_roots,
                   sampling_callback=side.sampling,

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
+
+from tui_agent.tools.text import clean
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
 URL_ELICITATION_REQUIRED = -32042
@@ -70,3 +73,12 @@ def innermost(exc: BaseException) -> BaseException:
 def first_clause(error: str | None) -> str:
     """An error without an earlier "; next try in ..." suffix."""
     return (error or "failing").split("; next try in")[0]
+
+
+def misfit(exc: Any) -> str:
+    """A pydantic ``ValidationError`` from the SDK's check of a server's result, in one
+    line a person reads: where in the result and what was wrong (the first few), the
+    server's values left out (they can be big, and are untrusted)."""
+    parts = [f"{'.'.join(str(p) for p in e.get('loc', ())) or 'the result'}: {e.get('msg')}"
+             for e in exc.errors(include_url=False, include_input=False)[:3]]
+    return clean("; ".join(parts))
