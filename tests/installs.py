@@ -29,16 +29,25 @@ def exclusive(lock: Path) -> Iterator[None]:
 
 def npm_ci(directory: Path, exe: Path, *, timeout: float) -> Path:
     """``exe`` (under ``directory/node_modules``), running ``npm ci`` in ``directory``
-    first when it is missing; one process installs, the others wait for it."""
-    if exe.exists():
+    first when it is missing or was installed from another lock file (a pull that moves a
+    pin must not leave the old version in place); one process installs, the others wait
+    for it."""
+    lock = (directory / "package-lock.json").read_bytes()
+    stamp = directory / "node_modules" / ".installed-from-lock"
+
+    def current() -> bool:
+        return exe.exists() and stamp.exists() and stamp.read_bytes() == lock
+
+    if current():
         return exe
     npm = shutil.which("npm")
     need(npm is not None and shutil.which("node") is not None, "node and npm")
     assert npm is not None
     with exclusive(directory / "node_modules.lock"):
-        if not exe.exists():  # another process may have installed it while we waited
+        if not current():  # another process may have installed it while we waited
             done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=directory,
                                   capture_output=True, text=True, timeout=timeout)
             need(done.returncode == 0 and exe.exists(),
                  f"npm ci in {directory} (it said: {done.stderr.strip()[-500:]})")
+            stamp.write_bytes(lock)
     return exe

@@ -48,12 +48,7 @@ SCENARIOS = [
 ]
 """What ``conformance list`` prints under "Client scenarios" (checked below)."""
 
-DPOP_JWT = "DPoP/jwt-bearer not built yet (issue 34 items 2-3, in progress)"
-NOT_YET = {
-    "auth/dpop": (DPOP_JWT, "dpop proof"),
-    "auth/dpop-nonce": (DPOP_JWT, "dpop proof"),
-    "auth/wif-jwt-bearer": (DPOP_JWT, "jwt_bearer"),
-}
+NOT_YET: dict[str, tuple[str, str]] = {}
 """Scenario -> (why it fails, words its failure must show): a scenario here must fail, and
 for that reason, not another."""
 

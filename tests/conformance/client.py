@@ -8,8 +8,8 @@ scenarios that hand out credentials or name the calls to make. The client connec
 lists the tools and makes the scenario's calls (:func:`planned_calls`); a server that asks
 for input gets the form's defaults (``tui-agent run --elicit defaults``). A browser login
 is finished by a stand-in browser that follows the authorization server's redirect back
-to our loopback listener. Credentials the config loader would refuse (``grant =
-"jwt_bearer"`` until workload identity exists) are refused here too. Exit 0 once the
+to our loopback listener. Credentials the config loader would refuse are refused here
+too. Exit 0 once the
 server answered; 1 (with why, on stderr) if it did not.
 """
 

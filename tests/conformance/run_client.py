@@ -27,11 +27,12 @@ from typing import Any
 
 from tests.conformance.client import oauth_table, planned_calls
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.zygote import command
 
 ROOT = Path(__file__).resolve().parents[2]
-TUI_AGENT = [sys.executable, "-m", "tui_agent"]
-"""The ``tui-agent`` command the scenario runs: one list, for a launcher that starts it
-quicker (one with litellm already imported) to take its place."""
+TUI_AGENT = command()
+"""The ``tui-agent`` command the scenario runs: the test worker's fork server's launcher
+(tests/zygote: litellm already imported) when the worker has one, else the real command."""
 
 
 ANSWERED = "rejected the call of"
