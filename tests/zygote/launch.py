@@ -24,6 +24,7 @@ import os
 import signal
 import socket
 import sys
+import time
 
 RELAYED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -90,6 +91,17 @@ class Relay:
             self(signum, None)
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` (the zygote's child, not ours to wait for) still runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def serve(sock: socket.socket, args: list[str], relay: Relay) -> int:
     """Run through the zygote; the child's wait status, or -1 for "exec the real one"."""
     body = request(args)
@@ -99,7 +111,14 @@ def serve(sock: socket.socket, args: list[str], relay: Relay) -> int:
     while True:
         chunk = sock.recv(4096)
         if not chunk:
-            return -1  # the zygote died before the child ran: start the real command
+            if not relay.pid:
+                return -1  # the zygote died before the child ran: start the real command
+            # It died with the child running: running the command again would make two
+            # agents on one test's stdio and files. Wait for that child; say it failed.
+            while alive(relay.pid):
+                time.sleep(0.05)
+            sys.stderr.write("tests/zygote: the fork server died during the run\n")
+            return 1 << 8
         buffer += chunk
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)

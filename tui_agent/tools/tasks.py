@@ -22,6 +22,7 @@ is held back with the reason (:func:`why_not_offered`).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -135,6 +136,8 @@ async def _follow(client: Any, tool: str, task: Any, alive: Callable[[], None],
             await anyio.sleep(poll_interval(task))
             task = await _get(client, task.task_id)
             alive()
+    except ServerError:
+        raise  # the task ended (failed, or the server cancelled it): nothing to cancel
     except BaseException:  # cancelled (Esc, stop, timeout), or the connection went
         if task.status not in TERMINAL:
             with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_WAIT):
@@ -172,6 +175,9 @@ async def _answered(client: Any, tool: str, task: Any, alive: Callable[[], None]
                 last = said
     except BaseExceptionGroup as group_error:  # anyio groups what a task group raises
         raise innermost(group_error) from None
+    if current.status not in TERMINAL:  # the result came before a poll saw the task end:
+        with contextlib.suppress(MCPError):  # its last status (failed?) decides the reading
+            current = await _get(client, task.task_id)
     if isinstance(outcome[0], MCPError):
         raise ServerError(_ended(tool, current, last[1] or clean(outcome[0].message)))
     return _checked(tool, current, outcome[0], last[1])
