@@ -87,7 +87,24 @@ def feeding(events: Sequence[Event], then: Before | None = None) -> Before:
         if then is not None:
             await then(pilot)
         await pilot.pause(0.2)
+        await steady(pilot)
     return before
+
+
+async def steady(pilot: Pilot[Any]) -> None:
+    """Until the transcript's scroll and size hold still over two looks. A card's result
+    folds after the view followed it down: for a moment the view is below content that
+    now fits, and a busy machine's screenshot could land in that moment."""
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    view, last = app.transcript, None
+    for _ in range(100):
+        await pilot.pause(0.05)
+        now = (view.scroll_y, view.max_scroll_y, view.virtual_size, view.size)
+        if now == last and view.scroll_y <= view.max_scroll_y:
+            return
+        last = now
+    raise AssertionError(f"the transcript never held still: {last}")
 
 
 def streamed(text: str, size: int = 7) -> list[Event]:

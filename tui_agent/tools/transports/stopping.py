@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -44,6 +45,10 @@ KILL_AFTER = 0.5
 """Seconds between SIGTERM and SIGKILL once the app is in a hurry."""
 POLL = 0.02
 """Seconds between two looks at whether a process group still runs."""
+
+log = logging.getLogger("mcp.client.stdio")
+"""The SDK's logger for its stdio client, which the hub routes to ``mcp-client.log``:
+a server that outlives the end of its input is noted there beside the SDK's own words."""
 
 _hurried = False
 _blind = False
@@ -112,16 +117,22 @@ async def _hasten(pgid: int, began: float) -> None:
     await asyncio.sleep(max(0.0, began + GRACE - time.monotonic()))
     if not group_runs(pgid):
         return
-    _signal(pgid, signal.SIGTERM)
+    _signal(pgid, signal.SIGTERM, began)
     deadline = time.monotonic() + KILL_AFTER
     while time.monotonic() < deadline:
         await asyncio.sleep(POLL)
         if not group_runs(pgid):
             return
-    _signal(pgid, signal.SIGKILL)
+    _signal(pgid, signal.SIGKILL, began)
 
 
-def _signal(pgid: int, signum: int) -> None:
+def _signal(pgid: int, signum: int, began: float) -> None:
+    """Send ``signum`` to the group, and say so in the log: the server did not end at the
+    end of its input (worth knowing of a server), and the log line is how a test tells
+    this hurried stop from the SDK's polite one, which no clock on a busy machine can."""
+    log.warning("stdio server's process group %d still ran %.2f s after its input was "
+                "closed (the app is closing in a hurry): %s", pgid, time.monotonic() - began,
+                signal.Signals(signum).name)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
 
