@@ -8,7 +8,6 @@ import ipaddress
 import os
 import signal
 import socket
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ import pytest
 
 from tests import zygote
 from tests.fakes.llm_server import FakeLLM
+from tests.zygote import module
 from tui_agent.config.models import ModelSettings, ServerConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,8 +155,8 @@ def tagged_env(**extra: str) -> dict[str, str]:
 def fake_server(*args: str, **config: Any) -> ServerConfig:
     """Our hostile MCP server (tests/fakes/mcp_server.py) over stdio."""
     env = tagged_env(**config.pop("env", {}))
-    return ServerConfig(command=sys.executable, args=["-m", "tests.fakes.mcp_server", *args],
-                        cwd=str(ROOT), env=env, **config)
+    command, *argv = module("tests.fakes.mcp_server", *args)
+    return ServerConfig(command=command, args=argv, cwd=str(ROOT), env=env, **config)
 
 
 def tagged_processes(tag: str) -> list[int]:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, TAG_VAR
+from tests.zygote import module
 from tui_agent.cli import main
 from tui_agent.core.session import Conversation, load
 
@@ -56,8 +57,9 @@ def write_config(path: Path, model: str, api_base: str, *, api_key: str | None =
     values.update(settings)
     lines = ["[model]", *(f"{k} = {toml(v)}" for k, v in values.items())]
     if server:
-        lines += ["", "[servers.t]", f"command = {toml(sys.executable)}",
-                  f"args = {toml(['-m', 'tests.fakes.mcp_server'])}", f"cwd = {toml(str(ROOT))}",
+        command, *argv = module("tests.fakes.mcp_server")
+        lines += ["", "[servers.t]", f"command = {toml(command)}", f"args = {toml(argv)}",
+                  f"cwd = {toml(str(ROOT))}",
                   f"env = {{ {TAG_VAR} = {toml(os.environ[TAG_VAR])} }}",
                   'allow = ["add", "echo"]', "startup_timeout = 30"]
         if auto:

@@ -4,7 +4,6 @@ and our MCP server over stdio; and the same from the command line."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import tomlkit
 from tests.conftest import ROOT, fake_server, model_for, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent import RecordingGate
+from tests.zygote import module
 from tui_agent.cli import main
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.agent import Agent
@@ -94,8 +94,8 @@ def write_config(path: Path, **servers: dict[str, object]) -> Path:
 
 
 def fake_entry(*args: str, **more: object) -> dict[str, object]:
-    return {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server", *args],
-            "cwd": str(ROOT), "env": tagged_env(), **more}
+    command, *argv = module("tests.fakes.mcp_server", *args)
+    return {"command": command, "args": argv, "cwd": str(ROOT), "env": tagged_env(), **more}
 
 
 def test_headless_run_calls_mcp_tools(fake_llm: FakeLLM, tmp_path: Path,

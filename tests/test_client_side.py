@@ -4,7 +4,6 @@ the lifecycle code unchanged, over real transports, and nothing is offered by de
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from pydantic import FileUrl
 from tests.conftest import ROOT, fake_server, tagged_env
 from tests.reference import free_port, http_server
 from tests.test_hub import call
+from tests.zygote import module
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
 from tui_agent.tools.hub import ClientSides, Hub
@@ -36,8 +36,9 @@ async def hub_of(servers: Mapping[str, ServerConfig], tmp_path: Path,
 
 def asking_server() -> ServerConfig:
     """tests/fakes/asking_server.py over stdio, in the 2025 protocol."""
-    return ServerConfig(command=sys.executable, args=["-m", "tests.fakes.asking_server"],
-                        cwd=str(ROOT), env=tagged_env(), protocol="legacy")
+    command, *argv = module("tests.fakes.asking_server")
+    return ServerConfig(command=command, args=argv, cwd=str(ROOT), env=tagged_env(),
+                        protocol="legacy")
 
 
 async def test_a_handler_given_per_server_answers_that_servers_request(tmp_path: Path) -> None:
@@ -91,8 +92,7 @@ async def test_the_auth_object_goes_with_every_http_request(tmp_path: Path) -> N
             yield request
 
     port = free_port()
-    command = [sys.executable, "-m", "tests.fakes.asking_server", "--transport", "http",
-               "--port", str(port)]
+    command = module("tests.fakes.asking_server", "--transport", "http", "--port", str(port))
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         servers = {"web": ServerConfig(url=url, transport="http")}
         async with hub_of(servers, tmp_path,

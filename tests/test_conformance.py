@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 from tests.installs import npm_ci
+from tests.zygote import module
 
 SUITE_DIR = ROOT / "tests" / "conformance"
 BIN = SUITE_DIR / "node_modules" / ".bin"
@@ -104,7 +105,7 @@ def test_client_scenario_through_run(scenario: str, tmp_path: Path) -> None:
 
 def check_scenario(scenario: str, client: str, tmp_path: Path) -> None:
     """The suite's verdict on ``scenario`` with ``python -m CLIENT`` as the client."""
-    out = suite("client", "--command", f"{sys.executable} -m {client}",
+    out = suite("client", "--command", shlex.join(module(client)),
                 "--scenario", scenario, "--timeout", "60000", "-o", str(tmp_path))
     checks = [c for path in tmp_path.rglob("checks.json")
               for c in json.loads(path.read_text(encoding="utf-8"))]

@@ -10,7 +10,6 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
 from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
-from tests.zygote import TUI_AGENT
+from tests.zygote import TUI_AGENT, module
 from tui_agent.headless.elicit import TerminalAsker, form_dialogue, url_dialogue
 from tui_agent.tools.elicit import (
     Answer,
@@ -158,8 +157,8 @@ async def test_the_policies_of_a_headless_run() -> None:
 def asking_config(tmp_path: Path, fake: FakeLLM, server: str = "",
                   protocol: str = "auto") -> Path:
     path = tmp_path / "config.toml"
-    command = server or (f'command = {json.dumps(sys.executable)}\n'
-                         'args = ["-m", "tests.fakes.asking_server"]\n'
+    exe, *argv = module("tests.fakes.asking_server")
+    command = server or (f'command = {json.dumps(exe)}\nargs = {json.dumps(argv)}\n'
                          f'cwd = {json.dumps(str(ROOT))}\n')
     path.write_text(f'[model]\nname = "openai/fake-model"\napi_base = "{fake.base_url}"\n'
                     f'api_key = "sk-test"\n\n[servers.asking]\n{command}auto = ["*"]\n'

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.zygote import module
 from tui_agent.cli import main
 from tui_agent.core.approval import Policy, ServerRules
 from tui_agent.core.filters import ToolFilter, split
@@ -51,9 +51,10 @@ def test_a_filter_never_widens_the_config() -> None:
 def two_servers(tmp_path: Path) -> Path:
     """``a`` and ``b``: our MCP server; ``ghost`` cannot start (a note would say so)."""
     lines = []
+    command, *argv = module("tests.fakes.mcp_server")
     for name in ("a", "b"):
-        lines += [f"[servers.{name}]", f"command = {json.dumps(sys.executable)}",
-                  'args = ["-m", "tests.fakes.mcp_server"]', f"cwd = {json.dumps(str(ROOT))}",
+        lines += [f"[servers.{name}]", f"command = {json.dumps(command)}",
+                  f"args = {json.dumps(argv)}", f"cwd = {json.dumps(str(ROOT))}",
                   f"env = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}",
                   "startup_timeout = 20", ""]
     lines += ["[servers.ghost]", 'command = "no-such-server-cmd"']

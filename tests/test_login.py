@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import free_port, http_server
-from tests.zygote import TUI_AGENT
+from tests.zygote import TUI_AGENT, module
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ def guarded(*args: str, port: int | None = None) -> Iterator[str]:
     """The OAuth-protected server on ``port`` (default: a free loopback port); its MCP
     URL."""
     port = port or free_port()
-    command = [sys.executable, "-m", "tests.fakes.oauth_server", "--port", str(port), *args]
+    command = module("tests.fakes.oauth_server", "--port", str(port), *args)
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         yield url
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from tests.conftest import ROOT, TAG_VAR, fake_server
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_hub import call, eventually, hub_of
+from tests.zygote import module
 from tui_agent.cli import main
 from tui_agent.config import paths
 from tui_agent.core.session import SessionStore
@@ -61,9 +61,10 @@ async def test_the_hub_counts_restarts_and_trips(tmp_path: Path) -> None:
 
 def config_with_server(tmp_path: Path) -> Path:
     path = tmp_path / "c.toml"
+    command, *argv = module("tests.fakes.mcp_server")
     path.write_text("\n".join([
-        "[servers.a]", f"command = {json.dumps(sys.executable)}",
-        'args = ["-m", "tests.fakes.mcp_server"]', f"cwd = {json.dumps(str(ROOT))}",
+        "[servers.a]", f"command = {json.dumps(command)}",
+        f"args = {json.dumps(argv)}", f"cwd = {json.dumps(str(ROOT))}",
         f"env = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}",
         "startup_timeout = 20", "timeout = 1"]) + "\n", encoding="utf-8")
     return path

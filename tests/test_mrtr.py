@@ -9,7 +9,6 @@ other way for a request to reach the client there)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_elicitation import results, run
+from tests.zygote import module
 
 pytestmark = pytest.mark.slow
 
@@ -26,10 +26,11 @@ BOOKED = '{"guests":2,"time":"20:00","terrace":false,"name":"Ada"}'
 def mrtr_config(tmp_path: Path, fake: FakeLLM) -> Path:
     """A config whose one server is the fake above, in the 2026-07-28 protocol only."""
     path = tmp_path / "config.toml"
+    command, *argv = module("tests.fakes.mrtr_server")
     path.write_text(
         f'[model]\nname = "openai/fake-model"\napi_base = "{fake.base_url}"\n'
-        f'api_key = "sk-test"\n\n[servers.mrtr]\ncommand = {json.dumps(sys.executable)}\n'
-        f'args = ["-m", "tests.fakes.mrtr_server"]\ncwd = {json.dumps(str(ROOT))}\n'
+        f'api_key = "sk-test"\n\n[servers.mrtr]\ncommand = {json.dumps(command)}\n'
+        f'args = {json.dumps(argv)}\ncwd = {json.dumps(str(ROOT))}\n'
         'auto = ["*"]\nstartup_timeout = 30\nprotocol = "2026-07-28"\n', encoding="utf-8")
     return path
 

@@ -5,7 +5,6 @@ over stdio, SSE and streamable HTTP."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from tests.conftest import ROOT, tagged_env
 from tests.reference import everything, free_port, http_server, python_server
 from tests.test_hub import call, hub_of
+from tests.zygote import module
 from tui_agent.config.models import ServerConfig
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -94,8 +94,7 @@ async def test_server_everything_over_streamable_http(tmp_path: Path) -> None:
 async def test_our_server_over_http_transports(transport: str, tmp_path: Path) -> None:
     port = free_port()
     path = "/sse" if transport == "sse" else "/mcp"
-    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", transport,
-               "--port", str(port)]
+    command = module("tests.fakes.mcp_server", "--transport", transport, "--port", str(port))
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, path) as url:
         server = ServerConfig(url=url, transport=transport,  # type: ignore[arg-type]
                               headers={"Authorization": "Bearer t"}, timeout=0.5)

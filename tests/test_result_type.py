@@ -6,13 +6,13 @@ written without the SDK so that it can answer both ways."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, tagged_env
 from tests.test_hub import call
+from tests.zygote import module
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.hub import Hub
 
@@ -20,8 +20,9 @@ pytestmark = pytest.mark.anyio
 
 
 def bare_server() -> ServerConfig:
-    return ServerConfig(command=sys.executable, args=["-m", "tests.fakes.bare_server"],
-                        cwd=str(ROOT), env=tagged_env(), protocol="2026-07-28")
+    command, *argv = module("tests.fakes.bare_server")
+    return ServerConfig(command=command, args=argv, cwd=str(ROOT), env=tagged_env(),
+                        protocol="2026-07-28")
 
 
 async def test_a_result_without_a_result_type_is_complete(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.ui.kit import SIZE, finish, ready, send, until
-from tests.zygote import TUI_AGENT
+from tests.zygote import TUI_AGENT, module
 from tui_agent.cli import build_parser, startup
 from tui_agent.config import paths
 from tui_agent.core.session import SessionWriter, load
@@ -34,10 +33,11 @@ def test_sessions_results_metrics_and_exports_are_private(tmp_path: Path,
     results directories are 0700, every file in them and the export 0600; so are the
     servers' logs and their directory."""
     conf = tmp_path / "c.toml"
+    command, *argv = module("tests.fakes.mcp_server")
     conf.write_text(f'[model]\nname = "openai/fake-model"\napi_base = "{fake_llm.base_url}"\n'
                     "[agent]\nmax_tool_output = 500\n"
-                    f'[servers.b]\ncommand = "{sys.executable}"\n'
-                    f'args = ["-m", "tests.fakes.mcp_server"]\ncwd = "{ROOT}"\n'
+                    f'[servers.b]\ncommand = {json.dumps(command)}\n'
+                    f'args = {json.dumps(argv)}\ncwd = "{ROOT}"\n'
                     'auto = ["big"]\n'
                     f'env = {{ TUI_AGENT_TEST_TAG = "{os.environ["TUI_AGENT_TEST_TAG"]}" }}\n',
                     encoding="utf-8")

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.zygote import TUI_AGENT
+from tests.zygote import TUI_AGENT, module
 from tui_agent.config import paths
 from tui_agent.core.export import to_markdown
 from tui_agent.core.session import SessionWriter, load
@@ -118,8 +118,9 @@ def test_a_secret_a_tool_echoes_reaches_the_model_masked_live_and_resumed(
     """A server's tool gives back the configured key (here the fake server's ``echo``, the
     key in its arguments): the provider gets ``***`` in the tool result and in the call,
     and ``run -c`` then sends the very same messages."""
-    server = (f'\n[servers.fake]\ncommand = "{sys.executable}"\n'
-              'args = ["-m", "tests.fakes.mcp_server"]\n'
+    command, *argv = module("tests.fakes.mcp_server")
+    server = (f'\n[servers.fake]\ncommand = {json.dumps(command)}\n'
+              f'args = {json.dumps(argv)}\n'
               f'cwd = "{ROOT}"\nauto = ["echo"]\n'
               f'env = {{ TUI_AGENT_TEST_TAG = "{os.environ["TUI_AGENT_TEST_TAG"]}" }}\n')
     conf = conf_with_key(tmp_path, fake_llm, server)

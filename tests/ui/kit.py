@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
+from tests.zygote import module
 from tui_agent.config import load
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.servers import ServersScreen
@@ -39,9 +39,9 @@ def write_config(path: Path, *, base_url: str | None = None, model: str | None =
         lines += [f"api_base = {toml_value(base_url)}", 'api_key = "sk-test-key"',
                   "max_retries = 0", "timeout = 20"]
     for name, args in (servers or {}).items():
+        command, *argv = module("tests.fakes.mcp_server", *args)
         lines += ["", f"[servers.{name}]  # a test server",
-                  f"command = {toml_value(sys.executable)}",
-                  f"args = {toml_value(['-m', 'tests.fakes.mcp_server', *args])}",
+                  f"command = {toml_value(command)}", f"args = {toml_value(argv)}",
                   f"cwd = {toml_value(str(ROOT))}",
                   f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}",
                   "startup_timeout = 20"]
@@ -53,9 +53,9 @@ def with_asking_server(path: Path, base_url: str, *, auto: bool = True) -> Path:
     """A config whose one server is tests/fakes/asking_server.py (over stdio), all of its
     tools auto-approved unless ``auto`` is False."""
     approvals = 'auto = ["*"]\n' if auto else ""
+    command, *argv = module("tests.fakes.asking_server")
     return write_config(path, base_url=base_url, extra=(
-        f"\n[servers.asking]\ncommand = {toml_value(sys.executable)}\n"
-        'args = ["-m", "tests.fakes.asking_server"]\n'
+        f"\n[servers.asking]\ncommand = {toml_value(command)}\nargs = {toml_value(argv)}\n"
         f"cwd = {toml_value(str(ROOT))}\n"
         f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}\n"
         f"{approvals}startup_timeout = 30\n"))

@@ -4,7 +4,6 @@ opens the screen to see), and the pane scrolls down to the rest (logs, log file,
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from tests.conftest import ROOT
 from tests.reference import free_port, http_server
 from tests.ui.kit import make_app, open_servers, ready, until, write_config
 from tests.ui.kit import toml_value as q
+from tests.zygote import module
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -34,8 +34,8 @@ def visible_lines(detail: Static) -> list[str]:
 
 async def test_state_and_login_show_first_and_the_rest_scrolls(tmp_path: Path) -> None:
     port = free_port()
-    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
-               "--port", str(port), "--instructions", LONG]
+    command = module("tests.fakes.mcp_server", "--transport", "http", "--port", str(port),
+                     "--instructions", LONG)
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         config = write_config(tmp_path / "c.toml", extra=(
             f"\n[servers.long]\nurl = {q(url)}\ntransport = \"http\"\n"))

@@ -59,6 +59,16 @@ def command() -> list[str]:
     return TUI_AGENT
 
 
+def module(name: str, *args: str) -> list[str]:
+    """``python -m NAME ARGS`` (a fake server, the conformance client) through the
+    worker's zygote, which has the MCP SDK's server and client sides imported; or as it
+    is, when the zygote is off or this process has none (see :func:`command`)."""
+    socket_path = os.environ.get(SOCKET_VAR)
+    if ENABLED and socket_path:
+        return [sys.executable, "-S", str(LAUNCHER), socket_path, f"--module={name}", *args]
+    return [sys.executable, "-m", name, *args]
+
+
 class _State:
     proc: subprocess.Popen[bytes] | None = None
     env: dict[str, str] = {}

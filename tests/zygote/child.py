@@ -114,11 +114,12 @@ def _move_handlers(moves: dict[Any, IO[str]]) -> None:
                 handler.setStream(moves[handler.stream])
 
 
-def run_main() -> int:
-    """The command's ``__main__``, as ``python -m tui_agent`` runs it; the exit code a
-    fresh interpreter would end with when it returns instead of calling ``os._exit``."""
+def run_main(module: str = MAIN) -> int:
+    """The command's ``__main__`` (or ``module``'s), as ``python -m`` runs it; the exit
+    code a fresh interpreter would end with when it returns instead of calling
+    ``os._exit``."""
     try:
-        runpy.run_module(MAIN, run_name="__main__", alter_sys=True)
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
         code: int = 0
     except SystemExit as stop:
         code = _exit_code(stop.code)

@@ -1,5 +1,6 @@
 """The stand-in for the ``tui-agent`` command that the suite runs (``python -S launch.py
-SOCKET ARGS...``): it hands its own stdin, stdout and stderr, environment, working
+SOCKET ARGS...``, or ``... SOCKET --module=NAME ARGS...`` for ``python -m NAME
+ARGS...``): it hands its own stdin, stdout and stderr, environment, working
 directory and arguments to the zygote listening on SOCKET, which forks a ready-loaded
 ``tui-agent`` for it (:mod:`tests.zygote.server`), and then stands for that child: a
 SIGINT, SIGTERM or SIGHUP it receives goes on to the child, and it ends as the child
@@ -49,8 +50,16 @@ def decode(data: bytes) -> tuple[list[bytes], dict[bytes, bytes], bytes, int, st
                                                            if s]
 
 
+MODULE = "--module="
+"""A first argument ``--module=NAME`` asks for ``python -m NAME`` with the rest as its
+arguments instead of ``tui-agent`` (the suite's fake MCP servers and the conformance
+client: hundreds of processes that each spent ~0.8 s of CPU importing the MCP SDK)."""
+
+
 def real_command(args: list[str]) -> None:
-    """Become the real ``tui-agent`` (never returns)."""
+    """Become the real ``tui-agent``, or ``python -m NAME`` (never returns)."""
+    if args and args[0].startswith(MODULE):
+        os.execv(sys.executable, [sys.executable, "-m", args[0][len(MODULE):], *args[1:]])
     os.execv(sys.executable, [sys.executable, "-m", "tui_agent", *args])
 
 

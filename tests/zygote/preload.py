@@ -22,7 +22,17 @@ SKIPPED = ("tui_agent.ui", "tui_agent.__main__", "tui_agent.codemode.child",
 
 LIBRARIES = ("mcp", "mcp.client.session", "mcp.client.stdio", "mcp.client.sse",
              "mcp.client.streamable_http", "mcp.shared.auth", "httpx", "anyio", "pydantic",
-             "keyring", "starlark", "platformdirs", "tomlkit")
+             "keyring", "starlark", "platformdirs", "tomlkit",
+             # The server side, for the fake servers started as ``--module=`` requests.
+             "mcp.server.mcpserver", "mcp.server.lowlevel", "mcp.server.stdio",
+             "mcp.server.sse", "mcp.server.streamable_http_manager", "uvicorn",
+             "starlette.applications", "sse_starlette",
+             # What litellm imports at the first completion (the openai SDK, its handler,
+             # the tokenizer): 0.6 s of CPU in every child that talks to a model.
+             "openai", "openai.resources", "litellm.llms.openai.openai",
+             "litellm.llms.openai_like.chat.handler", "litellm.proxy._types",
+             "litellm.litellm_core_utils.default_encoding", "tiktoken", "jiter",
+             "anyio._backends._asyncio")
 
 
 def load() -> list[str]:

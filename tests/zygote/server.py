@@ -1,7 +1,7 @@
 """The zygote: ``python -m tests.zygote.server SOCKET`` imports what ``tui-agent`` needs
 once (:mod:`tests.zygote.preload`), then forks a child per launcher that connects
-(:mod:`tests.zygote.launch`), and the child becomes that launcher's ``tui-agent``
-(:mod:`tests.zygote.child`).
+(:mod:`tests.zygote.launch`), and the child becomes that launcher's ``tui-agent``, or
+the ``python -m NAME`` it asked for (:mod:`tests.zygote.child`).
 
 One thread, one ``select`` loop: a fork copies only the thread that forks, so the
 zygote never has a second one. The loop watches the listening socket (a request:
@@ -120,10 +120,13 @@ class Zygote:
             for fd in fds:
                 os.close(fd)
             return
+        module = child.MAIN
+        if argv and argv[0].startswith(launch.MODULE.encode()):
+            module, argv = os.fsdecode(argv[0][len(launch.MODULE):]), argv[1:]
         pid = os.fork()
         if pid == 0:
-            self.in_child(conn, [b"tui-agent", *argv], envb, cwd, umask, session, ignored,
-                          fds)
+            self.in_child(conn, [module.encode(), *argv], envb, cwd, umask, session, ignored,
+                          fds, module)
         for fd in fds:
             os.close(fd)
         self.children[pid] = conn
@@ -133,7 +136,7 @@ class Zygote:
 
     def in_child(self, conn: socket.socket, argv: list[bytes], envb: dict[bytes, bytes],
                  cwd: bytes, umask: int, session: str, ignored: list[int],
-                 fds: list[int]) -> None:
+                 fds: list[int], module: str) -> None:
         """Never returns: whatever happens, the child must not fall back into the loop."""
         code = 1
         try:
@@ -144,7 +147,7 @@ class Zygote:
             os.close(self.wake_r)
             os.close(self.wake_w)
             child.become(argv, envb, cwd, umask, session, ignored, fds)
-            code = child.run_main()
+            code = child.run_main(module)
         except BaseException as exc:
             os.write(2, f"zygote child: {type(exc).__name__}: {exc}\n".encode())
         finally:
