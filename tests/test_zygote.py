@@ -172,3 +172,55 @@ def test_a_program_under_the_worker_reaches_its_zygote() -> None:
     done = subprocess.run([zygote.REAL[0], "-c", script], capture_output=True, text=True,
                           cwd=zygote.ROOT, timeout=60)
     assert done.stdout.strip() == zygote.SOCKET
+
+
+MODULE_BOTH = pytest.mark.parametrize("through", [False, True], ids=["real", "zygote"])
+
+
+@MODULE_BOTH
+def test_a_module_runs_as_python_m_does(through: bool, tmp_path: Path) -> None:
+    """``module(NAME, ...)`` is ``python -m NAME ...``: arguments, stdin, stdout, the
+    exit status of a failure and its message alike either way (``json.tool`` as NAME)."""
+    command = zygote.module("json.tool", "--sort-keys") if through else [
+        *zygote.REAL[:2], "json.tool", "--sort-keys"]
+    assert (command[-2] == "--module=json.tool") == through
+    before = zygote.log()
+    good = run(command, input='{"b": 1, "a": [2]}')
+    assert good.returncode == 0, good.stderr
+    assert good.stdout == '{\n    "a": [\n        2\n    ],\n    "b": 1\n}\n'
+    bad = run(command, input="{nope")
+    assert bad.returncode == 1 and "Expecting property name" in bad.stderr
+    assert "real command" not in zygote.log()[len(before):]
+
+
+def test_a_fake_server_through_the_zygote_is_its_child_and_ends_with_the_hub(
+        tmp_path: Path) -> None:
+    """The suite's fake MCP servers come from the zygote (no MCP SDK import of their own),
+    serve their tools over the launcher's stdio, and leave no child of the zygote behind
+    when the client closes."""
+    import anyio
+
+    from tests.conftest import fake_server
+    from tui_agent.tools.hub import Hub
+
+    config = fake_server()
+    assert config.args[0] == "-S" and "--module=tests.fakes.mcp_server" in config.args
+    seen: list[list[int]] = []
+
+    async def go() -> list[str]:
+        async with Hub({"f": config}, log_dir=tmp_path, default_timeout=20) as hub:
+            await hub.wait_all()
+            seen.append(zygote_children())
+            return sorted(spec.name for spec in hub.specs())
+
+    names = anyio.run(go)
+    assert "f__echo" in names
+    assert len(seen[0]) == 1, "the server is one child of the zygote"
+    wait_for(lambda: seen[0][0] not in zygote_children(), "the server's end", timeout=30)
+
+
+def test_without_a_zygote_a_module_is_the_plain_command(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    monkeypatch.delenv(zygote.SOCKET_VAR)
+    assert zygote.module("tests.fakes.mcp_server", "--x") == [
+        zygote.REAL[0], "-m", "tests.fakes.mcp_server", "--x"]
