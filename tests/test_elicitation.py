@@ -233,7 +233,8 @@ async def test_the_form_modal_checks_and_sends(tmp_path: Path, fake_llm: FakeLLM
         await ready(pilot, app)
         await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"book", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen), what="the form")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
+                    and app.screen.is_mounted, what="the form")
         screen = app.screen
         assert isinstance(screen, ElicitScreen)
         guests = screen.query_one("#field-0", Input)

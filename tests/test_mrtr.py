@@ -99,7 +99,8 @@ async def test_the_app_asks_embedded_requests_in_its_modals(tmp_path: Path,
         await ready(pilot, app)
         await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"book", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen), what="the form")
+        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
+                    and app.screen.is_mounted, what="the form")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: len(fake_llm.requests) >= 2, what="the booking")
         assert told(1) == f"accept: {BOOKED}"

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tests.test_media import png
 from tests.ui.kit import make_app, until, write_config
@@ -44,6 +45,8 @@ def test_file_picker(snap_compare: Snap, tmp_path: Path, project: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, FilePicker))
         assert isinstance(app.screen, FilePicker)
         picker = app.screen
+        for field in picker.query(Input):  # a blinking cursor is on or off by the clock
+            field.cursor_blink = False
         await until(pilot, lambda: picker.files is not None)
         await pilot.press("a", "p", "p")
         await until(pilot, lambda: picker.shown == "app")  # ranked in a worker thread
