@@ -123,7 +123,8 @@ def add_server(file: Path, name: str, table: Mapping[str, Any], *, replace: bool
                           "already here (--force replaces it)", file)
     block = table_text(name, table)
     lines = text.splitlines(keepends=True)
-    span = _span(lines, name) if name in servers else None
+    # The comment lines above its header stay: the person's words about the server.
+    span = _span(lines, name, above=False) if name in servers else None
     if span is not None:
         after = lines[span[1]:]
         spaced = block + ("\n" if after and after[0].strip() else "")
@@ -163,10 +164,11 @@ def _inline(value: Any) -> Any:
     return value
 
 
-def _span(lines: list[str], name: str) -> tuple[int, int] | None:
-    """The lines of ``[servers.NAME]`` (with its sub-tables, and the comment lines right
-    above its header, which are about it), or None when no header names it. Comment
-    lines right above the next table's header stay: they are about that table."""
+def _span(lines: list[str], name: str, *, above: bool = True) -> tuple[int, int] | None:
+    """The lines of ``[servers.NAME]`` (with its sub-tables, and, when ``above``, the
+    comment lines right above its header, which are about it), or None when no header
+    names it. Comment lines right above the next table's header are not in it: they are
+    about that table."""
     own = ("servers", name)
     start = None
     for number, line in enumerate(lines):
@@ -176,14 +178,14 @@ def _span(lines: list[str], name: str) -> tuple[int, int] | None:
         if start is None and key == own:
             start = number
         elif start is not None and key[:2] != own:
-            return _widen(lines, start, number)
-    return None if start is None else _widen(lines, start, len(lines))
+            return _widen(lines, start, number, above)
+    return None if start is None else _widen(lines, start, len(lines), above)
 
 
-def _widen(lines: list[str], start: int, end: int) -> tuple[int, int]:
+def _widen(lines: list[str], start: int, end: int, above: bool) -> tuple[int, int]:
     while end > start + 1 and lines[end - 1].lstrip().startswith("#"):
         end -= 1
-    while start > 0 and lines[start - 1].lstrip().startswith("#"):
+    while above and start > 0 and lines[start - 1].lstrip().startswith("#"):
         start -= 1
     return start, end
 
