@@ -10,8 +10,8 @@ import``: where each client keeps them on each OS, and how each writes them.
 - VS Code: ``Code/User/mcp.json`` (``servers``) and ``Code/User/settings.json``
   (``mcp.servers``) in the OS's config dir, and the project's ``.vscode/mcp.json``.
 - Windsurf: ``~/.codeium/windsurf/mcp_config.json``; ``mcpServers`` (``serverUrl``).
-- Zed: ``~/.config/zed/settings.json`` (``%APPDATA%/Zed`` on Windows);
-  ``context_servers``.
+- Zed: ``settings.json`` in ``$XDG_CONFIG_HOME/zed`` (Linux), ``~/.config/zed``
+  (macOS), ``%APPDATA%/Zed`` (Windows); ``context_servers``.
 
 Every path comes from the environment (``HOME``, ``APPDATA``, ``XDG_CONFIG_HOME``), so
 tests point them at a temporary directory. The editors' ``settings.json`` files are read
@@ -64,10 +64,17 @@ class Found:
     server: ServerConfig | None
     problem: str | None = None
     warnings: list[str] = field(default_factory=list)
+    transport_given: bool = False
+    """The entry names its transport (``type``); otherwise it is left to be inferred."""
+
+    def table(self) -> dict[str, Any]:
+        """The ``[servers.NAME]`` keys the entry gives (its server must be valid)."""
+        assert self.server is not None
+        return server_table(self.server, transport=self.transport_given)
 
     def where(self) -> str:
         place = f"{self.source.file}:{self.line}" if self.line else str(self.source.file)
-        return f"{self.source.client} ({place})"
+        return f"{self.source.client} ({place})" if self.source.client else place
 
 
 def _config_home(env: Mapping[str, str], platform: str) -> Path:
@@ -87,7 +94,8 @@ def sources(env: Mapping[str, str] = os.environ, cwd: Path | None = None,
     home = Path(env.get("HOME") or Path.home())
     config = _config_home(env, platform)
     here = (cwd or Path.cwd()).resolve()
-    zed = config / "Zed" if platform == "win32" else home / ".config" / "zed"
+    zed = (config / "Zed" if platform == "win32" else home / ".config" / "zed"
+           if platform == "darwin" else config / "zed")
     code = config / "Code" / "User"
     return [
         Source("Claude Desktop", config / "Claude" / "claude_desktop_config.json",
@@ -127,7 +135,7 @@ def from_file(file: Path) -> list[Found]:
     """``mcp import --from FILE``: any file in the ``mcpServers`` or ``servers`` shape
     (comments allowed). Raises :class:`ConfigError` naming the file."""
     for keys in (("mcpServers",), ("servers",), ("mcp", "servers"), ("context_servers",)):
-        source = Source(str(file), file, keys, comments=True)
+        source = Source("", file, keys, comments=True)
         data, _ = _parse(source)
         if isinstance(_at(data, keys), dict):
             return read_source(source)
@@ -166,7 +174,8 @@ def _one(name: str, raw: Any, source: Source, origin: Origin, line: int | None) 
         server, _, warnings = convert(name, raw, origin)
     except ConfigError as exc:
         return Found(name, source, line, None, "; ".join(exc.problems))
-    return Found(name, source, line, server, warnings=warnings)
+    given = isinstance(raw, dict) and ("type" in raw or "transport" in raw)
+    return Found(name, source, line, server, warnings=warnings, transport_given=given)
 
 
 def _zed(raw: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +211,10 @@ def _at(data: Any, keys: tuple[str, ...]) -> Any:
     return data
 
 
-def server_table(server: ServerConfig) -> dict[str, Any]:
-    """The keys of ``server`` that were given, as a ``[servers.NAME]`` table holds them."""
+def server_table(server: ServerConfig, *, transport: bool = True) -> dict[str, Any]:
+    """The keys of ``server`` that were given, as a ``[servers.NAME]`` table holds them
+    (``transport`` only when asked: validation fills it in when it is inferred)."""
     given = set(server.model_fields_set) | ({"args"} if server.args else set())
+    if not transport:
+        given.discard("transport")
     return server.model_dump(mode="json", include=given, exclude_none=True)

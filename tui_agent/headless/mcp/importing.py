@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from tui_agent.config.clients import Found, discover, from_file, server_table
+from tui_agent.config.clients import Found, discover, from_file
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.scopes import keep_trusted, target, trusted
 from tui_agent.config.server_edit import add_server, check_name, places
@@ -118,8 +118,7 @@ def _write(args: argparse.Namespace, chosen: list[Found], files: list[tuple[str,
     for item in chosen:
         assert item.server is not None
         try:
-            line = add_server(where.file, item.name, server_table(item.server),
-                              replace=args.force)
+            line = add_server(where.file, item.name, item.table(), replace=args.force)
         except ConfigError as exc:
             err.write(f"tui-agent: {exc}\n")
             return 2
