@@ -127,6 +127,7 @@ def test_a_server_in_a_container_is_added_and_started(tmp_path: Path) -> None:
     assert server["command"] == [sys.executable, "-m", "tests.fakes.mcp_server", "--name",
                                  "in-a-box"]
     assert f"{ROOT}:{ROOT}:ro" in server["volumes"]
+    assert client is not None
     left = [c for c in client.containers.list(all=True)
             if c.labels.get(LABEL_SERVER) == "boxed"]
     assert not left, "the container of the one start is removed"
