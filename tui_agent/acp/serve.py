@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -63,9 +64,11 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, protocol_out)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    checked = asyncio.StreamReader(limit=STDIO_LIMIT)
+    gatekeeper = asyncio.ensure_future(_well_formed(reader, checked, writer))
     agent = TuiAgent(settings, tool_filter)
     # TuiAgent answers the stable methods; the SDK answers "method not found" for the rest.
-    conn = AgentSideConnection(cast("Agent", agent), writer, reader, listening=False)
+    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False)
     work = asyncio.ensure_future(conn.listen())
     for sig in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, work.cancel)
@@ -73,7 +76,38 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
         with contextlib.suppress(asyncio.CancelledError):
             await work
     finally:
+        gatekeeper.cancel()
         await agent.close()
         with contextlib.suppress(Exception):
             await asyncio.shield(conn.close())
         await spare.close()
+
+
+async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
+                       out: asyncio.StreamWriter) -> None:
+    """Only JSON objects reach the SDK; a line that is not one is answered with JSON-RPC's
+    parse error (-32700) or invalid request (-32600), as the spec says, instead of being
+    dropped with a traceback on stderr and the client left waiting."""
+    try:
+        while line := await source.readline():
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                _refuse(out, -32700, f"Parse error: not JSON ({exc})")
+                continue
+            if not isinstance(message, dict):
+                _refuse(out, -32600, "Invalid Request: a message is a JSON object")
+                continue
+            sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
+    except (ValueError, asyncio.LimitOverrunError) as exc:  # a line over STDIO_LIMIT
+        _refuse(out, -32700, f"Parse error: {exc}")
+    finally:
+        sink.feed_eof()
+
+
+def _refuse(out: asyncio.StreamWriter, code: int, message: str) -> None:
+    logging.getLogger(__name__).warning("refused a message: %s", message)
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    out.write(json.dumps(error).encode() + b"\n")
