@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp import spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
@@ -31,6 +31,9 @@ from acp.schema import (
 from tests.conftest import FAKE_MODEL, ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM
 from tests.zygote import command
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
 
 
 class Editor:
@@ -109,8 +112,8 @@ async def running(editor: Editor, conf: Path, *args: str, cwd: Path,
     exe, *rest = command()
     err = open(log or cwd / "acp-stderr.log", "wb")  # noqa: SIM115
     try:
-        async with spawn_agent_process(
-                editor, exe, *rest, "acp", "--config", str(conf), *args, cwd=cwd,
+        async with spawn_agent_process(  # Editor answers what these tests need of a client
+                cast("Client", editor), exe, *rest, "acp", "--config", str(conf), *args, cwd=cwd,
                 env=dict(os.environ), transport_kwargs={"stderr": err}) as (conn, proc):
             await asyncio.wait_for(conn.initialize(
                 protocol_version=1, client_capabilities=ClientCapabilities(

@@ -62,9 +62,9 @@ def test_bad_messages_get_errors_and_the_agent_goes_on(fake_llm: FakeLLM,
             "protocolVersion"] == 1
         send(proc, '{"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {')
         assert proc.stdout is not None
-        assert answer(proc.stdout, None)["error"]["code"] == -32700  # type: ignore[arg-type]
+        assert answer(proc.stdout, None)["error"]["code"] == -32700
         send(proc, "[1, 2]")
-        assert answer(proc.stdout, None)["error"]["code"] == -32600  # type: ignore[arg-type]
+        assert answer(proc.stdout, None)["error"]["code"] == -32600
         assert request(proc, 3, "no/such_method", {})["error"]["code"] == -32601
         unknown = request(proc, 4, "session/prompt", {
             "sessionId": "ghost", "prompt": [{"type": "text", "text": "hi"}]})["error"]
