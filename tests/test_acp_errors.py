@@ -42,7 +42,8 @@ def answer(out: IO[str], want_id: int | None) -> dict[str, Any]:
         assert line, "the agent closed stdout"
         message = json.loads(line)
         assert message.get("jsonrpc") == "2.0", line
-        if message.get("id") == want_id and ("result" in message or "error" in message):
+        if "result" in message or "error" in message:  # a response: it must be this one
+            assert message.get("id") == want_id, line
             return dict(message)
 
 
