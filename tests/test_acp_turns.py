@@ -111,3 +111,22 @@ def test_at_files_come_from_the_editors_buffer_when_it_offers_one(
         assert editor.read == []
         assert "what the disk holds" in sent
     assert 'path=\\"notes.txt\\"' in sent
+
+
+def test_max_depth_ends_the_turn_as_max_turn_requests(fake_llm: FakeLLM,
+                                                      tmp_path: Path) -> None:
+    from tests.fakes.llm_server import FakeToolCall
+
+    fake_llm.push(*[Reply(tool_calls=[FakeToolCall("fake__add", {"a": i, "b": 1}, id=f"a{i}")])
+                    for i in range(3)])
+    editor = Editor()
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake", more='auto = ["add"]\n'),
+                  extra="[agent]\nmax_depth = 2\n")
+
+    async def scenario() -> str:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            return await prompt(conn, sid, "add forever")
+
+    assert asyncio.run(scenario()) == "max_turn_requests"
+    assert [u.tool_call_id for u in editor.of("tool_call")] == ["a0", "a1"]
