@@ -130,3 +130,38 @@ def test_max_depth_ends_the_turn_as_max_turn_requests(fake_llm: FakeLLM,
 
     assert asyncio.run(scenario()) == "max_turn_requests"
     assert [u.tool_call_id for u in editor.of("tool_call")] == ["a0", "a1"]
+
+
+def test_an_mcp_prompt_runs_as_a_slash_command(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="Hello, Ada!"))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm, fake_server_toml()),
+                           cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await editor.until(lambda: any(c.name == "fake:greet" for u in editor.of(
+                "available_commands_update") for c in u.available_commands))
+            return await prompt(conn, sid, "/fake:greet name=Ada")
+
+    assert asyncio.run(scenario()) == "end_turn"
+    assert "Say hello to Ada." in user_text(fake_llm)
+    assert editor.text() == "Hello, Ada!"
+
+
+def test_secrets_are_masked_and_control_characters_removed(fake_llm: FakeLLM,
+                                                           tmp_path: Path) -> None:
+    secret = "sk-test-key"  # the config's api_key: a secret of the run
+    fake_llm.push(Reply(text=f"the key is {secret} \x1b]0;pwned\x07and \x1b[31mred\x1b[0m",
+                        chunk_chars=3))
+    editor = Editor()
+
+    async def scenario() -> None:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "tell me")
+
+    asyncio.run(scenario())
+    shown = editor.text()
+    assert secret not in shown and "the key is" in shown
+    assert "\x1b" not in shown and "\x07" not in shown and "red" in shown

@@ -199,6 +199,8 @@ class TuiAgent:
                     await self._send(session.id, update)
                 if isinstance(event, TurnDone):
                     reason = STOP.get(event.reason, "end_turn")
+        for update in updates.end():
+            await self._send(session.id, update)
         return reason
 
     @staticmethod

@@ -57,6 +57,13 @@ class Updates:
     def __call__(self, event: Event) -> list[Any]:
         return [u for shown in self._mask(event) for u in self._one(shown)]
 
+    def end(self) -> list[Any]:
+        """What the cleaners still hold when the turn ends (a cancelled turn has no
+        ``TurnDone`` to push it out): an unfinished escape sequence is dropped, text kept."""
+        thought, text = self._thought.flush(), self._text.flush()
+        return ([update_agent_thought_text(thought)] if thought else []) + \
+            ([update_agent_message_text(text)] if text else [])
+
     def _one(self, event: Event) -> list[Any]:
         match event:
             case TextDelta(delta=delta):
