@@ -165,3 +165,30 @@ def test_secrets_are_masked_and_control_characters_removed(fake_llm: FakeLLM,
     shown = editor.text()
     assert secret not in shown and "the key is" in shown
     assert "\x1b" not in shown and "\x07" not in shown and "red" in shown
+
+
+def test_the_model_option_switches_the_model(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="one"), Reply(text="two"))
+    editor = Editor()
+    conf = config(tmp_path, fake_llm, extra='choices = ["openai/other-model"]\n')
+
+    async def scenario() -> None:
+        from acp import RequestError
+
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            option = (session.config_options or [])[0]
+            assert (option.id, option.current_value) == ("model", "openai/fake-model")
+            assert [o.value for o in option.options] == ["openai/fake-model",
+                                                         "openai/other-model"]
+            sid = session.session_id
+            await prompt(conn, sid, "first")
+            answer = await conn.set_config_option(config_id="model", session_id=sid,
+                                                  value="openai/other-model")
+            assert (answer.config_options or [])[0].current_value == "openai/other-model"
+            with pytest.raises(RequestError):
+                await conn.set_config_option(config_id="colour", session_id=sid, value="x")
+            await prompt(conn, sid, "second")
+
+    asyncio.run(scenario())
+    assert [r["model"] for r in fake_llm.requests] == ["fake-model", "other-model"]

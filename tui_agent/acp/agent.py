@@ -31,6 +31,7 @@ from acp.schema import (
     PromptResponse,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
@@ -86,7 +87,8 @@ class TuiAgent:
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
                           **kwargs: Any) -> NewSessionResponse:
         session = self._open(cwd, mcp_servers or [])
-        return NewSessionResponse(session_id=session.id, modes=self._modes(session))
+        return NewSessionResponse(session_id=session.id, modes=self._modes(session),
+                                  config_options=[commands.model_option(session)])
 
     async def load_session(self, cwd: str, session_id: str,
                            mcp_servers: list[Any] | None = None,
@@ -102,7 +104,8 @@ class TuiAgent:
         session = self._open(cwd, mcp_servers or [], conv)
         for update in replay(conv.messages):
             await self._send(session.id, update)
-        return LoadSessionResponse(modes=self._modes(session))
+        return LoadSessionResponse(modes=self._modes(session),
+                                   config_options=[commands.model_option(session)])
 
     def _open(self, cwd: str, servers: list[Any], history: Any = None) -> AcpSession:
         root = Path(cwd)
@@ -155,6 +158,18 @@ class TuiAgent:
         session.set_code_mode(mode_id == "code")
         await self._send(session_id, update_current_mode(mode_id))
         return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        """The model picker: ``model`` is the one option."""
+        session = self._session(session_id)
+        if config_id != "model" or not isinstance(value, str):
+            raise RequestError.invalid_params({"configId": config_id,
+                                               "message": "the one option is 'model'"})
+        problem = commands.switch_model(session, value)
+        if problem:
+            raise RequestError.invalid_params({"value": value, "message": problem})
+        return SetSessionConfigOptionResponse(config_options=[commands.model_option(session)])
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)

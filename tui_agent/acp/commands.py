@@ -14,7 +14,13 @@ from contextlib import aclosing
 from typing import Any
 
 from acp.helpers import update_agent_message_text, update_available_commands
-from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
+from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    UnstructuredCommandInput,
+)
 
 from tui_agent.acp.sessions import AcpSession
 from tui_agent.core.events import Compacted, ErrorOccurred
@@ -95,19 +101,37 @@ def code_switch(session: AcpSession, word: str) -> str:
 
 
 def _model(session: AcpSession, name: str) -> str:
-    from tui_agent.config import ConfigError
-
     if not name:
         current = session.agent.llm.model
         return "Models: " + ", ".join(f"{m}{' (in use)' if m == current else ''}"
                                       for m in session.models.choices())
+    problem = switch_model(session, name)
+    return f"⚠ {problem}" if problem else f"Using {name} from the next turn on."
+
+
+def switch_model(session: AcpSession, name: str) -> str | None:
+    """Use ``name`` from the next turn on (``/model`` and the model option); what was wrong
+    when its ``[models]`` table cannot be used (the model in use stays)."""
+    from tui_agent.config import ConfigError
+
     try:
         session.settings.check(name)
     except ConfigError as exc:
-        return f"⚠ {exc}"
+        return str(exc)
     session.models.chosen = name
     session.agent.llm = session.models.make()
-    return f"Using {name} from the next turn on."
+    return None
+
+
+def model_option(session: AcpSession) -> SessionConfigOptionSelect:
+    """The model picker an editor shows (``session/set_config_option`` with ``model``): the
+    models of the config, the one in use first if it is not among them."""
+    current = session.agent.llm.model or ""
+    names = session.models.choices()
+    names = names if current in names else [current, *names]
+    return SessionConfigOptionSelect(
+        type="select", id="model", name="Model", category="model", current_value=current,
+        options=[SessionConfigSelectOption(value=n, name=n) for n in names if n])
 
 
 async def _mcp_prompt(session: AcpSession, ref: str, rest: str) -> str:
