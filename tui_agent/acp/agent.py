@@ -67,6 +67,8 @@ class TuiAgent:
         self.sessions: dict[str, AcpSession] = {}
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
+        self._background: set[asyncio.Task[None]] = set()
+        """Tasks nobody awaits (the commands sent after a session opens), kept alive."""
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -119,9 +121,15 @@ class TuiAgent:
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.sessions[session.id] = session
-        asyncio.get_running_loop().call_soon(
-            lambda: asyncio.ensure_future(self._advertise(session)))
+        # After the response that names the session: a client drops updates of a session
+        # it does not know yet.
+        asyncio.get_running_loop().call_soon(self._later, self._advertise(session))
         return session
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _advertise(self, session: AcpSession) -> None:
         """The commands, at once and again once the servers have listed their prompts."""
@@ -177,8 +185,8 @@ class TuiAgent:
             raise RequestError.invalid_request({"sessionId": session_id,
                                                 "message": "a prompt is already running"})
         session.turn = asyncio.create_task(self._turn(session, prompt))
-        done, _ = await asyncio.wait({session.turn})
         turn = session.turn
+        await asyncio.wait({turn})
         if turn.cancelled():
             return PromptResponse(stop_reason="cancelled")
         return PromptResponse(stop_reason=turn.result())
@@ -256,6 +264,8 @@ class TuiAgent:
             await self.client.session_update(session_id=session_id, update=update)
 
     async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
         for session in list(self.sessions.values()):
             with contextlib.suppress(Exception):
                 await session.close()

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,23 +79,24 @@ class AcpSession:
             build.save_metrics(self.hub, self.agent.session)
 
 
-def with_servers(settings: Settings, handed: Sequence[Any]) -> Settings:
+def with_servers(settings: Settings, handed: Sequence[Any], cwd: Path) -> Settings:
     """``settings`` with the editor's servers added under their own names (a name the
-    config already uses is the editor's in this session)."""
+    config already uses is the editor's in this session); a stdio one runs in ``cwd``, the
+    project, as the editor would run it."""
     if not handed:
         return settings
     servers = dict(settings.config.servers)
     for server in handed:
         name = _NAME.sub("_", server.name).strip("_") or "server"
-        servers[name] = server_config(server)
+        servers[name] = server_config(server, cwd)
     config = settings.config.model_copy(update={"servers": servers})
     return dataclasses.replace(settings, config=config)
 
 
-def server_config(server: Any) -> ServerConfig:
+def server_config(server: Any, cwd: Path) -> ServerConfig:
     """An ACP ``McpServer`` as our ``[servers.NAME]``."""
     if isinstance(server, McpServerStdio):
-        return ServerConfig(command=server.command, args=list(server.args),
+        return ServerConfig(command=server.command, args=list(server.args), cwd=str(cwd),
                             env={v.name: v.value for v in server.env})
     if isinstance(server, HttpMcpServer | SseMcpServer):
         return ServerConfig(url=server.url, transport="http" if isinstance(
@@ -105,12 +106,13 @@ def server_config(server: Any) -> ServerConfig:
 
 
 def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed: Sequence[Any],
-                 gate_for: Any, history: Conversation | None = None) -> AcpSession:
+                 gate_for: Callable[[str], Gate], history: Conversation | None = None
+                 ) -> AcpSession:
     """A session for the editor: a new conversation, or ``history`` continued. ``gate_for``
     makes the session's gate from its id (the gate asks about that session)."""
     from tui_agent.tools.frontdesk import FrontDesk
 
-    settings = with_servers(settings, handed)
+    settings = with_servers(settings, handed, cwd)
     models = ModelChoice(lambda: settings)
     llm = models.make()
     writer = build.resumed_session(settings, history) if history is not None \
