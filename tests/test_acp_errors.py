@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -112,3 +113,22 @@ def test_a_client_that_vanishes_mid_turn_ends_the_run_cleanly(fake_llm: FakeLLM,
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
     sessions = list((tmp_path / "home" / "data").rglob(f"{sid}*.jsonl"))
     assert sessions, "the session was not kept"
+
+
+def test_the_sdk_is_imported_only_by_the_acp_command(tmp_path: Path) -> None:
+    """The other commands (and ``--help``) never pay for the ACP SDK; ``acp --help`` works
+    and a bad config fails before the protocol starts, on stderr, exit 2."""
+    code = ("import sys\nimport tui_agent.cli\n"
+            "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith(('acp.', "
+            "'tui_agent.acp'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+    helped = subprocess.run([*command(), "acp", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--config" in helped.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[model\n", encoding="utf-8")
+    failed = subprocess.run([*command(), "acp", "--config", str(bad)], capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL)
+    assert failed.returncode == 2 and failed.stdout == ""
+    assert "bad.toml" in failed.stderr and "Traceback" not in failed.stderr
