@@ -48,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    config_secrets(args, sys.stderr))
         if args.command == "config":
             return cmd_config(args, sys.stdout, sys.stderr)
+        if args.command == "acp":
+            return cmd_acp(args, sys.stderr)
         if args.command is None and (args.demo or (sys.stdin.isatty()
                                                    and sys.stdout.isatty())):
             return cmd_tui(args, sys.stderr)
@@ -219,6 +221,21 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         sampling=getattr(args, "sampling", "deny"), attach=getattr(args, "attach", None) or [],
         mcp_prompt=mcp_prompt, max_depth=getattr(args, "max_depth", None), compact=compact,
         images=getattr(args, "image", None) or []), out, err)
+
+
+def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
+    """``acp``: the agent for an editor, on stdio, with the config and flags of ``run``."""
+    settings = load_settings(args, err)
+    if settings is None or not apply_flags(settings, args, err):
+        return 2
+    chosen = tool_filter(args)
+    problem = chosen.narrow(settings)
+    if problem:
+        err.write(f"tui-agent: {problem}\n")
+        return 2
+    from tui_agent.acp.serve import serve
+
+    return serve(settings, chosen, err)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

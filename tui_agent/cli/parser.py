@@ -12,7 +12,8 @@ from typing import Any
 from tui_agent import __version__
 from tui_agent.config.reasoning import REASONING_EFFORTS
 
-COMMANDS = ("run", "servers", "stubs", "login", "logout", "sessions", "export", "config", "mcp")
+COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "export", "config",
+            "mcp")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
@@ -131,6 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --resume: summarize the conversation before PROMPT (or alone)")
     run.add_argument("prompt", nargs="*", metavar="PROMPT",
                      help="the prompt; '-' reads it from stdin")
+
+    acp = sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for editors)",
+                         description="Run as an ACP agent for an editor (Zed, JetBrains, "
+                                     "Neovim...): JSON-RPC on stdin/stdout, logs on stderr.")
+    _common(acp, inner=True)
 
     servers = sub.add_parser(
         "servers", help="start every configured MCP server and report on it",

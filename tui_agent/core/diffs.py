@@ -61,6 +61,11 @@ class FileChange:
     added: int = 0
     removed: int = 0
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    old: str = field(default="", repr=False)
+    """The file's text before the call (empty for a new file): for a front end that draws
+    the diff itself (an editor over ACP)."""
+    new: str = field(default="", repr=False)
+    """The file's text after the call."""
 
     def summary(self) -> str:
         what = "new file" if self.new_file else f"+{self.added} −{self.removed}"
@@ -227,7 +232,7 @@ def _change(path: str, local: Path | None, old: str, new: str, exists: bool,
     removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
     if not lines:
         warnings.append("the call leaves the file as it is")
-    return FileChange(path, local, diff, not exists, added, removed, tuple(warnings))
+    return FileChange(path, local, diff, not exists, added, removed, tuple(warnings), old, new)
 
 
 Scopes = Callable[[str], FileScope | None]

@@ -1,0 +1,134 @@
+"""Bad input to ``tui-agent acp``, spoken as raw JSON-RPC lines (what a broken or hostile
+client sends): a malformed message, an unknown method and a prompt to an unknown session
+get JSON-RPC errors and the agent goes on serving; a client that disappears mid-turn ends
+the run cleanly. Every line on stdout is JSON-RPC: no traceback, no stray print."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from tests.acp_kit import config
+from tests.fakes.llm_server import FakeLLM, Reply
+from tests.zygote import command
+
+pytestmark = pytest.mark.slow
+
+
+def start(conf: Path, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([*command(), "acp", "--config", str(conf)], cwd=cwd,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=open(cwd / "stderr.log", "w"),  # noqa: SIM115
+                            text=True, env=dict(os.environ))
+
+
+def send(proc: subprocess.Popen[str], line: str) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+
+
+def answer(out: IO[str], want_id: int | None) -> dict[str, Any]:
+    """The response to request ``want_id`` (notifications before it are skipped); every
+    line read must be JSON-RPC."""
+    while True:
+        line = out.readline()
+        assert line, "the agent closed stdout"
+        message = json.loads(line)
+        assert message.get("jsonrpc") == "2.0", line
+        if "result" in message or "error" in message:  # a response: it must be this one
+            assert message.get("id") == want_id, line
+            return dict(message)
+
+
+def request(proc: subprocess.Popen[str], rid: int, method: str, params: dict[str, Any]
+            ) -> dict[str, Any]:
+    send(proc, json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}))
+    assert proc.stdout is not None
+    return answer(proc.stdout, rid)
+
+
+def test_bad_messages_get_errors_and_the_agent_goes_on(fake_llm: FakeLLM,
+                                                       tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="still here"))
+    proc = start(config(tmp_path, fake_llm), tmp_path)
+    try:
+        assert request(proc, 1, "initialize", {"protocolVersion": 1})["result"][
+            "protocolVersion"] == 1
+        send(proc, '{"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {')
+        assert proc.stdout is not None
+        assert answer(proc.stdout, None)["error"]["code"] == -32700
+        send(proc, "[1, 2]")
+        assert answer(proc.stdout, None)["error"]["code"] == -32600
+        assert request(proc, 3, "no/such_method", {})["error"]["code"] == -32601
+        unknown = request(proc, 4, "session/prompt", {
+            "sessionId": "ghost", "prompt": [{"type": "text", "text": "hi"}]})["error"]
+        assert unknown["code"] == -32602 and "ghost" in json.dumps(unknown)
+        bad = request(proc, 5, "session/new", {"cwd": 7})["error"]
+        assert bad["code"] == -32602
+        relative = request(proc, 6, "session/new", {"cwd": "rel/dir", "mcpServers": []})
+        assert "absolute" in json.dumps(relative["error"])
+        sid = request(proc, 7, "session/new", {"cwd": str(tmp_path),
+                                               "mcpServers": []})["result"]["sessionId"]
+        done = request(proc, 8, "session/prompt", {
+            "sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
+        assert done["result"]["stopReason"] == "end_turn"
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(30) == 0
+        assert proc.stdout is not None
+        rest = proc.stdout.read()
+        proc.stdout.close()
+    for line in rest.splitlines():
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text()
+
+
+def test_a_client_that_vanishes_mid_turn_ends_the_run_cleanly(fake_llm: FakeLLM,
+                                                              tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="never finished", hang=True))
+    proc = start(config(tmp_path, fake_llm), tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None
+    request(proc, 1, "initialize", {"protocolVersion": 1})
+    sid = request(proc, 2, "session/new", {"cwd": str(tmp_path),
+                                           "mcpServers": []})["result"]["sessionId"]
+    send(proc, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+        "sessionId": sid, "prompt": [{"type": "text", "text": "go"}]}}))
+    deadline = time.monotonic() + 30
+    while not fake_llm.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.stdin.close()  # the editor is gone
+    assert proc.wait(30) == 0
+    for line in proc.stdout.read().splitlines():
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    proc.stdout.close()
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text()
+    sessions = list((tmp_path / "home" / "data").rglob(f"{sid}*.jsonl"))
+    assert sessions, "the session was not kept"
+
+
+def test_the_sdk_is_imported_only_by_the_acp_command(tmp_path: Path) -> None:
+    """The other commands (and ``--help``) never pay for the ACP SDK; ``acp --help`` works
+    and a bad config fails before the protocol starts, on stderr, exit 2."""
+    code = ("import sys\nimport tui_agent.cli\n"
+            "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith(('acp.', "
+            "'tui_agent.acp'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+    helped = subprocess.run([*command(), "acp", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--config" in helped.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[model\n", encoding="utf-8")
+    failed = subprocess.run([*command(), "acp", "--config", str(bad)], capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL)
+    assert failed.returncode == 2 and failed.stdout == ""
+    assert "bad.toml" in failed.stderr and "Traceback" not in failed.stderr

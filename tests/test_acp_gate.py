@@ -1,0 +1,130 @@
+"""The gate through the editor: a call that would ask becomes
+``session/request_permission``, and each answer does what it says: allow once runs it
+(and the next call asks again), allow always runs it and is written to the config file as
+the app's ``a`` is (the next call does not ask), reject and a cancelled question deny it
+(the server never sees it). A code-mode script's call asks naming the script, with the
+script's option; a file write shows its diff, in the question and in the ``tool_call``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+
+pytestmark = pytest.mark.slow
+
+
+def echo_turn(fake: FakeLLM, call_id: str, text: str = "hi there") -> None:
+    fake.push(Reply(tool_calls=[FakeToolCall("fake__echo", {"text": text}, id=call_id)]),
+              Reply(text="done"))
+
+
+def run_turns(editor: Editor, conf: Path, cwd: Path, *texts: str, args: tuple[str, ...] = ()
+              ) -> list[str]:
+    async def scenario() -> list[str]:
+        async with running(editor, conf, *args, cwd=cwd) as (conn, _):
+            sid = (await conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
+            return [await prompt(conn, sid, text) for text in texts]
+
+    return asyncio.run(scenario())
+
+
+def marked(marks: Path, what: str) -> int:
+    path = marks / what
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def tool_message(fake: FakeLLM, index: int) -> str:
+    return str(fake.requests[index]["messages"][-1]["content"])
+
+
+def test_allow_once_runs_the_call_and_the_next_asks_again(fake_llm: FakeLLM,
+                                                          tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    echo_turn(fake_llm, "c1")
+    echo_turn(fake_llm, "c2")
+    editor = Editor(["allow_once", "allow_once"])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake", "--marks", str(marks)))
+    assert run_turns(editor, conf, tmp_path, "echo", "again") == ["end_turn", "end_turn"]
+    assert len(editor.asked) == 2 and marked(marks, "echo") == 2
+    question, options = editor.asked[0]
+    assert question.tool_call_id == "c1" and question.title == "fake: echo"
+    assert question.raw_input == {"text": "hi there"}
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+    started = editor.of("tool_call")[0]
+    assert (started.tool_call_id, started.status) == ("c1", "pending")
+    done = [u for u in editor.of("tool_call_update") if u.status == "completed"]
+    assert done[0].tool_call_id == "c1" and done[0].content[0].content.text == "hi there"
+    assert "hi there" in tool_message(fake_llm, 1)
+
+
+def test_allow_always_is_written_to_the_config_and_asks_no_more(fake_llm: FakeLLM,
+                                                                tmp_path: Path) -> None:
+    echo_turn(fake_llm, "c1")
+    echo_turn(fake_llm, "c2")
+    editor = Editor(["allow_always"])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake"))
+    assert run_turns(editor, conf, tmp_path, "echo", "again") == ["end_turn", "end_turn"]
+    assert len(editor.asked) == 1
+    assert 'auto = ["echo"]' in conf.read_text(encoding="utf-8")
+    assert "hi there" in tool_message(fake_llm, 3)
+
+
+@pytest.mark.parametrize("answer", ["reject_once", "cancelled"])
+def test_reject_and_a_cancelled_question_deny_the_call(fake_llm: FakeLLM, tmp_path: Path,
+                                                       answer: str) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    echo_turn(fake_llm, "c1")
+    editor = Editor([answer])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake", "--marks", str(marks)))
+    assert run_turns(editor, conf, tmp_path, "echo") == ["end_turn"]
+    assert marked(marks, "echo") == 0
+    failed = [u for u in editor.of("tool_call_update") if u.status == "failed"]
+    why = "rejected in the editor" if answer == "reject_once" else "was cancelled"
+    assert failed and why in failed[0].content[0].content.text
+    assert why in tool_message(fake_llm, 1)
+
+
+def test_a_scripts_call_asks_naming_the_script(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    code = 'r = fake.echo(text="from the script")\nresult = r'
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("executeToolCode", {"code": code},
+                                                 id="s1")]), Reply(text="ran"))
+    editor = Editor(["allow_script"])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake"))
+    assert run_turns(editor, conf, tmp_path, "script it", args=("--code-mode",)) == \
+        ["end_turn"]
+    assert len(editor.asked) == 1
+    question, options = editor.asked[0]
+    assert question.title == "fake: echo (called by the script s1)"
+    assert "allow_script" in [o.option_id for o in options]
+    script = editor.of("tool_call")[0]
+    assert (script.tool_call_id, script.kind, script.title) == ("s1", "execute",
+                                                                "code-mode script")
+    assert "from the script" in tool_message(fake_llm, 1)
+
+
+def test_a_file_write_shows_its_diff(fake_llm: FakeLLM, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.ui.test_script_approval import filesystem_server, project_files
+
+    project = project_files(tmp_path, monkeypatch)
+    target = str(project / "out.txt")
+    fake_llm.push(Reply(tool_calls=[FakeToolCall(
+        "fs__write_file", {"path": target, "content": "new\n"}, id="w1")]), Reply(text="ok"))
+    editor = Editor(["allow_once"])
+    conf = config(tmp_path, fake_llm, filesystem_server(project))
+    assert run_turns(editor, conf, project, "write it") == ["end_turn"]
+    question, _ = editor.asked[0]
+    diffs = [c for c in question.content or [] if c.type == "diff"]
+    assert [(d.path, d.old_text, d.new_text) for d in diffs] == [(target, "old\n", "new\n")]
+    started = editor.of("tool_call")[0]
+    assert started.kind == "edit" and [loc.path for loc in started.locations] == [target]
+    assert [(c.type, c.old_text, c.new_text) for c in started.content] == \
+        [("diff", "old\n", "new\n")]
+    assert (project / "out.txt").read_text(encoding="utf-8") == "new\n"

@@ -1,0 +1,134 @@
+"""ACP sessions of ``tui-agent acp``: ``session/cancel`` stops a turn (in the model's
+stream, or in a server's call, which the server sees cancelled) and the prompt answers
+``cancelled``; ``session/load`` replays a saved conversation and continues it; MCP
+servers the editor hands over in ``session/new`` (stdio and streamable HTTP) serve the
+session's turns under the editor's names."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+
+from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
+from tests.conftest import ROOT, TAG_VAR, tagged_env
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.reference import free_port, http_server
+
+pytestmark = pytest.mark.slow
+
+
+def wait_file(path: Path, timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return path.exists()
+
+
+@pytest.mark.parametrize("where", ["stream", "tool"])
+def test_cancel_stops_the_turn_and_the_servers_call(fake_llm: FakeLLM, tmp_path: Path,
+                                                    where: str) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    if where == "stream":
+        fake_llm.push(Reply(text="never finished", hang=True))
+    else:
+        fake_llm.push(Reply(tool_calls=[FakeToolCall("fake__hang", {}, id="h1")]))
+    editor = Editor()
+    conf = config(tmp_path, fake_llm, fake_server_toml(
+        "fake", "--marks", str(marks), more='auto = ["hang"]\n'))
+
+    async def scenario() -> str:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            turn = asyncio.ensure_future(prompt(conn, sid, "go"))
+            if where == "stream":
+                await editor.until(lambda: fake_llm.requests != [])
+                await asyncio.sleep(0.3)
+            else:
+                await editor.until(lambda: any(u.status == "in_progress"
+                                               for u in editor.of("tool_call_update")))
+            await conn.cancel(session_id=sid)
+            return await turn
+
+    assert asyncio.run(scenario()) == "cancelled"
+    if where == "tool":
+        assert wait_file(marks / "cancelled"), "the server's call was not cancelled"
+
+
+def test_load_replays_a_saved_session_and_continues_it(fake_llm: FakeLLM,
+                                                       tmp_path: Path) -> None:
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("fake__echo", {"text": "ping"}, id="e1")]),
+                  Reply(text="It said ping."), Reply(text="Second answer."))
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake", more='auto = ["echo"]\n'))
+    first, second = Editor(), Editor()
+
+    async def scenario() -> str:
+        async with running(first, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "echo ping please")
+        async with running(second, conf, cwd=tmp_path) as (conn, _):
+            loaded = await conn.load_session(cwd=str(tmp_path), session_id=sid,
+                                             mcp_servers=[])
+            assert loaded is not None and loaded.modes is not None
+            replayed = list(second.kinds())
+            assert await prompt(conn, sid, "and then?") == "end_turn"
+            return ",".join(k for k in replayed if k != "available_commands_update")
+
+    replayed = asyncio.run(scenario())
+    assert replayed == ("user_message_chunk,tool_call,tool_call_update,"
+                        "agent_message_chunk")
+    assert second.of("user_message_chunk")[0].content.text == "echo ping please"
+    assert second.of("tool_call")[0].title == "fake: echo"
+    assert "It said ping." in second.text()
+    history = json.dumps(fake_llm.requests[-1]["messages"])
+    assert "echo ping please" in history and "It said ping." in history
+
+
+def test_load_of_an_unknown_session_is_an_error_naming_it(fake_llm: FakeLLM,
+                                                          tmp_path: Path) -> None:
+    from acp import RequestError
+
+    async def scenario() -> None:
+        async with running(Editor(), config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            with pytest.raises(RequestError) as caught:
+                await conn.load_session(cwd=str(tmp_path), session_id="nope-123",
+                                        mcp_servers=[])
+            assert "nope-123" in json.dumps(caught.value.data)
+
+    asyncio.run(scenario())
+
+
+def test_servers_the_editor_hands_over_serve_the_session(fake_llm: FakeLLM,
+                                                         tmp_path: Path) -> None:
+    port = free_port()
+    fake_llm.push(Reply(tool_calls=[
+        FakeToolCall("handed__echo", {"text": "over stdio"}, id="a1"),
+        FakeToolCall("web__echo", {"text": "over http"}, id="a2")]), Reply(text="both"))
+    editor = Editor(["allow_once", "allow_once"])
+    stdio = McpServerStdio(name="handed", command=sys.executable,
+                           args=["-m", "tests.fakes.mcp_server", "--name", "handed"],
+                           env=[EnvVariable(name="PYTHONPATH", value=str(ROOT)),
+                                EnvVariable(name=TAG_VAR, value=tagged_env()[TAG_VAR])])
+    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
+               "--port", str(port)]
+
+    async def scenario(url: str) -> str:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            web = HttpMcpServer(type="http", name="web", url=url, headers=[])
+            sid = (await conn.new_session(cwd=str(tmp_path),
+                                          mcp_servers=[stdio, web])).session_id
+            return await prompt(conn, sid, "use both")
+
+    with http_server(command, port, env={"PYTHONPATH": str(ROOT)}, path="/mcp") as url:
+        assert asyncio.run(scenario(url)) == "end_turn"
+    offered = {t["function"]["name"] for t in fake_llm.requests[0]["tools"]}
+    assert {"handed__echo", "web__echo"} <= offered
+    done = {u.tool_call_id: u.content[0].content.text
+            for u in editor.of("tool_call_update") if u.status == "completed"}
+    assert done == {"a1": "over stdio", "a2": "over http"}

@@ -1,0 +1,194 @@
+"""``tui-agent acp`` driven by the ACP SDK's client side: a prompt turn streams the reply
+as ``agent_message_chunk`` and the thinking as ``agent_thought_chunk`` and ends
+``end_turn``; the session offers its slash commands (with the servers' MCP prompts) and
+its modes, and ``session/set_mode`` switches code mode; ``@`` files are read through the
+editor's ``fs/read_text_file`` when it offers it (an unsaved buffer wins over the disk)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
+from tests.fakes.llm_server import FakeLLM, Reply
+
+pytestmark = pytest.mark.slow
+
+
+def user_text(fake: FakeLLM, index: int = -1) -> str:
+    return json.dumps(fake.requests[index]["messages"][-1]["content"])
+
+
+def test_a_turn_streams_the_reply_and_the_thinking(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(reasoning="The capital of France... Paris.", text="Paris, of course."))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            return await prompt(conn, session.session_id, "capital of France?")
+
+    assert asyncio.run(scenario()) == "end_turn"
+    assert editor.text() == "Paris, of course."
+    assert editor.text("agent_thought_chunk") == "The capital of France... Paris."
+    kinds = editor.kinds()
+    assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk")
+    assert "capital of France?" in user_text(fake_llm)
+
+
+def test_commands_modes_and_set_mode_switch_code_mode(fake_llm: FakeLLM,
+                                                      tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="direct"), Reply(text="scripted"))
+    editor = Editor()
+
+    async def scenario() -> list[str]:
+        conf = config(tmp_path, fake_llm, fake_server_toml())
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            assert session.modes is not None
+            assert session.modes.current_mode_id == "tools"
+            assert {m.id for m in session.modes.available_modes} == {"tools", "code"}
+            sid = session.session_id
+            await editor.until(lambda: any(c.name == "fake:greet" for u in editor.of(
+                "available_commands_update") for c in u.available_commands))
+            await prompt(conn, sid, "one")
+            await conn.set_session_mode(session_id=sid, mode_id="code")
+            await prompt(conn, sid, "two")
+            last = editor.of("available_commands_update")[-1]
+            return [c.name for c in last.available_commands]
+
+    names = asyncio.run(scenario())
+    assert {"compact", "context", "code", "model", "fake:greet"} <= set(names)
+    assert [u.current_mode_id for u in editor.of("current_mode_update")] == ["code"]
+    first = {t["function"]["name"] for t in fake_llm.requests[0]["tools"]}
+    second = {t["function"]["name"] for t in fake_llm.requests[1]["tools"]}
+    assert "fake__echo" in first and "executeToolCode" not in first
+    assert "executeToolCode" in second and "fake__echo" not in second
+
+
+def test_slash_code_and_context_answer_in_the_reply(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="hi"))
+    editor = Editor()
+
+    async def scenario() -> None:
+        async with running(editor, config(tmp_path, fake_llm, fake_server_toml()),
+                           cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "hello")
+            assert await prompt(conn, sid, "/context") == "end_turn"
+            assert await prompt(conn, sid, "/code on") == "end_turn"
+
+    asyncio.run(scenario())
+    assert "tokens: system" in editor.text()
+    assert "Code mode is on" in editor.text()
+    assert [u.current_mode_id for u in editor.of("current_mode_update")] == ["code"]
+    assert len(fake_llm.requests) == 1  # the commands never reached the model
+
+
+@pytest.mark.parametrize("offers_fs", [True, False])
+def test_at_files_come_from_the_editors_buffer_when_it_offers_one(
+        fake_llm: FakeLLM, tmp_path: Path, offers_fs: bool) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("what the disk holds\n", encoding="utf-8")
+    fake_llm.push(Reply(text="read it"))
+    editor = Editor(buffers={str(notes): "the unsaved buffer\n"})
+
+    async def scenario() -> None:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path,
+                           fs=offers_fs) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            assert await prompt(conn, sid, "summarize @notes.txt") == "end_turn"
+
+    asyncio.run(scenario())
+    sent = user_text(fake_llm)
+    if offers_fs:
+        assert editor.read == [str(notes)]
+        assert "the unsaved buffer" in sent and "what the disk holds" not in sent
+    else:
+        assert editor.read == []
+        assert "what the disk holds" in sent
+    assert 'path=\\"notes.txt\\"' in sent
+
+
+def test_max_depth_ends_the_turn_as_max_turn_requests(fake_llm: FakeLLM,
+                                                      tmp_path: Path) -> None:
+    from tests.fakes.llm_server import FakeToolCall
+
+    fake_llm.push(*[Reply(tool_calls=[FakeToolCall("fake__add", {"a": i, "b": 1}, id=f"a{i}")])
+                    for i in range(3)])
+    editor = Editor()
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake", more='auto = ["add"]\n'),
+                  extra="[agent]\nmax_depth = 2\n")
+
+    async def scenario() -> str:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            return await prompt(conn, sid, "add forever")
+
+    assert asyncio.run(scenario()) == "max_turn_requests"
+    assert [u.tool_call_id for u in editor.of("tool_call")] == ["a0", "a1"]
+
+
+def test_an_mcp_prompt_runs_as_a_slash_command(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="Hello, Ada!"))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm, fake_server_toml()),
+                           cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await editor.until(lambda: any(c.name == "fake:greet" for u in editor.of(
+                "available_commands_update") for c in u.available_commands))
+            return await prompt(conn, sid, "/fake:greet name=Ada")
+
+    assert asyncio.run(scenario()) == "end_turn"
+    assert "Say hello to Ada." in user_text(fake_llm)
+    assert editor.text() == "Hello, Ada!"
+
+
+def test_secrets_are_masked_and_control_characters_removed(fake_llm: FakeLLM,
+                                                           tmp_path: Path) -> None:
+    secret = "sk-test-key"  # the config's api_key: a secret of the run
+    fake_llm.push(Reply(text=f"the key is {secret} \x1b]0;pwned\x07and \x1b[31mred\x1b[0m",
+                        chunk_chars=3))
+    editor = Editor()
+
+    async def scenario() -> None:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "tell me")
+
+    asyncio.run(scenario())
+    shown = editor.text()
+    assert secret not in shown and "the key is" in shown
+    assert "\x1b" not in shown and "\x07" not in shown and "red" in shown
+
+
+def test_the_model_option_switches_the_model(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="one"), Reply(text="two"))
+    editor = Editor()
+    conf = config(tmp_path, fake_llm, extra='choices = ["openai/other-model"]\n')
+
+    async def scenario() -> None:
+        from acp import RequestError
+
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            option = (session.config_options or [])[0]
+            assert (option.id, option.current_value) == ("model", "openai/fake-model")
+            assert [o.value for o in option.options] == ["openai/fake-model",
+                                                         "openai/other-model"]
+            sid = session.session_id
+            await prompt(conn, sid, "first")
+            answer = await conn.set_config_option(config_id="model", session_id=sid,
+                                                  value="openai/other-model")
+            assert (answer.config_options or [])[0].current_value == "openai/other-model"
+            with pytest.raises(RequestError):
+                await conn.set_config_option(config_id="colour", session_id=sid, value="x")
+            await prompt(conn, sid, "second")
+
+    asyncio.run(scenario())
+    assert [r["model"] for r in fake_llm.requests] == ["fake-model", "other-model"]

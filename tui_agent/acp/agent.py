@@ -1,0 +1,272 @@
+"""The ACP methods: ``initialize``, ``session/new``, ``session/load``, ``session/prompt``,
+``session/cancel`` and ``session/set_mode``, over the sessions of :mod:`.sessions`.
+
+A prompt runs as a task of its session, so that ``session/cancel`` stops it as ``esc``
+does in the app: the task is cancelled (again, until it ends: a library may swallow one
+cancellation), the server's call in flight is cancelled with it, and the prompt answers
+``cancelled``. Errors a person can act on are JSON-RPC errors naming what was wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.helpers import update_current_mode
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionMode,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+
+from tui_agent import __version__
+from tui_agent.acp import commands
+from tui_agent.acp.gate import EditorGate
+from tui_agent.acp.prompt import ReadText, user_message
+from tui_agent.acp.sessions import AcpSession, SessionSetupError, open_session
+from tui_agent.acp.updates import Updates, replay
+from tui_agent.config import Settings
+from tui_agent.core.attachments import AttachError
+from tui_agent.core.events import ContextSize, Event, TurnDone
+from tui_agent.core.filters import ToolFilter
+from tui_agent.core.session import SessionError, load
+from tui_agent.tools.errors import ServerError
+from tui_agent.wiring import build
+
+log = logging.getLogger(__name__)
+
+MODES = {"tools": ("Tools", "the model calls each MCP tool itself"),
+         "code": ("Code mode", "the model writes one Starlark script that calls the tools")}
+STOP = {"end": "end_turn", "max_depth": "max_turn_requests", "error": "end_turn",
+        "cancelled": "cancelled"}
+CANCEL_AGAIN = 0.25
+"""Seconds between two cancellations of a turn that did not end at the first."""
+
+
+class TuiAgent:
+    """tui-agent as an ACP agent: one per connection."""
+
+    def __init__(self, settings: Settings, tool_filter: ToolFilter) -> None:
+        self.settings, self.tool_filter = settings, tool_filter
+        self.sessions: dict[str, AcpSession] = {}
+        self.client: Client | None = None
+        self.capabilities = ClientCapabilities()
+        self._background: set[asyncio.Task[None]] = set()
+        """Tasks nobody awaits (the commands sent after a session opens), kept alive."""
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(self, protocol_version: int,
+                         client_capabilities: ClientCapabilities | None = None,
+                         client_info: Implementation | None = None,
+                         **kwargs: Any) -> InitializeResponse:
+        self.capabilities = client_capabilities or ClientCapabilities()
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=True)),
+            agent_info=Implementation(name="tui-agent", title="tui-agent", version=__version__))
+
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
+                          **kwargs: Any) -> NewSessionResponse:
+        session = self._open(cwd, mcp_servers or [])
+        return NewSessionResponse(session_id=session.id, modes=self._modes(session),
+                                  config_options=[commands.model_option(session)])
+
+    async def load_session(self, cwd: str, session_id: str,
+                           mcp_servers: list[Any] | None = None,
+                           **kwargs: Any) -> LoadSessionResponse:
+        try:
+            conv = load(build.sessions().find(session_id), self.settings.secrets)
+        except SessionError as exc:
+            raise RequestError.invalid_params({"sessionId": session_id,
+                                               "message": str(exc)}) from None
+        old = self.sessions.pop(conv.id, None)
+        if old is not None:
+            await old.close()
+        session = self._open(cwd, mcp_servers or [], conv)
+        for update in replay(conv.messages):
+            await self._send(session.id, update)
+        return LoadSessionResponse(modes=self._modes(session),
+                                   config_options=[commands.model_option(session)])
+
+    def _open(self, cwd: str, servers: list[Any], history: Any = None) -> AcpSession:
+        root = Path(cwd)
+        if not root.is_absolute():
+            raise RequestError.invalid_params({"cwd": cwd, "message": "cwd must be absolute"})
+        assert self.client is not None
+        client = self.client
+        try:
+            session = open_session(self.settings, self.tool_filter, root, servers,
+                                   lambda sid: EditorGate(client, sid, root), history)
+        except SessionSetupError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        self.sessions[session.id] = session
+        # After the response that names the session: a client drops updates of a session
+        # it does not know yet.
+        asyncio.get_running_loop().call_soon(self._later, self._advertise(session))
+        return session
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _advertise(self, session: AcpSession) -> None:
+        """The commands, at once and again once the servers have listed their prompts."""
+        await self._send(session.id, commands.available(session))
+        if session.hub is None:
+            return
+        from tui_agent.wiring import mcp_context
+
+        with contextlib.suppress(Exception):
+            await session.hub.wait_all()
+            session.prompts = await mcp_context.prompt_list(session.hub)
+            if session.prompts:
+                await self._send(session.id, commands.available(session))
+
+    def _modes(self, session: AcpSession) -> SessionModeState:
+        return SessionModeState(
+            current_mode_id="code" if session.code_mode else "tools",
+            available_modes=[SessionMode(id=k, name=n, description=d)
+                             for k, (n, d) in MODES.items()])
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"sessionId": session_id,
+                                               "message": "no such session"})
+        return session
+
+    async def set_session_mode(self, session_id: str, mode_id: str,
+                               **kwargs: Any) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if mode_id not in MODES:
+            raise RequestError.invalid_params({"modeId": mode_id, "message": "unknown mode; "
+                                               f"the modes are {', '.join(MODES)}"})
+        session.set_code_mode(mode_id == "code")
+        await self._send(session_id, update_current_mode(mode_id))
+        return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        """The model picker: ``model`` is the one option."""
+        session = self._session(session_id)
+        if config_id != "model" or not isinstance(value, str):
+            raise RequestError.invalid_params({"configId": config_id,
+                                               "message": "the one option is 'model'"})
+        problem = commands.switch_model(session, value)
+        if problem:
+            raise RequestError.invalid_params({"value": value, "message": problem})
+        return SetSessionConfigOptionResponse(config_options=[commands.model_option(session)])
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.turn is not None and not session.turn.done():
+            raise RequestError.invalid_request({"sessionId": session_id,
+                                                "message": "a prompt is already running"})
+        session.turn = asyncio.create_task(self._turn(session, prompt))
+        turn = session.turn
+        await asyncio.wait({turn})
+        if turn.cancelled():
+            return PromptResponse(stop_reason="cancelled")
+        return PromptResponse(stop_reason=turn.result())
+
+    async def _turn(self, session: AcpSession, blocks: list[Any]) -> str:
+        text = " ".join(b.text for b in blocks if getattr(b, "type", "") == "text")
+        was_mode = session.code_mode
+        try:
+            if commands.is_command(session, text):
+                async def send(update: Any) -> None:
+                    await self._send(session.id, update)
+
+                turn_text = await commands.run(session, text, send)
+                if session.code_mode != was_mode:
+                    await self._send(session.id, update_current_mode(
+                        "code" if session.code_mode else "tools"))
+                if turn_text is None:
+                    return "end_turn"
+                message: str | list[dict[str, Any]] = turn_text
+            else:
+                message = await user_message(blocks, session.cwd, self._reader(session))
+        except (AttachError, ValueError, ServerError) as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        return await self._run(session, message)
+
+    async def _run(self, session: AcpSession, message: str | list[dict[str, Any]]) -> str:
+        updates = Updates(session.settings.secrets, session.cwd, session.agent.scopes)
+        reason = "end_turn"
+        async with aclosing(session.agent.run_turn(message)) as events:
+            async for event in events:
+                self._note(session, event)
+                for update in updates(event):
+                    await self._send(session.id, update)
+                if isinstance(event, TurnDone):
+                    reason = STOP.get(event.reason, "end_turn")
+        for update in updates.end():
+            await self._send(session.id, update)
+        return reason
+
+    @staticmethod
+    def _note(session: AcpSession, event: Event) -> None:
+        if isinstance(event, ContextSize):
+            session.last_context = event
+        elif isinstance(event, TurnDone) and event.context is not None:
+            session.last_context = event.context
+
+    def _reader(self, session: AcpSession) -> ReadText | None:
+        """The editor's ``fs/read_text_file`` for ``@`` files, when it offers it."""
+        fs = self.capabilities.fs
+        if self.client is None or fs is None or not fs.read_text_file:
+            return None
+        client = self.client
+
+        async def read(path: Path) -> str:
+            answer = await client.read_text_file(session_id=session.id, path=str(path))
+            return answer.content
+
+        return read
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is None or session.turn is None:
+            return
+        turn, loop = session.turn, asyncio.get_running_loop()
+
+        def again() -> None:
+            if not turn.done():
+                turn.cancel()
+                loop.call_later(CANCEL_AGAIN, again)
+
+        again()
+
+    async def _send(self, session_id: str, update: Any) -> None:
+        if self.client is not None:
+            await self.client.session_update(session_id=session_id, update=update)
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        for session in list(self.sessions.values()):
+            with contextlib.suppress(Exception):
+                await session.close()
+        self.sessions.clear()

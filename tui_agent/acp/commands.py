@@ -1,0 +1,144 @@
+"""The slash commands an editor offers (``available_commands_update``) and what each does
+when a prompt starts with one: ``/compact``, ``/context``, ``/code on|off``, ``/model
+[NAME]``, and each server's MCP prompt (``/server:prompt KEY=VALUE ...``), which puts the
+prompt's messages into the conversation and runs the turn they start.
+
+A command's answer is text of the reply; what the editor knows as state (the mode) is
+also sent as its own update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import aclosing
+from typing import Any
+
+from acp.helpers import update_agent_message_text, update_available_commands
+from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    UnstructuredCommandInput,
+)
+
+from tui_agent.acp.sessions import AcpSession
+from tui_agent.core.events import Compacted, ErrorOccurred
+
+Send = Callable[[Any], Awaitable[None]]
+BUILT_IN = {
+    "compact": ("summarize the older messages for the model (every message stays saved)", None),
+    "context": ("how much of the model's context window the conversation takes", None),
+    "code": ("switch code mode on or off (the model writes one script over the tools)",
+             "on | off"),
+    "model": ("use another model from the next turn on (no name: list them)", "model name"),
+}
+
+
+def _command(name: str, description: str, hint: str | None) -> AvailableCommand:
+    shown = AvailableCommandInput(UnstructuredCommandInput(hint=hint)) if hint else None
+    return AvailableCommand(name=name, description=description, input=shown)
+
+
+def available(session: AcpSession) -> Any:
+    """The ``available_commands_update`` for ``session``: the built-in commands, then the
+    servers' prompts listed so far."""
+    commands = [_command(name, what, hint) for name, (what, hint) in BUILT_IN.items()]
+    commands += [_command(ref, (what or f"the MCP prompt {ref}")[:200], "KEY=VALUE ...")
+                 for ref, what in session.prompts]
+    return update_available_commands(commands)
+
+
+async def run(session: AcpSession, text: str, send: Send) -> str | None:
+    """Do the command ``text`` names; the text of a turn to run after it (an MCP prompt's),
+    else None. A prompt that names no command is returned as it is."""
+    name, _, rest = text.strip()[1:].partition(" ")
+    rest = rest.strip()
+    if name == "compact":
+        await _compact(session, send)
+    elif name == "context":
+        await send(update_agent_message_text(_context(session)))
+    elif name == "code":
+        await send(update_agent_message_text(code_switch(session, rest)))
+    elif name == "model":
+        await send(update_agent_message_text(_model(session, rest)))
+    elif any(ref == name for ref, _ in session.prompts):
+        return await _mcp_prompt(session, name, rest)
+    else:
+        return text
+    return None
+
+
+def is_command(session: AcpSession, text: str) -> bool:
+    name = text.strip()[1:].partition(" ")[0] if text.strip().startswith("/") else ""
+    return name in BUILT_IN or any(ref == name for ref, _ in session.prompts)
+
+
+async def _compact(session: AcpSession, send: Send) -> None:
+    async with aclosing(session.agent.compactor.manual()) as events:
+        async for event in events:
+            if isinstance(event, Compacted):
+                await send(update_agent_message_text(event.describe()))
+            elif isinstance(event, ErrorOccurred):
+                await send(update_agent_message_text(f"⚠ {event.message}"))
+
+
+def _context(session: AcpSession) -> str:
+    size = session.last_context
+    if size is None:
+        return "No request has been measured yet in this session."
+    window = f" of {size.window:,}" if size.window else ""
+    return (f"{size.tokens:,}{window} tokens: system {size.system:,}, tools {size.tools:,}, "
+            f"summary {size.summary:,}, messages {size.messages:,}, results {size.results:,}")
+
+
+def code_switch(session: AcpSession, word: str) -> str:
+    if word not in ("on", "off", ""):
+        return f"/code takes on or off, not {word!r}"
+    on = not session.code_mode if word == "" else word == "on"
+    session.set_code_mode(on)
+    return f"Code mode is {'on' if on else 'off'} from the next request."
+
+
+def _model(session: AcpSession, name: str) -> str:
+    if not name:
+        current = session.agent.llm.model
+        return "Models: " + ", ".join(f"{m}{' (in use)' if m == current else ''}"
+                                      for m in session.models.choices())
+    problem = switch_model(session, name)
+    return f"⚠ {problem}" if problem else f"Using {name} from the next turn on."
+
+
+def switch_model(session: AcpSession, name: str) -> str | None:
+    """Use ``name`` from the next turn on (``/model`` and the model option); what was wrong
+    when its ``[models]`` table cannot be used (the model in use stays)."""
+    from tui_agent.config import ConfigError
+
+    try:
+        session.settings.check(name)
+    except ConfigError as exc:
+        return str(exc)
+    session.models.chosen = name
+    session.agent.llm = session.models.make()
+    return None
+
+
+def model_option(session: AcpSession) -> SessionConfigOptionSelect:
+    """The model picker an editor shows (``session/set_config_option`` with ``model``): the
+    models of the config, the one in use first if it is not among them."""
+    current = session.agent.llm.model or ""
+    names = session.models.choices()
+    names = names if current in names else [current, *names]
+    return SessionConfigOptionSelect(
+        type="select", id="model", name="Model", category="model", current_value=current,
+        options=[SessionConfigSelectOption(value=n, name=n) for n in names if n])
+
+
+async def _mcp_prompt(session: AcpSession, ref: str, rest: str) -> str:
+    from tui_agent.wiring import mcp_context
+
+    server, name = mcp_context.split_ref(ref, "prompt")
+    arguments = mcp_context.prompt_arguments(rest.split()) if rest else {}
+    earlier, text = await mcp_context.prompt_turn(session.hub, server, name, arguments)
+    session.agent.add_messages(earlier)
+    return text

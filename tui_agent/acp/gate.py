@@ -1,0 +1,113 @@
+"""The gate through the editor: a call the policy does not settle becomes a
+``session/request_permission`` with allow once, allow always (when the tool's definition
+can be trusted from now on; the core persists it as the app's ``a`` does), allow the
+script's listed tools (for a call from a code-mode script) and reject.
+
+Stable ACP carries no typed reason with a rejection, so a rejection says only that the
+person rejected it. A client that cannot answer (it went away, or sent an error) denies
+the call: a tool never runs without a yes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acp.schema import (
+    AllowedOutcome,
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    PermissionOption,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
+
+from tui_agent.acp.kinds import kind_of, paths_of, title_of
+from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.tools.text import clean
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+log = logging.getLogger(__name__)
+
+ALLOW_ONCE, ALLOW_ALWAYS, ALLOW_SCRIPT, REJECT = "allow_once", "allow_always", "allow_script", \
+    "reject_once"
+
+
+class EditorGate:
+    """Asks the editor about each call of one ACP session."""
+
+    def __init__(self, client: Client, session_id: str, cwd: Path) -> None:
+        self.client, self.session_id, self.cwd = client, session_id, cwd
+
+    async def decide(self, call: PendingCall) -> Decision:
+        try:
+            answer = await self.client.request_permission(
+                session_id=self.session_id, tool_call=self.question(call),
+                options=options_for(call))
+        except Exception as exc:  # the client is gone or refused: nothing runs unasked
+            log.warning("session/request_permission failed: %s", exc)
+            return Decision.deny(f"the editor did not answer the permission request ({exc})")
+        outcome = answer.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return Decision.deny("the permission request was cancelled")
+        return decision_for(outcome.option_id)
+
+    def question(self, call: PendingCall) -> ToolCallUpdate:
+        """The call as the editor shows it beside the options: the diff of a write, else
+        the tool's description and (for a script's call) the script's scope."""
+        lines = [clean(call.why)]
+        if call.description:
+            lines.append(clean(call.description).splitlines()[0][:300])
+        if call.hints:
+            lines.append(f"the server says it is: {', '.join(map(clean, call.hints))}")
+        if call.parent:
+            lines.append(f"called by the script {clean(call.parent)}")
+            lines.extend(call.script_scope("'Allow the script'"))
+        content: list[ContentToolCallContent | FileEditToolCallContent
+                      | TerminalToolCallContent] = [
+            ContentToolCallContent(type="content",
+                                   content=TextContentBlock(type="text", text="\n".join(lines)))]
+        change = call.change
+        if change is not None:
+            where = str(change.local) if change.local is not None else change.path
+            content.append(FileEditToolCallContent(
+                type="diff", path=where, new_text=change.new,
+                old_text=None if change.new_file else change.old))
+        return ToolCallUpdate(
+            tool_call_id=call.id, title=title_of(call.name, call.server, call.tool, call.parent),
+            kind=kind_of(call.tool, call.arguments, call.hints), status="pending",
+            raw_input=call.arguments, content=content,
+            locations=[ToolCallLocation(path=p) for p in paths_of(call.arguments, self.cwd)])
+
+
+def options_for(call: PendingCall) -> list[PermissionOption]:
+    """Allow once; allow always (a tool whose definition can be pinned); allow the
+    script's listed tools (a script's call); reject."""
+    options = [PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
+    if call.fingerprint:
+        options.append(PermissionOption(option_id=ALLOW_ALWAYS,
+                                        name=f"Always allow {clean(call.tool)}",
+                                        kind="allow_always"))
+    if call.parent:
+        options.append(PermissionOption(option_id=ALLOW_SCRIPT,
+                                        name="Allow the script (its listed tools)",
+                                        kind="allow_once"))
+    options.append(PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
+    return options
+
+
+def decision_for(option_id: str) -> Decision:
+    if option_id == ALLOW_ONCE:
+        return Decision.approve("allowed in the editor")
+    if option_id == ALLOW_ALWAYS:
+        return Decision.approve("always allowed in the editor", always=True)
+    if option_id == ALLOW_SCRIPT:
+        return Decision.whole_script()
+    if option_id == REJECT:
+        return Decision.deny("rejected in the editor")
+    return Decision.deny(f"the editor answered with an option never offered ({option_id!r})")

@@ -1,0 +1,113 @@
+"""A ``session/prompt``'s content blocks as the user message the core takes: text (with
+its ``@path`` references read, as the app reads them), resource links to files, embedded
+resources (the editor's selection or buffer), and images.
+
+Files are read through the editor's ``fs/read_text_file`` when it offers it, so an unsaved
+buffer is what the model sees; else from the disk, relative to the session's directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from acp.schema import (
+    BlobResourceContents,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from tui_agent.core.attachments import (
+    AttachError,
+    Attachment,
+    Prepared,
+    content,
+    read_attachment,
+    references,
+    unescape,
+)
+
+ReadText = Callable[[Path], Awaitable[str]]
+"""The editor's ``fs/read_text_file`` for one session."""
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+async def user_message(blocks: Sequence[Any], root: Path, read: ReadText | None
+                       ) -> str | list[dict[str, Any]]:
+    """The message for ``blocks``; :class:`AttachError` names the first that cannot go."""
+    words: list[str] = []
+    files: list[Attachment] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            for shown, path in references(block.text, root):
+                files.append(await _file(path, shown, read))
+            words.append(unescape(block.text))
+        elif isinstance(block, ResourceContentBlock):
+            linked = _local(block.uri)
+            if linked is None:
+                words.append(f"[{block.name}]({block.uri})")
+            else:
+                files.append(await _file(linked, _shown(linked, root), read))
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            files.append(_embedded(block.resource, root))
+        elif isinstance(block, ImageContentBlock):
+            files.append(_image(block))
+        else:
+            raise AttachError(f"a {getattr(block, 'type', '?')} block: this agent takes text, "
+                              "resources and images")
+    return content(Prepared(" ".join(w for w in words if w), tuple(files)))
+
+
+async def _file(path: Path, shown: str, read: ReadText | None) -> Attachment:
+    if read is None or path.suffix.lower() in IMAGE_SUFFIXES:
+        return read_attachment(path, shown)
+    try:
+        text = await read(path)
+    except Exception as exc:
+        raise AttachError(f"{shown}: the editor could not read it ({exc})") from None
+    return Attachment(shown, len(text.encode("utf-8")), text=text)
+
+
+def _embedded(resource: TextResourceContents | BlobResourceContents, root: Path) -> Attachment:
+    path = _local(resource.uri)
+    shown = _shown(path, root) if path is not None else resource.uri
+    if isinstance(resource, TextResourceContents):
+        return Attachment(shown, len(resource.text.encode("utf-8")), text=resource.text)
+    mime = resource.mime_type or ""
+    if not mime.startswith("image/"):
+        raise AttachError(f"{shown}: a binary resource ({mime or 'no type'}); only text and "
+                          "images can be attached")
+    return Attachment(shown, len(resource.blob) * 3 // 4, "image", mime=mime,
+                      data=_decoded(resource.blob, shown))
+
+
+def _image(block: ImageContentBlock) -> Attachment:
+    shown = block.uri or "image"
+    data = _decoded(block.data, shown)
+    return Attachment(shown, len(data), "image", mime=block.mime_type, data=data)
+
+
+def _decoded(data: str, shown: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise AttachError(f"{shown}: its data is not base64") from None
+
+
+def _local(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,113 @@
+"""``tui-agent acp``: the agent on stdin/stdout until the editor closes the connection.
+
+stdout is the protocol, so it is taken first: the process's own file descriptor 1 is
+pointed at stderr (a library or a child process that prints lands there, not amid the
+JSON-RPC), and the protocol writes to a duplicate of the original. Logs go to stderr. A
+client that goes away (end of input) ends the run cleanly: turns are cancelled, servers
+closed, sessions kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+from typing import IO, TYPE_CHECKING, BinaryIO, cast
+
+from tui_agent.config import Settings
+from tui_agent.core.filters import ToolFilter
+
+if TYPE_CHECKING:
+    from acp.interfaces import Agent
+
+STDIO_LIMIT = 50 * 1024 * 1024
+"""Bytes of one message (an image in a prompt is large)."""
+
+
+def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr) -> int:
+    """Run the ACP agent on this process's stdio; the exit code."""
+    protocol_out = _take_stdout()
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="tui-agent acp: %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(_main(settings, tool_filter, protocol_out))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: a sentence on stderr, exit 1
+        err.write(f"tui-agent acp: {type(exc).__name__}: {exc}\n")
+        return 1
+    return 0
+
+
+def _take_stdout() -> BinaryIO:
+    """The protocol's stream, and fd 1 (and ``sys.stdout``) pointed at stderr."""
+    sys.stdout.flush()
+    protocol = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: BinaryIO) -> None:
+    from acp.agent.connection import AgentSideConnection
+
+    from tui_agent.acp.agent import TuiAgent
+    from tui_agent.codemode import spare
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, protocol_out)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    checked = asyncio.StreamReader(limit=STDIO_LIMIT)
+    gatekeeper = asyncio.ensure_future(_well_formed(reader, checked, writer))
+    agent = TuiAgent(settings, tool_filter)
+    # TuiAgent answers the stable methods; the SDK answers "method not found" for the rest.
+    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False)
+    work = asyncio.ensure_future(conn.listen())
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, work.cancel)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await work
+    finally:
+        gatekeeper.cancel()
+        await agent.close()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(conn.close())
+        await spare.close()
+
+
+async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
+                       out: asyncio.StreamWriter) -> None:
+    """Only JSON objects reach the SDK; a line that is not one is answered with JSON-RPC's
+    parse error (-32700) or invalid request (-32600), as the spec says, instead of being
+    dropped with a traceback on stderr and the client left waiting."""
+    try:
+        while line := await source.readline():
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                _refuse(out, -32700, f"Parse error: not JSON ({exc})")
+                continue
+            if not isinstance(message, dict):
+                _refuse(out, -32600, "Invalid Request: a message is a JSON object")
+                continue
+            sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
+    except (ValueError, asyncio.LimitOverrunError) as exc:  # a line over STDIO_LIMIT
+        _refuse(out, -32700, f"Parse error: {exc}")
+    finally:
+        sink.feed_eof()
+
+
+def _refuse(out: asyncio.StreamWriter, code: int, message: str) -> None:
+    logging.getLogger(__name__).warning("refused a message: %s", message)
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    out.write(json.dumps(error).encode() + b"\n")

@@ -1,0 +1,132 @@
+"""One ACP session: a conversation of tui-agent (its session file, whose id is the ACP
+session id, so ``session/load`` finds it again), the agent that runs it with the editor's
+gate, and the MCP servers it uses: the configured ones plus those the editor handed over
+in ``session/new`` / ``session/load``, under the editor's names.
+
+Each session has a hub of its own, since each may bring its own servers; the project
+directory (the first root a server is offered, and where relative paths and ``@`` files
+start) is the editor's ``cwd``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
+
+from tui_agent.config import Settings
+from tui_agent.config.models import ServerConfig
+from tui_agent.core.agent import Agent
+from tui_agent.core.approval import Gate
+from tui_agent.core.events import ContextSize
+from tui_agent.core.filters import ToolFilter
+from tui_agent.core.session import Conversation
+from tui_agent.wiring import build
+from tui_agent.wiring.model_choice import ModelChoice
+
+if TYPE_CHECKING:
+    from tui_agent.tools.hub import Hub
+
+_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+class SessionSetupError(ValueError):
+    """A server the editor handed over cannot be used (named in the message)."""
+
+
+@dataclass
+class AcpSession:
+    """A conversation the editor drives."""
+
+    id: str
+    agent: Agent
+    settings: Settings
+    cwd: Path
+    models: ModelChoice
+    hub: Hub | None = None
+    turn: asyncio.Task[Any] | None = None
+    last_context: ContextSize | None = None
+    prompts: list[tuple[str, str]] = field(default_factory=list)
+    """``(server:prompt, description)`` of the servers' MCP prompts, once listed."""
+
+    @property
+    def code_mode(self) -> bool:
+        return self.agent.code_mode is not None and self.agent.code_mode.settings.enabled
+
+    def set_code_mode(self, on: bool) -> None:
+        """Code mode on or off from the next request (the agent reads it live)."""
+        if self.agent.code_mode is not None:
+            self.agent.code_mode.settings = self.agent.code_mode.settings.model_copy(
+                update={"enabled": on})
+
+    async def close(self) -> None:
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
+            with contextlib.suppress(BaseException):
+                await self.turn
+        if self.agent.session is not None:
+            with contextlib.suppress(OSError):
+                self.agent.session.close()
+        if self.hub is not None:
+            await self.hub.close()
+            build.save_metrics(self.hub, self.agent.session)
+
+
+def with_servers(settings: Settings, handed: Sequence[Any], cwd: Path) -> Settings:
+    """``settings`` with the editor's servers added under their own names (a name the
+    config already uses is the editor's in this session); a stdio one runs in ``cwd``, the
+    project, as the editor would run it."""
+    if not handed:
+        return settings
+    servers = dict(settings.config.servers)
+    for server in handed:
+        name = _NAME.sub("_", server.name).strip("_") or "server"
+        servers[name] = server_config(server, cwd)
+    config = settings.config.model_copy(update={"servers": servers})
+    return dataclasses.replace(settings, config=config)
+
+
+def server_config(server: Any, cwd: Path) -> ServerConfig:
+    """An ACP ``McpServer`` as our ``[servers.NAME]``."""
+    if isinstance(server, McpServerStdio):
+        return ServerConfig(command=server.command, args=list(server.args), cwd=str(cwd),
+                            env={v.name: v.value for v in server.env})
+    if isinstance(server, HttpMcpServer | SseMcpServer):
+        return ServerConfig(url=server.url, transport="http" if isinstance(
+            server, HttpMcpServer) else "sse", headers={h.name: h.value for h in server.headers})
+    raise SessionSetupError(f"MCP server {server.name!r}: the {getattr(server, 'type', '?')} "
+                            "transport is not supported (stdio, http and sse are)")
+
+
+def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed: Sequence[Any],
+                 gate_for: Callable[[str], Gate], history: Conversation | None = None
+                 ) -> AcpSession:
+    """A session for the editor: a new conversation, or ``history`` continued. ``gate_for``
+    makes the session's gate from its id (the gate asks about that session)."""
+    from tui_agent.tools.frontdesk import FrontDesk
+
+    settings = with_servers(settings, handed, cwd)
+    models = ModelChoice(lambda: settings)
+    llm = models.make()
+    writer = build.resumed_session(settings, history) if history is not None \
+        else build.new_session(settings, llm.model)
+    gate: Gate = gate_for(writer.id)
+    agent = build.agent(settings, llm, gate, build.policy_from(settings, tool_filter),
+                        session=writer, history=history)
+    agent.scopes = build.file_scopes(settings, cwd)
+    if history is not None:
+        agent.usage = history.usage
+    # Elicitation and sampling are declined (no handler offered) until ACP can ask.
+    desk = FrontDesk(project=cwd, shared_roots=list(settings.config.agent.roots))
+    hub = build.open_hub(settings, desk=desk)
+    if hub is not None:
+        hub.start()
+        agent.tools = hub
+    return AcpSession(writer.id, agent, settings, cwd, models, hub)

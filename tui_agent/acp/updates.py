@@ -1,0 +1,158 @@
+"""The core's events as ``session/update`` notifications, and a saved conversation
+replayed the same way (``session/load``).
+
+Text and thinking stream as ``agent_message_chunk`` / ``agent_thought_chunk`` (secrets
+masked across pieces, control characters removed); a call is a ``tool_call`` (title, kind,
+arguments, paths, and the diff of a file it writes) followed by ``tool_call_update``s as
+the gate and the server answer. Errors and notices of the turn reach the editor as text
+of the reply, since ACP has no place of their own for them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from acp.helpers import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import ToolCallLocation
+
+from tui_agent.acp.kinds import kind_of, paths_of, title_of
+from tui_agent.core.diffs import FileChange, Scopes, change_of
+from tui_agent.core.events import (
+    ApprovalDecided,
+    ErrorOccurred,
+    Event,
+    EventMasker,
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallStarted,
+    ToolProgress,
+    ToolResult,
+)
+from tui_agent.tools.text import StreamCleaner, clean
+
+RESULT_CHARS = 20_000
+"""Characters of a tool's result sent to the editor (the model gets its own cut)."""
+
+
+class Updates:
+    """One turn's events, as the updates to send (a list: an event may give none)."""
+
+    def __init__(self, secrets: frozenset[str], cwd: Path, scopes: Scopes | None) -> None:
+        self._mask = EventMasker(secrets)
+        self._text, self._thought = StreamCleaner(), StreamCleaner()
+        self.cwd, self.scopes = cwd, scopes
+
+    def __call__(self, event: Event) -> list[Any]:
+        return [u for shown in self._mask(event) for u in self._one(shown)]
+
+    def end(self) -> list[Any]:
+        """What the cleaners still hold when the turn ends (a cancelled turn has no
+        ``TurnDone`` to push it out): an unfinished escape sequence is dropped, text kept."""
+        thought, text = self._thought.flush(), self._text.flush()
+        return ([update_agent_thought_text(thought)] if thought else []) + \
+            ([update_agent_message_text(text)] if text else [])
+
+    def _one(self, event: Event) -> list[Any]:
+        match event:
+            case TextDelta(delta=delta):
+                text = self._text.feed(delta)
+                return [update_agent_message_text(text)] if text else []
+            case ReasoningDelta(delta=delta):
+                text = self._thought.feed(delta)
+                return [update_agent_thought_text(text)] if text else []
+            case ToolCallStarted():
+                return [self._started(event)]
+            case ApprovalDecided(id=call_id, decision="denied", reason=reason):
+                why = f"denied: {clean(reason)}" if reason else "denied"
+                return [update_tool_call(call_id, status="failed",
+                                         content=[tool_content(text_block(why))])]
+            case ApprovalDecided(id=call_id):
+                return [update_tool_call(call_id, status="in_progress")]
+            case ToolProgress(id=call_id, progress=done, total=total, message=message):
+                what = f"{done:g}/{total:g}" if total else f"{done:g}"
+                note = f"{what}{f' {clean(message)}' if message else ''}"
+                return [update_tool_call(call_id, status="in_progress",
+                                         content=[tool_content(text_block(note))])]
+            case ToolResult(id=call_id, is_error=failed, text=text):
+                shown = clean(text[:RESULT_CHARS]) + ("…" if len(text) > RESULT_CHARS else "")
+                return [update_tool_call(call_id, status="failed" if failed else "completed",
+                                         content=[tool_content(text_block(shown))],
+                                         raw_output=shown)]
+            case ErrorOccurred(message=message):
+                return [update_agent_message_text(f"\n\n⚠ {clean(message)}\n")]
+            case Notice(message=message):
+                return [update_agent_thought_text(f"{clean(message)}\n")]
+        return []
+
+    def _started(self, event: ToolCallStarted) -> Any:
+        content = []
+        change = self._change(event)
+        if change is not None:
+            where = str(change.local) if change.local is not None else change.path
+            content.append(tool_diff_content(where, change.new,
+                                             None if change.new_file else change.old))
+        return start_tool_call(
+            event.id, title_of(event.name, event.server, event.tool, event.parent),
+            kind=kind_of(event.tool, event.arguments), status="pending", content=content or None,
+            locations=[ToolCallLocation(path=p) for p in paths_of(event.arguments, self.cwd)],
+            raw_input=event.arguments)
+
+    def _change(self, event: ToolCallStarted) -> FileChange | None:
+        scope = self.scopes(event.server) if self.scopes and event.server else None
+        if scope is None:
+            return None
+        try:
+            return change_of(event.tool, event.arguments, scope)
+        except Exception:  # a diff is a courtesy; the call is still shown
+            return None
+
+
+def replay(messages: list[dict[str, Any]]) -> list[Any]:
+    """A saved conversation as the updates that show it again: the user's words, the
+    replies, each call and its result."""
+    updates: list[Any] = []
+    for message in messages:
+        role, text = message.get("role"), _text_of(message.get("content"))
+        if role == "user" and text:
+            updates.append(update_user_message_text(clean(text)))
+        elif role == "assistant":
+            if text:
+                updates.append(update_agent_message_text(clean(text)))
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                name = str(function.get("name", "?"))
+                server, _, tool = name.partition("__")
+                try:
+                    arguments = json.loads(function.get("arguments") or "{}")
+                except ValueError:
+                    arguments = {}
+                args = arguments if isinstance(arguments, dict) else {}
+                updates.append(start_tool_call(
+                    str(call.get("id")), title_of(name, server if tool else None, tool or name),
+                    kind=kind_of(tool or name, args), status="completed", raw_input=args))
+        elif role == "tool" and message.get("tool_call_id"):
+            updates.append(update_tool_call(
+                str(message["tool_call_id"]), status="completed",
+                content=[tool_content(text_block(clean(text[:RESULT_CHARS])))]))
+    return updates
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content
+                         if isinstance(p, dict) and p.get("type") == "text")
+    return ""
