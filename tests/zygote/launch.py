@@ -84,8 +84,12 @@ class Relay:
     def __init__(self) -> None:
         self.pid = 0
         self.pending: list[int] = []
+        self.ended = False
+        """The zygote reaped the child: its pid may already be another process's."""
 
     def __call__(self, signum: int, frame: object) -> None:
+        if self.ended:
+            return
         if self.pid:
             try:  # noqa: SIM105 (contextlib is one import more for a launcher kept light)
                 os.kill(self.pid, signum)
@@ -137,6 +141,7 @@ def serve(sock: socket.socket, args: list[str], relay: Relay) -> int:
             if kind == "P":
                 relay.start(int(value))
             elif kind == "S":
+                relay.ended = True
                 return int(value)
 
 
