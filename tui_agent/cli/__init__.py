@@ -28,9 +28,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     run_flags_before_run(parser, words)
-    args = parser.parse_args(words)
+    args = parse(parser, words)
     misplaced(parser, args)
     try:
+        if args.command == "mcp":
+            from tui_agent.headless import mcp
+
+            return mcp.run(args, sys.stdout, sys.stderr)
         if args.command in ("servers", "stubs", "login", "logout"):
             return cmd_servers(args, sys.stdout, sys.stderr)
         if args.command == "sessions":
@@ -54,6 +58,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # before a session exists (e.g. while litellm imports)
         sys.stderr.write("\ntui-agent: interrupted\n")
         return 130
+
+
+def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
+    """The flags; for ``mcp add NAME ... -- COMMAND ARGS``, what follows ``--`` is the
+    server's command as it is (its own flags are not ours)."""
+    if "--" in words and "mcp" in words[:words.index("--")]:
+        cut = words.index("--")
+        args = parser.parse_args(words[:cut])
+        if args.command == "mcp" and args.mcp_command == "add":
+            args.words = [*args.words, *words[cut + 1:]]
+            return args
+    return parser.parse_args(words)
 
 
 def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:

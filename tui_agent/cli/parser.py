@@ -12,7 +12,7 @@ from typing import Any
 from tui_agent import __version__
 from tui_agent.config.reasoning import REASONING_EFFORTS
 
-COMMANDS = ("run", "servers", "stubs", "login", "logout", "sessions", "export", "config")
+COMMANDS = ("run", "servers", "stubs", "login", "logout", "sessions", "export", "config", "mcp")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
@@ -20,7 +20,8 @@ CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume 
 """Flags of the chat and ``run`` (by their destination), which other commands take only
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
-         "export": set(), "config": {"model", "api_base", "code_mode", "reasoning_effort"}}
+         "export": set(), "config": {"model", "api_base", "code_mode", "reasoning_effort"},
+         "mcp": set()}
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
             "--output", "--session", "--max-depth", "--compact", "--image", "--login",
             "--show-reasoning")
@@ -189,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--path", action="store_true", help="print the config file path")
     config.add_argument("--show", action="store_true",
                         help="print the merged configuration and where each value came from")
+    from tui_agent.cli.mcp_parser import add_mcp
+
+    add_mcp(sub, _common)
     return parser
 
 

@@ -277,6 +277,16 @@ def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
 def project_digest(found: Project) -> str:
     """The digest of a project's files as they are now on disk (after the app itself
     wrote an "always allow" into one of them)."""
+    return digest(found, _held_on_disk(found))
+
+
+def project_held(found: Project) -> bool:
+    """Whether the project's files, as they are on disk, ask for anything that needs
+    the person's agreement (servers, a model endpoint)."""
+    return any(_held_on_disk(found).values())
+
+
+def _held_on_disk(found: Project) -> dict[Path, dict[str, Any]]:
     parts: dict[Path, dict[str, Any]] = {}
     for file in found.files:
         text = read_config_text(file)
@@ -285,7 +295,7 @@ def project_digest(found: Project) -> str:
         except ValueError:
             continue
         parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
-    return digest(found, parts)
+    return parts
 
 
 def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:

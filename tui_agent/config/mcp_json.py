@@ -3,7 +3,8 @@
 Two shapes are read:
 
 * ``{"mcpServers": {NAME: {...}}}``: Claude Desktop, Cursor, Roo-Code, Cline
-  (``command``, ``args``, ``env``, ``url``, ``alwaysAllow``, ``disabled``, ``timeout``);
+  (``command``, ``args``, ``env``, ``url``, ``alwaysAllow``, ``disabled``, ``timeout``;
+  Windsurf's ``serverUrl`` and gemini-cli's ``httpUrl`` are its ``url``);
 * ``{"servers": [{"name": NAME, ...}]}`` (``name``, ``command``, ``args``, ``env``,
   ``url``, ``transport``, ``enabled``, ``description``), and VS Code's
   ``{"servers": {NAME: {...}}}``.
@@ -29,6 +30,7 @@ from tui_agent.config.reading import Origin, describe, read_config_text
 # JSON key -> our field. Several clients' spellings map to one field.
 _KEYS: dict[str, str] = {
     "command": "command", "args": "args", "env": "env", "url": "url", "cwd": "cwd",
+    "serverUrl": "url", "httpUrl": "url",
     "headers": "headers", "description": "description", "timeout": "timeout",
     "transport": "transport", "type": "transport",
     "alwaysAllow": "auto", "autoApprove": "auto", "tools_to_auto_execute": "auto",
@@ -81,6 +83,12 @@ def _entries(data: Any, path: Path, locate: Any) -> list[tuple[str, tuple[str | 
             found.append((name, ("servers", i), {k: v for k, v in entry.items() if k != "name"}))
         return found
     raise ConfigError("expected a top-level \"mcpServers\" object or a \"servers\" list", path)
+
+
+def convert(name: str, raw: Any, origin: Origin) -> tuple[ServerConfig, Origin, list[str]]:
+    """One entry of another client's server list as our :class:`ServerConfig`, with
+    warnings for the keys it leaves; raises :class:`ConfigError` naming the entry."""
+    return _convert(name, raw, origin)
 
 
 def _convert(name: str, raw: Any, origin: Origin) -> tuple[ServerConfig, Origin, list[str]]:

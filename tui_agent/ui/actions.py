@@ -35,10 +35,22 @@ async def _servers(app: ChatApp, command: Command) -> None:
     from tui_agent.ui.screens.servers import ServerControls, ServersScreen
 
     backend = app.backend
+
+    async def add(words: str) -> tuple[bool, str]:
+        from tui_agent.ui import mcp_add
+
+        return await mcp_add.add(mcp_add.agent_app(app), words)
+
     await app.push_screen(ServersScreen(ServerControls(
         backend.statuses, backend.tools_of, backend.policy, backend.reconnect,
         backend.enable, backend.disable, backend.stats, backend.login, backend.login_status,
-        backend.login_outcome)))
+        backend.login_outcome, add)))
+
+
+async def _mcp(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import mcp_add
+
+    await mcp_add.command(mcp_add.agent_app(app), command.arg)
 
 
 async def _tools(app: ChatApp, command: Command) -> None:
@@ -288,5 +300,5 @@ HANDLERS: dict[str, Handler] = {
     "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
-    "image": _image, "copy": _copy, "edit": _edit,
+    "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp,
 }

@@ -1,7 +1,7 @@
 """The servers screen (``/servers``, ctrl+s): every MCP server, its state, tools, last
-error and stderr tail, its login, with reconnect, log in, enable and disable; and each
-tool's approval (auto / ask / not allowed), which can be switched and is written to the
-config file.
+error and stderr tail, its login, with reconnect, log in, enable, disable and add (``a``,
+the words of ``tui-agent mcp add``); and each tool's approval (auto / ask / not
+allowed), which can be switched (``t``, ``x``) and is written to the config file.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ class ServerControls:
         lambda name: _nothing()
     """Once the login started has ended: whether it worked, and the sentence saying so
     (None: no login was started)."""
+    add: Callable[[str], Awaitable[tuple[bool, str]]] | None = None
+    """Add a server from the words of ``tui-agent mcp add`` (None: this screen cannot)."""
 
 
 class ServersScreen(Screen[None]):
@@ -67,7 +69,8 @@ class ServersScreen(Screen[None]):
         Binding("r", "reconnect", "Reconnect"),
         Binding("e", "enable", "Enable"),
         Binding("d", "disable", "Disable"),
-        Binding("a", "toggle_auto", "Auto/ask"),
+        Binding("a", "add", "Add server"),
+        Binding("t", "toggle_auto", "Auto/ask"),
         Binding("x", "toggle_allowed", "Allow/deny"),
         Binding("l", "login", "Log in", show=False),
     ]
@@ -131,7 +134,8 @@ class ServersScreen(Screen[None]):
         keep = tools.cursor_row
         tools.clear()
         if st is None:
-            detail.update("no MCP servers are configured: add [servers.NAME] to the config")
+            detail.update("no MCP servers are configured: a adds one (or add [servers.NAME] "
+                          "to the config)")
             return
         if name != self._shown:  # another server: its pane starts at its state
             self._shown = name
@@ -184,6 +188,19 @@ class ServersScreen(Screen[None]):
 
     def _say(self, text: str) -> None:
         self.query_one("#message", Static).update(plain(text))
+
+    def action_add(self) -> None:
+        if self.controls.add is None:
+            self._say("servers cannot be added here")
+            return
+        from tui_agent.ui.screens.add_server import AddServerScreen
+
+        def added(said: str | None) -> None:
+            if said:
+                self._say(said)
+                self.refresh_data()
+
+        self.app.push_screen(AddServerScreen(self.controls.add), added)
 
     def action_reconnect(self) -> None:
         name = self.selected()

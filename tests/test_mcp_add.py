@@ -1,0 +1,136 @@
+"""``tui-agent mcp add`` end to end: a real process writes the user's config file (its
+comments and layout kept byte for byte), starts the server it added once over a real
+transport (stdio, streamable HTTP) and prints the ``servers`` report; bad words leave
+the file exactly as it was."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.mcp_kit import COMMENTED, fake_words, machine
+from tests.reference import free_port, http_server
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_stdio_server_is_added_after_the_comments_and_its_tools_listed(
+        tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    done = box.mcp("add", "echo", "--auto", "echo", *fake_words("--name", "added"))
+    assert done.returncode == 0, done.stderr
+    text = box.user_config.read_text()
+    assert text.startswith(COMMENTED), "the person's file is kept byte for byte"
+    assert "[servers.echo]" in text[len(COMMENTED):]
+    server = tomllib.loads(text)["servers"]["echo"]
+    assert server["command"] == sys.executable and server["auto"] == ["echo"]
+    assert server["args"] == ["-m", "tests.fakes.mcp_server", "--name", "added"]
+    lines = done.stdout.splitlines()
+    line = text.splitlines().index("[servers.echo]") + 1
+    assert lines[0].startswith(f"added echo in {box.user_config}:{line} (user): ")
+    assert "echo  connected  stdio" in done.stdout and "(added 1.0" in done.stdout
+    assert any(ln.split()[:2] == ["echo__echo", "auto"] for ln in lines)
+    assert any(ln.split()[:2] == ["echo__add", "ask"] for ln in lines)
+
+
+def test_a_remote_server_is_added_with_its_header_hidden(tmp_path: Path) -> None:
+    box = machine(tmp_path, config=None)
+    port = free_port()
+    server = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
+              "--port", str(port), "--name", "remote"]
+    with http_server(server, port, {"PYTHONPATH": str(Path.cwd())}, "/mcp") as url:
+        done = box.mcp("add", "web", "--url", url, "--header",
+                       "Authorization: Bearer sekrit-token-123")
+        shown = box.mcp("get", "web")
+    assert done.returncode == 0, done.stderr
+    assert "web  connected  http" in done.stdout and "web__echo" in done.stdout
+    assert "header Authorization: ********" in done.stdout
+    for out in (done.stdout, done.stderr, shown.stdout):
+        assert "sekrit-token-123" not in out
+    assert 'headers: { Authorization = "********" }' in shown.stdout
+    written = tomllib.loads(box.user_config.read_text())["servers"]["web"]
+    assert written == {"url": url, "headers": {"Authorization": "Bearer sekrit-token-123"}}
+
+
+def test_a_variable_reference_is_written_as_such_and_its_value_never_shown(
+        tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    box.env["ADDED_TOKEN"] = "value-of-the-token-42"
+    done = box.mcp("add", "tok", "--env", "TOKEN=${ADDED_TOKEN}", "--env",
+                   "PLAIN=literal-secret-77", *fake_words())
+    assert done.returncode == 0, done.stderr
+    assert "env TOKEN=${ADDED_TOKEN}" in done.stdout and "env PLAIN=********" in done.stdout
+    assert "value-of-the-token-42" not in done.stdout + done.stderr
+    assert "literal-secret-77" not in done.stdout + done.stderr
+    env = tomllib.loads(box.user_config.read_text())["servers"]["tok"]["env"]
+    assert env["TOKEN"] == "${ADDED_TOKEN}"
+
+
+def test_a_server_that_fails_to_start_stays_added_and_the_exit_code_says_so(
+        tmp_path: Path) -> None:
+    """As ``claude mcp add`` does: the entry is kept (the person may be about to fix
+    it), the failure is told in the ``servers`` words with how to fix or remove it, and
+    the exit code is 1 so a script notices."""
+    box = machine(tmp_path)
+    done = box.mcp("add", "broken", "--", sys.executable, "-c",
+                   "import sys; print('no such module: missing_dep', file=sys.stderr); "
+                   "sys.exit(3)")
+    assert done.returncode == 1
+    assert "broken  failed  stdio  0 tools" in done.stdout
+    assert "stderr: no such module: missing_dep" in done.stdout
+    line = box.user_config.read_text().splitlines().index("[servers.broken]") + 1
+    assert (f"broken is kept in {box.user_config}:{line}: fix it there, or remove it with "
+            "'tui-agent mcp remove broken'") in done.stdout
+    assert "broken" in tomllib.loads(box.user_config.read_text())["servers"]
+
+
+def test_force_replaces_a_server_where_it_stood(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    first = box.mcp("add", "mine", "--no-start", "--", sys.executable, "-V")
+    assert first.returncode == 2 and "already configured at" in first.stderr
+    assert f"{box.user_config}:6" in first.stderr, "the file and line of the one there"
+    done = box.mcp("add", "mine", "--force", "--no-start", "--", sys.executable, "-V")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"replaced mine in {box.user_config}:6 (user)")
+    text = box.user_config.read_text()
+    head, _, tail = COMMENTED.partition("[servers.mine]")
+    assert text.startswith(head + "[servers.mine]\n")
+    assert text.endswith("\n[agent]\nmax_depth = 7   # deeper than the default\n")
+    assert tomllib.loads(text)["servers"]["mine"] == {"command": sys.executable,
+                                                       "args": ["-V"]}
+
+
+BAD = {
+    "an unknown flag": (["x", "--bogus", "--", "echo"], "unrecognized arguments: --bogus"),
+    "a command not on PATH": (["x", "--", "no-such-program-here"],
+                              "command 'no-such-program-here' was not found on PATH"),
+    "a URL where nothing listens": (["x", "--url", "http://127.0.0.1:9/mcp"],
+                                    "nothing answers at http://127.0.0.1:9/mcp"),
+    "a name that is taken": (["mine", "--", "echo"],
+                             "a server named 'mine' is already configured at"),
+    "a name with a dot": (["my.server", "--", "echo"], "'my.server' is not a server name"),
+    "a command and a URL": (["x", "--url", "http://127.0.0.1:9/", "--", "echo"],
+                            "give a command or --url, not both"),
+    "nothing to run": (["x"], "say what to run"),
+    "an env without =": (["x", "--env", "JUSTKEY", "--", "echo"], "expected KEY=VALUE"),
+    "a header for a program": (["x", "--header", "A: b", "--", "echo"],
+                               "--header goes with --url"),
+    "an ftp URL": (["x", "--url", "ftp://127.0.0.1/"], "is not an http(s) URL"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_words_are_named_and_the_file_is_left_as_it_was(tmp_path: Path,
+                                                            case: str) -> None:
+    box = machine(tmp_path)
+    before = box.user_config.read_bytes()
+    words, said = BAD[case]
+    done = box.mcp("add", *words)
+    assert done.returncode == 2
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
+    assert box.user_config.read_bytes() == before
+    assert not list(box.user_config.parent.glob(".config.toml.*")), "no temporary file left"

@@ -1,0 +1,180 @@
+"""``tui-agent mcp import``: every client's own file format, written by the test where
+that client keeps it (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Zed, in a
+home of the test's), listed with where each server comes from and imported into the
+user's config with its comments kept."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.mcp_kit import COMMENTED, Machine, machine
+from tui_agent.config.clients import sources
+
+pytestmark = pytest.mark.slow
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def every_client(box: Machine) -> dict[str, Path]:
+    """One server in each client's file, in that client's own shape."""
+    config = box.home / "config"
+    return {
+        "desktop": write(config / "Claude" / "claude_desktop_config.json", json.dumps(
+            {"mcpServers": {"desk": {"command": "npx", "args": ["-y", "desk-server"],
+                                     "env": {"DESK_KEY": "k"}}}}, indent=2)),
+        "code": write(box.home / ".claude.json", json.dumps({
+            "numStartups": 3,
+            "mcpServers": {"everywhere": {"type": "stdio", "command": "uvx",
+                                          "args": ["mcp-server-time"]}},
+            "projects": {str(box.project): {"mcpServers": {
+                "here-only": {"type": "http", "url": "https://here.test/mcp"}}},
+                "/elsewhere": {"mcpServers": {"not-this": {"command": "x"}}}}}, indent=2)),
+        "cursor": write(box.home / ".cursor" / "mcp.json", json.dumps(
+            {"mcpServers": {"cur": {"url": "https://cursor.test/sse",
+                                    "headers": {"X-Key": "cursor-secret-1"}}}})),
+        "vscode": write(config / "Code" / "User" / "mcp.json", """{
+  // VS Code's user mcp.json: comments and trailing commas are allowed
+  "inputs": [{"type": "promptString", "id": "tok", "password": true}],
+  "servers": {
+    "vs": {"type": "stdio", "command": "node", "args": ["vs.js"],},
+    "asks": {"type": "http", "url": "https://asks.test/mcp",
+             "headers": {"Authorization": "Bearer ${input:tok}"}},
+  },
+}
+"""),
+        "windsurf": write(box.home / ".codeium" / "windsurf" / "mcp_config.json",
+                          json.dumps({"mcpServers": {"surf": {
+                              "serverUrl": "https://surf.test/mcp"}}})),
+        "zed": write(config / "zed" / "settings.json", """// Zed settings
+{
+  "theme": "One Dark", /* a block comment */
+  "context_servers": {
+    "zedded": {"source": "custom", "command": "zed-mcp", "args": ["--stdio"], "env": {}},
+    "old-style": {"command": {"path": "old-mcp", "args": ["a"], "env": {"K": "v"}}},
+  },
+}
+"""),
+        "project": write(box.project / ".cursor" / "mcp.json", json.dumps(
+            {"mcpServers": {"team": {"command": "team-mcp"}}})),
+    }
+
+
+def test_the_list_says_where_each_server_comes_from(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    files = every_client(box)
+    done = box.mcp("import")
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
+    expected = {"desk": ("Claude Desktop", files["desktop"], 3),
+                "everywhere": ("Claude Code", files["code"], 4),
+                "here-only": ("Claude Code", files["code"], 15),
+                "cur": ("Cursor", files["cursor"], 1),
+                "vs": ("VS Code", files["vscode"], 5),
+                "surf": ("Windsurf", files["windsurf"], 1),
+                "zedded": ("Zed", files["zed"], 5), "old-style": ("Zed", files["zed"], 6),
+                "team": ("Cursor (project)", files["project"], 1)}
+    for name, (client, file, line) in expected.items():
+        assert f"{client} ({file}:{line})" in lines[name], lines[name]
+    assert "not-this" not in lines, "another project's servers are not this one's"
+    assert "cannot import: it uses ${input:tok}" in lines["asks"]
+    assert "VS Code asks for ${input:...} values itself" in lines["asks"]
+    assert "transport sse" in lines["cur"] and "transport http" in lines["surf"]
+    assert box.user_config.read_text() == COMMENTED, "listing writes nothing"
+    assert "import them with 'tui-agent mcp import --all'" in done.stdout
+
+
+def test_all_imports_what_can_be_and_keeps_the_comments(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    every_client(box)
+    done = box.mcp("import", "--all")
+    assert done.returncode == 0, done.stderr
+    text = box.user_config.read_text()
+    assert text.startswith(COMMENTED)
+    servers = tomllib.loads(text)["servers"]
+    assert set(servers) == {"mine", "desk", "everywhere", "here-only", "cur", "vs", "surf",
+                            "zedded", "old-style", "team"}
+    assert servers["desk"] == {"command": "npx", "args": ["-y", "desk-server"],
+                               "env": {"DESK_KEY": "k"}}
+    assert servers["surf"] == {"url": "https://surf.test/mcp"}
+    assert servers["cur"]["headers"] == {"X-Key": "cursor-secret-1"}
+    assert servers["old-style"] == {"command": "old-mcp", "args": ["a"], "env": {"K": "v"}}
+    assert servers["vs"]["transport"] == "stdio" and servers["vs"]["args"] == ["vs.js"]
+    assert "left out asks: cannot import" in done.stdout
+    assert "cursor-secret-1" not in done.stdout
+    again = box.mcp("import", "--all")
+    assert again.returncode == 0
+    assert "left out desk: already configured at" in again.stdout
+    assert box.user_config.read_text() == text
+
+
+def test_a_named_import_that_clashes_imports_nothing_unless_forced(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    write(box.home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "mine": {"command": "from-cursor"}, "fresh": {"command": "fresh-mcp"}}}))
+    before = box.user_config.read_bytes()
+    done = box.mcp("import", "fresh", "mine")
+    assert done.returncode == 2
+    assert f"a server named 'mine' is already configured at {box.user_config}:6" \
+        in done.stderr and "nothing was imported" in done.stderr
+    assert box.user_config.read_bytes() == before
+    unknown = box.mcp("import", "nope")
+    assert unknown.returncode == 2 and "no server named 'nope' was found" in unknown.stderr
+    forced = box.mcp("import", "mine", "--force")
+    assert forced.returncode == 0, forced.stderr
+    servers = tomllib.loads(box.user_config.read_text())["servers"]
+    assert servers["mine"] == {"command": "from-cursor"} and "fresh" not in servers
+
+
+def test_from_reads_any_mcp_servers_file(tmp_path: Path) -> None:
+    box = machine(tmp_path, config=None)
+    file = write(tmp_path / "shared.json", json.dumps({"mcpServers": {
+        "git": {"command": sys.executable, "args": ["-m", "mcp_server_git"],
+                "alwaysAllow": ["git_status"]}}}))
+    done = box.mcp("import", "--from", str(file), "git")
+    assert done.returncode == 0, done.stderr
+    assert f"imported git from {file}:1 into {box.user_config}:1" in done.stdout
+    assert tomllib.loads(box.user_config.read_text())["servers"]["git"]["auto"] == \
+        ["git_status"]
+    broken = write(tmp_path / "broken.json", '{"mcpServers": {')
+    bad = box.mcp("import", "--from", str(broken))
+    assert bad.returncode == 2 and f"invalid configuration in {broken}: line 1" in bad.stderr
+
+
+def test_an_unreadable_client_file_is_named_and_the_rest_still_listed(
+        tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    cursor = write(box.home / ".cursor" / "mcp.json", '{"mcpServers": {"x": }')
+    write(box.home / ".codeium" / "windsurf" / "mcp_config.json",
+          '{"mcpServers": {"surf": {"serverUrl": "https://surf.test/mcp"}}}')
+    done = box.mcp("import")
+    assert done.returncode == 0
+    assert f"warning: Cursor: invalid configuration in {cursor}: line 1" in done.stderr
+    assert done.stdout.startswith("surf")
+
+
+@pytest.mark.parametrize("platform,expected", [
+    ("darwin", "Library/Application Support/Claude/claude_desktop_config.json"),
+    ("win32", "Roaming/Claude/claude_desktop_config.json"),
+    ("linux", "xdg/Claude/claude_desktop_config.json"),
+])
+def test_each_os_has_its_own_places(platform: str, expected: str, tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "APPDATA": str(tmp_path / "Roaming"),
+           "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    found: dict[str, Path] = {}
+    for source in sources(env, tmp_path, platform):
+        found.setdefault(source.client, source.file)
+    assert str(found["Claude Desktop"]).endswith(expected)
+    zed = {"darwin": ".config/zed", "win32": "Roaming/Zed", "linux": "xdg/zed"}[platform]
+    assert str(found["Zed"]).endswith(f"{zed}/settings.json")
+    code = {"darwin": "Library/Application Support/Code/User", "win32": "Roaming/Code/User",
+            "linux": "xdg/Code/User"}[platform]
+    assert str(found["VS Code"]).endswith(f"{code}/mcp.json")

@@ -1,0 +1,132 @@
+"""``tui-agent mcp list``, ``get`` and ``remove``, the project scope and its trust, and
+``--docker``: real processes on real config files (TOML with comments, a project's
+``.mcp.json``), and a server in a container of a real engine."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests import dockerkit
+from tests.conftest import ROOT, need
+from tests.mcp_kit import COMMENTED, fake_words, machine
+from tui_agent.tools.transports.docker_engine import LABEL_SERVER
+
+pytestmark = pytest.mark.slow
+
+
+def test_list_names_every_server_with_its_transport_scope_and_file(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    (box.project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "shared": {"url": "https://example.test/mcp"},
+        "mine": {"command": "other"}}}, indent=2))
+    done = box.mcp("list")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert rows[0][:4] == ["mine", "stdio", "user", f"{box.user_config}:6"]
+    assert "disabled;" in done.stdout.splitlines()[0]
+    assert "replaced by a later file's" in done.stdout.splitlines()[0]
+    project = box.project / ".mcp.json"
+    assert rows[1][:4] == ["shared", "http", "project", f"{project}:3"]
+    assert "the project is not trusted yet" in done.stdout.splitlines()[1]
+    assert rows[2][:4] == ["mine", "stdio", "project", f"{project}:6"]
+
+
+def test_get_shows_the_settings_as_written_with_secrets_hidden(tmp_path: Path) -> None:
+    box = machine(tmp_path, config=COMMENTED + """
+[servers.api]
+url = "https://user:pa55word@api.example.test/mcp?key=qwerty123"
+headers = { Authorization = "Bearer literal-token-1", X-Team = "${TEAM_TOKEN}" }
+env = { DEBUG = "1" }
+oauth = { client_id = "me", client_secret = "oauth-secret-9" }
+""")
+    done = box.mcp("get", "api")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"file: {box.user_config}:13" in out and "scope: user" in out
+    for secret in ("pa55word", "qwerty123", "literal-token-1", "oauth-secret-9"):
+        assert secret not in out
+    assert "X-Team = \"${TEAM_TOKEN}\"" in out, "a reference reveals nothing: shown"
+    assert 'DEBUG = "********"' in out
+    assert "url: https://user:********@api.example.test/mcp?key=********" in out
+    missing = box.mcp("get", "nope")
+    assert missing.returncode == 2
+    assert "no server named 'nope' (the servers: api, mine)" in missing.stderr
+
+
+def test_remove_takes_the_table_out_and_keeps_every_other_line(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    done = box.mcp("remove", "mine")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"removed mine from {box.user_config} (user)\n"
+    assert box.user_config.read_text() == (
+        "# my tui-agent config: every comment here must survive\n"
+        "[model]\n"
+        'name = "openai/fake-model"   # the model I use\n'
+        "\n"
+        "[agent]\n"
+        "max_depth = 7   # deeper than the default\n")
+    again = box.mcp("remove", "mine")
+    assert again.returncode == 2 and "no server named 'mine'" in again.stderr
+
+
+def test_remove_from_a_project_json_keeps_the_others(tmp_path: Path) -> None:
+    box = machine(tmp_path, config=None)
+    file = box.project / ".mcp.json"
+    file.write_text(json.dumps({"mcpServers": {"a": {"command": "x"},
+                                               "b": {"command": "y"}}}, indent=4))
+    done = box.mcp("remove", "a")
+    assert done.returncode == 0, done.stderr
+    assert file.read_text() == json.dumps({"mcpServers": {"b": {"command": "y"}}},
+                                          indent=4) + "\n"
+
+
+def test_project_scope_writes_the_projects_file_and_keeps_it_trusted(
+        tmp_path: Path) -> None:
+    """A server the person adds to a project is their own agreement: the project runs it
+    without asking again (``servers`` starts it)."""
+    box = machine(tmp_path, config=None)
+    done = box.mcp("add", "local", "--scope", "project", *fake_words("--name", "proj"))
+    assert done.returncode == 0, done.stderr
+    file = box.project / ".tui-agent" / "config.toml"
+    assert f"added local in {file}:1 (project)" in done.stdout
+    assert "local  connected  stdio" in done.stdout
+    servers = box.mcp("list")
+    assert "the project is not trusted" not in servers.stdout
+    listed = servers.stdout.split()
+    assert listed[:3] == ["local", "stdio", "project"]
+
+
+def test_a_project_waiting_for_agreement_keeps_waiting(tmp_path: Path) -> None:
+    box = machine(tmp_path, config=None)
+    (box.project / ".mcp.json").write_text('{"mcpServers": {"theirs": {"command": "x"}}}')
+    done = box.mcp("add", "mine", "--scope", "project", "--no-start", "--",
+                   sys.executable, "-V")
+    assert done.returncode == 0, done.stderr
+    assert f"note: the project in {box.project} is not trusted yet" in done.stdout
+    assert "the project is not trusted yet" in box.mcp("list").stdout
+
+
+def test_a_server_in_a_container_is_added_and_started(tmp_path: Path) -> None:
+    client = dockerkit.engine()
+    need(client is not None, "a Docker engine")
+    image = dockerkit.ensure_image(client)
+    box = machine(tmp_path, config=None)
+    volumes = [w for m in dockerkit.mounts() for w in ("--volume", m)]
+    done = box.mcp("add", "boxed", "--docker", image, *volumes,
+                   "--env", "PYTHONDONTWRITEBYTECODE=1",
+                   *fake_words("--name", "in-a-box"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "boxed  connected  docker" in done.stdout and "(in-a-box 1.0" in done.stdout
+    server = tomllib.loads(box.user_config.read_text())["servers"]["boxed"]
+    assert server["image"] == image
+    assert server["command"] == [sys.executable, "-m", "tests.fakes.mcp_server", "--name",
+                                 "in-a-box"]
+    assert f"{ROOT}:{ROOT}:ro" in server["volumes"]
+    left = [c for c in client.containers.list(all=True)
+            if c.labels.get(LABEL_SERVER) == "boxed"]
+    assert not left, "the container of the one start is removed"

@@ -1,0 +1,59 @@
+"""``tui-agent mcp``'s flags: add, remove, list, get and import. ``add`` takes the words
+the app's ``/mcp add`` takes (:mod:`tui_agent.wiring.mcp_add` holds them for both)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from tui_agent.wiring.mcp_words import USAGE, add_arguments
+
+Common = Callable[..., None]
+
+
+def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
+    """The ``mcp`` command and its own commands; ``common``: the flags every command
+    takes (``--config``, ``--mcp-config``, ``--trust-project``...)."""
+    mcp = sub.add_parser(
+        "mcp", help="add, remove, list and import MCP servers",
+        description="Manage the MCP servers in your config files (comments and layout "
+                    "are kept). Exit codes: 0 done, 1 a server added but failing to start, "
+                    "2 bad usage (nothing written).")
+    verbs = mcp.add_subparsers(dest="mcp_command", metavar="COMMAND", required=True)
+    add = verbs.add_parser(
+        "add", help="add a server, start it once and list its tools",
+        usage=f"tui-agent mcp add [options] {USAGE}",
+        description="Add a server to your config file (or the project's: --scope "
+                    "project), then start it once and print its tools, or why it failed "
+                    "(it stays added: fix it in the file, or 'tui-agent mcp remove NAME').",
+        epilog="Examples: tui-agent mcp add time -- uvx mcp-server-time  |  "
+               "tui-agent mcp add docs --url https://example.com/mcp --header "
+               "'Authorization: Bearer ${DOCS_TOKEN}'")
+    common(add, inner=True, chat=set())
+    add_arguments(add)
+    add.add_argument("words", nargs="*", metavar="COMMAND",
+                     help="after --: the program and its arguments")
+    remove = verbs.add_parser("remove", help="remove a server from the file that defines it")
+    common(remove, inner=True, chat=set())
+    remove.add_argument("name", metavar="NAME")
+    listing = verbs.add_parser("list", help="every server: name, transport, scope and file")
+    common(listing, inner=True, chat=set())
+    get = verbs.add_parser("get", help="one server's settings (secrets hidden)")
+    common(get, inner=True, chat=set())
+    get.add_argument("name", metavar="NAME")
+    imports = verbs.add_parser(
+        "import", help="import servers other clients have configured",
+        description="Find the servers Claude Desktop, Claude Code, Cursor, VS Code, "
+                    "Windsurf and Zed have configured on this machine (and in this "
+                    "project) and list them; import the ones named (or --all).")
+    common(imports, inner=True, chat=set())
+    imports.add_argument("names", nargs="*", metavar="NAME", help="the servers to import")
+    imports.add_argument("--all", action="store_true", help="import every server found "
+                         "whose name is not taken yet")
+    imports.add_argument("--from", dest="source", type=Path, metavar="FILE",
+                         help="read this file (mcpServers or servers JSON) instead")
+    imports.add_argument("--scope", choices=("user", "project"),
+                         help="where to write them (default: your config file)")
+    imports.add_argument("--force", action="store_true",
+                         help="replace servers of the same name")

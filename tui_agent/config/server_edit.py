@@ -1,0 +1,263 @@
+"""Add and remove ``[servers.NAME]`` tables in the files a person keeps, for
+``tui-agent mcp add|remove|import`` and ``/mcp add``.
+
+A TOML file is edited with tomlkit, so every comment, blank line and table order the
+person wrote survives; a JSON file (a project's ``.mcp.json``) is rewritten with the
+indentation it had. Writes are atomic (:mod:`tui_agent.config.atomic`). Finding where a
+name is already defined reads each file on its own, without validating it: one broken
+file must not stop a person from adding or removing a server in another.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui_agent.config.atomic import write_text
+from tui_agent.config.errors import ConfigError
+from tui_agent.config.locate import json_line, toml_line
+
+NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+"""A server name ``mcp add`` writes: the characters a tool name the model sees may hold
+(``<server>__<tool>``, at most 64 in all), short enough to leave room for the tool's."""
+
+
+def read_config_text(file: Path) -> str:
+    """The file's text, or :class:`ConfigError` naming it (imported here, not at the top:
+    the command line's parser imports this module, and the reader brings pydantic)."""
+    from tui_agent.config.reading import read_config_text as read
+
+    return read(file)
+
+
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot name a server, or None."""
+    if not NAME.fullmatch(name):
+        return (f"'{name}' is not a server name: use 1-40 letters, digits, '-' or '_' (it "
+                "starts the names of its tools, <server>__<tool>)")
+    if "__" in name:
+        return f"'{name}' is not a server name: '__' separates a server from its tool"
+    return None
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a server is defined: the layer's kind (``user``, ``project``...), the file,
+    the line (None when not found), and the key path to its entry."""
+
+    kind: str
+    file: Path
+    line: int | None
+    path: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else str(self.file)
+
+
+def servers_in(file: Path) -> tuple[dict[str, tuple[tuple[str, ...], Any]], str]:
+    """Every server entry in ``file`` (name -> key path and raw value) and its text.
+    Raises :class:`ConfigError` naming the file when it cannot be read or parsed."""
+    text = read_config_text(file)
+    if file.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"not valid JSON: {exc}", file) from None
+        for key in ("mcpServers", "servers"):
+            block = data.get(key) if isinstance(data, dict) else None
+            if isinstance(block, dict):
+                return {n: ((key, n), v) for n, v in block.items()}, text
+            if isinstance(block, list):
+                return {str(v.get("name")): ((key, str(i)), v) for i, v in enumerate(block)
+                        if isinstance(v, dict)}, text
+        return {}, text
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", file) from None
+    block = data.get("servers")
+    if not isinstance(block, dict):
+        return {}, text
+    return {n: (("servers", n), v) for n, v in block.items()}, text
+
+
+def places(files: Sequence[tuple[str, Path]], name: str) -> list[Place]:
+    """Where ``name`` is defined among ``files`` (kind, path), lowest precedence first;
+    a file that cannot be read is passed over (its own load names the problem)."""
+    found = []
+    for kind, file in files:
+        try:
+            entries, text = servers_in(file)
+        except ConfigError:
+            continue
+        if name in entries:
+            path = entries[name][0]
+            locate = json_line if file.suffix.lower() == ".json" else toml_line
+            found.append(Place(kind, file, locate(text, path), path))
+    return found
+
+
+def add_server(file: Path, name: str, table: Mapping[str, Any], *, replace: bool) -> int:
+    """Write ``[servers.NAME]`` with ``table``'s keys into the TOML ``file`` (created when
+    absent), or replace the one there when ``replace``; return the line of its header.
+
+    The file's own text is kept byte for byte: a new table is appended at its end, a
+    replaced one is written where the old one stood. Raises :class:`ConfigError` when the
+    file cannot be parsed or written, or already has the name and ``replace`` is False."""
+    text = read_config_text(file) if file.exists() else ""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", file) from None
+    servers = data.get("servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError("'servers' is not a table", file)
+    if name in servers and not replace:
+        line = toml_line(text, ("servers", name))
+        raise ConfigError(f"{f'line {line}: ' if line else ''}a server named '{name}' is "
+                          "already here (--force replaces it)", file)
+    block = table_text(name, table)
+    lines = text.splitlines(keepends=True)
+    # The comment lines above its header stay: the person's words about the server.
+    span = _span(lines, name, above=False) if name in servers else None
+    if span is not None:
+        after = lines[span[1]:]
+        spaced = block + ("\n" if after and after[0].strip() else "")
+        new = "".join([*lines[:span[0]], spaced, *after])
+    elif name in servers:  # defined some other way (an inline table): tomlkit moves it
+        new = _tomlkit_edit(text, file, name, table)
+    else:
+        new = text + ("\n" if text and not text.endswith("\n") else "") \
+            + ("\n" if text.strip() else "") + block
+    _check(new, file, name, present=True)
+    _write(file, new)
+    return toml_line(new, ("servers", name)) or 1
+
+
+def table_text(name: str, table: Mapping[str, Any]) -> str:
+    """``[servers.NAME]`` and its keys as TOML (maps as inline tables)."""
+    import tomlkit
+
+    entry = tomlkit.table()
+    for key, value in table.items():
+        entry[key] = _inline(value)
+    doc = tomlkit.document()
+    servers = tomlkit.table(is_super_table=True)
+    servers.append(name, entry)
+    doc["servers"] = servers
+    return tomlkit.dumps(doc)
+
+
+def _inline(value: Any) -> Any:
+    """Maps as inline tables (``env = { KEY = "v" }``), the form a person writes."""
+    if isinstance(value, Mapping):
+        import tomlkit
+
+        inline = tomlkit.inline_table()
+        inline.update(dict(value))
+        return inline
+    return value
+
+
+def _span(lines: list[str], name: str, *, above: bool = True) -> tuple[int, int] | None:
+    """The lines of ``[servers.NAME]`` (with its sub-tables, and, when ``above``, the
+    comment lines right above its header, which are about it), or None when no header
+    names it. Comment lines right above the next table's header are not in it: they are
+    about that table."""
+    own = ("servers", name)
+    start = None
+    for number, line in enumerate(lines):
+        key = _header(line)
+        if key is None:
+            continue
+        if start is None and key == own:
+            start = number
+        elif start is not None and key[:2] != own:
+            return _widen(lines, start, number, above)
+    return None if start is None else _widen(lines, start, len(lines), above)
+
+
+def _widen(lines: list[str], start: int, end: int, above: bool) -> tuple[int, int]:
+    while end > start + 1 and lines[end - 1].lstrip().startswith("#"):
+        end -= 1
+    while above and start > 0 and lines[start - 1].lstrip().startswith("#"):
+        start -= 1
+    return start, end
+
+
+def _header(line: str) -> tuple[str, ...] | None:
+    from tui_agent.config.locate import _TABLE, _split_dotted
+
+    found = _TABLE.match(line)
+    return _split_dotted(found.group("key")) if found else None
+
+
+def _tomlkit_edit(text: str, file: Path, name: str, table: Mapping[str, Any] | None) -> str:
+    """Replace (``table``) or delete (None) a server that has no header of its own."""
+    import tomlkit
+
+    doc = tomlkit.parse(text)
+    servers = doc["servers"]
+    if table is None:
+        del servers[name]
+    else:
+        entry = tomlkit.inline_table()
+        entry.update({k: _inline(v) for k, v in table.items()})
+        servers[name] = entry
+    return tomlkit.dumps(doc)
+
+
+def _check(text: str, file: Path, name: str, *, present: bool) -> None:
+    """The edit left valid TOML with ``name`` there (or gone): else nothing is written."""
+    try:
+        servers = tomllib.loads(text).get("servers", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"the edit would leave invalid TOML ({exc}); nothing was "
+                          "written", file) from None
+    if (name in servers) != present:
+        raise ConfigError(f"could not {'add' if present else 'remove'} servers.{name} "
+                          "cleanly; nothing was written", file)
+
+
+def remove_server(place: Place) -> None:
+    """Take the server at ``place`` out of its file, leaving the rest as it was."""
+    text = read_config_text(place.file)
+    if place.file.suffix.lower() == ".json":
+        _write(place.file, _remove_json(text, place))
+        return
+    name = place.path[-1]
+    lines = text.splitlines(keepends=True)
+    span = _span(lines, name)
+    if span is None:
+        new = _tomlkit_edit(text, place.file, name, None)
+    else:
+        before, after = lines[:span[0]], lines[span[1]:]
+        if before and not before[-1].strip() and after and not after[0].strip():
+            after = after[1:]  # one blank line between what was around it, not two
+        new = "".join(before + after)
+    _check(new, place.file, name, present=False)
+    _write(place.file, new)
+
+
+def _remove_json(text: str, place: Place) -> str:
+    from tui_agent.config.writeback import _json_indent
+
+    doc = json.loads(text)
+    block = doc.get(place.path[0])
+    if isinstance(block, dict):
+        block.pop(place.path[1], None)
+    elif isinstance(block, list):
+        del block[int(place.path[1])]
+    return json.dumps(doc, indent=_json_indent(text), ensure_ascii=False) + "\n"
+
+
+def _write(file: Path, text: str) -> None:
+    try:
+        write_text(file, text)
+    except OSError as exc:
+        raise ConfigError(f"cannot write it: {exc}", file) from None

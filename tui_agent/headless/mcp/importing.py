@@ -1,0 +1,134 @@
+"""``tui-agent mcp import``: the servers other clients configured, listed with where
+each comes from; the ones named (or ``--all``) written to the config file.
+
+Nothing is started: an import may bring many servers, and ``tui-agent servers`` starts
+them all and tells how each went. A name tui-agent already has is a clash: named
+explicitly, it refuses the whole import (exit 2, nothing written) unless ``--force``;
+with ``--all`` the clashing ones are left out and listed, the rest imported. When two
+clients define the same name, the first found (user files before the project's, in the
+order of :func:`~tui_agent.config.clients.sources`) is the one imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import IO
+
+from tui_agent.config.clients import Found, discover, from_file
+from tui_agent.config.errors import ConfigError
+from tui_agent.config.scopes import keep_trusted, target, trusted
+from tui_agent.config.server_edit import add_server, check_name, places
+from tui_agent.headless.mcp import layers
+from tui_agent.tools.text import clean
+
+
+def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    try:
+        found, problems = (from_file(args.source), []) if args.source else discover()
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
+    for problem in problems:
+        err.write(f"tui-agent: warning: {problem}\n")
+    if not found:
+        out.write("no MCP servers found in Claude Desktop, Claude Code, Cursor, VS Code, "
+                  "Windsurf or Zed's config files (or give one: --from FILE)\n")
+        return 0
+    files = layers(args)
+    first = _first(found)
+    if not args.names and not args.all:
+        _list(found, first, files, out)
+        out.write("\nimport them with 'tui-agent mcp import --all', or some by name: "
+                  "'tui-agent mcp import NAME...'\n")
+        return 0
+    chosen, refused = _choose(args, first, files)
+    if refused:
+        for line in refused:
+            err.write(f"tui-agent: {line}\n")
+        err.write("tui-agent: nothing was imported\n")
+        return 2
+    return _write(args, chosen, files, first, out, err)
+
+
+def _first(found: list[Found]) -> dict[str, Found]:
+    first: dict[str, Found] = {}
+    for item in found:
+        first.setdefault(item.name, item)
+    return first
+
+
+def _list(found: list[Found], first: dict[str, Found], files: list[tuple[str, Path]],
+          out: IO[str]) -> None:
+    width = max(len(f.name) for f in found)
+    for item in found:
+        status = _status(item, first, files)
+        out.write(f"{clean(item.name):<{width}}  {item.where()}"
+                  + (f"  ({status})" if status else "") + "\n")
+        for warning in item.warnings:
+            out.write(f"    note: {clean(warning)}\n")
+
+
+def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]]) -> str:
+    if item.server is None:
+        return f"cannot import: {clean(item.problem or 'invalid')}"
+    if first[item.name] is not item:
+        return f"another '{item.name}' is listed first; that one is imported"
+    problem = check_name(item.name)
+    if problem:
+        return f"cannot import: {problem}"
+    taken = places(files, item.name)
+    if taken:
+        return f"already configured at {taken[-1]}"
+    return "transport " + str(item.server.transport)
+
+
+def _choose(args: argparse.Namespace, first: dict[str, Found],
+            files: list[tuple[str, Path]]) -> tuple[list[Found], list[str]]:
+    """The servers to write, and why a named one cannot be (all or nothing)."""
+    chosen: list[Found] = []
+    refused: list[str] = []
+    names = args.names or list(first)
+    for name in names:
+        item = first.get(name)
+        if item is None:
+            refused.append(f"no server named '{clean(name)}' was found (found: "
+                           f"{', '.join(sorted(first))})")
+            continue
+        problem = item.problem if item.server is None else check_name(name)
+        taken = places(files, name)
+        if problem:
+            if args.names:
+                refused.append(f"{clean(name)} from {item.where()}: {clean(problem)}")
+            continue
+        if taken and not args.force:
+            if args.names:
+                refused.append(f"a server named '{name}' is already configured at "
+                               f"{taken[-1]} (--force replaces it)")
+            continue
+        chosen.append(item)
+    return chosen, refused
+
+
+def _write(args: argparse.Namespace, chosen: list[Found], files: list[tuple[str, Path]],
+           first: dict[str, Found], out: IO[str], err: IO[str]) -> int:
+    where = target(args.scope, args.config, os.environ)
+    was_trusted = where.project_root is None or trusted(where.project_root)
+    for item in chosen:
+        assert item.server is not None
+        try:
+            line = add_server(where.file, item.name, item.table(), replace=args.force)
+        except ConfigError as exc:
+            err.write(f"tui-agent: {exc}\n")
+            return 2
+        out.write(f"imported {clean(item.name)} from {item.where()} into "
+                  f"{where.file}:{line}\n")
+    if where.project_root is not None and chosen and (was_trusted or args.trust_project):
+        keep_trusted(where.project_root)
+    left = [n for n in first if n not in {c.name for c in chosen}]
+    for name in left if args.all else []:
+        out.write(f"left out {clean(name)}: {_status(first[name], first, files)}\n")
+    if chosen:
+        out.write("'tui-agent servers' starts them and lists their tools\n")
+    return 0

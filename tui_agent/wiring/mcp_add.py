@@ -1,0 +1,271 @@
+"""``mcp add``'s words, for every front end: ``tui-agent mcp add``, ``/mcp add`` and
+the servers screen's ``a`` take the same flags from this one parser, make the same
+checks, and write the same table.
+
+What is wrong with the words (an unknown flag, a bad name, a command not on ``PATH``, a
+URL where nothing listens, a name already taken) is found before anything is written:
+:class:`AddError`, and the config file stays byte for byte as it was. Whether the
+server then starts is the front end's to tell (the command prints the ``servers``
+report; the app shows it on the servers screen): a server that fails there stays added,
+as ``claude mcp add`` keeps one, with the way to fix or remove it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
+
+from tui_agent.config.errors import ConfigError
+from tui_agent.config.interpolate import mask
+from tui_agent.config.scopes import Target, keep_trusted, target, trusted
+from tui_agent.config.server_edit import Place, add_server, check_name, places
+from tui_agent.wiring.mcp_words import USAGE, add_arguments
+
+HIDDEN = "********"
+CONNECT_TIMEOUT = 3.0
+"""Seconds a URL's host may take to accept a connection before ``mcp add`` says nothing
+answers there."""
+
+
+class AddError(Exception):
+    """Words ``mcp add`` refuses; nothing was written. ``code``: the exit code."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing and exiting: the app has no stderr."""
+
+    def error(self, message: str) -> NoReturn:
+        raise AddError(f"mcp add: {message} (mcp add {USAGE})")
+
+
+@dataclass
+class AddRequest:
+    """``mcp add``'s words, parsed."""
+
+    name: str
+    command: list[str] = field(default_factory=list)
+    url: str | None = None
+    transport: str | None = None
+    docker: str | None = None
+    volumes: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    auto: list[str] = field(default_factory=list)
+    scope: str | None = None
+    force: bool = False
+    start: bool = True
+
+    def table(self) -> dict[str, Any]:
+        """The ``[servers.NAME]`` keys, in the order a person would write them."""
+        out: dict[str, Any] = {}
+        if self.docker:
+            out["image"] = self.docker
+            if self.command:
+                out["command"] = self.command
+            if self.volumes:
+                out["volumes"] = self.volumes
+        elif self.url:
+            out["url"] = self.url
+            if self.transport:
+                out["transport"] = self.transport
+        else:
+            out["command"], out["args"] = self.command[0], self.command[1:]
+        if self.env:
+            out["env"] = self.env
+        if self.headers:
+            out["headers"] = self.headers
+        if self.auto:
+            out["auto"] = self.auto
+        return out
+
+    def shown(self) -> str:
+        """What is added, in one line, with env and header values hidden."""
+        what = (f"{self.docker} (docker)" if self.docker else f"{self.url}" if self.url
+                else " ".join(self.command))
+        extra = [f"env {k}={_hide(v)}" for k, v in self.env.items()]
+        extra += [f"header {k}: {_hide(v)}" for k, v in self.headers.items()]
+        extra += [f"auto {t}" for t in self.auto]
+        return what + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _hide(value: str) -> str:
+    """A value as it may be shown: a ``${VAR}`` reference is; anything else is hidden."""
+    return value if "${" in value else HIDDEN
+
+
+def parse_add(words: Sequence[str]) -> AddRequest:
+    """``NAME [flags] [-- COMMAND ARGS...]`` as the app's ``/mcp add`` takes them."""
+    words = list(words)
+    command: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, command = words[:cut], words[cut + 1:]
+    parser = _Parser(prog="mcp add", add_help=False)
+    add_arguments(parser)
+    args, rest = parser.parse_known_args(words)
+    unknown = [w for w in rest if w.startswith("-")]
+    if unknown:
+        raise AddError(f"mcp add: unknown option {unknown[0]} (mcp add {USAGE})")
+    return request(args, [*rest, *command])
+
+
+def request(args: argparse.Namespace, command: Sequence[str]) -> AddRequest:
+    """The request the parsed flags and the command words make; raises :class:`AddError`
+    for words that do not fit together."""
+    problem = check_name(args.name)
+    if problem:
+        raise AddError(problem)
+    req = AddRequest(args.name, list(command), args.url, args.transport, args.docker,
+                     list(args.volume), _pairs(args.env, "=", "--env", "KEY=VALUE"),
+                     _pairs(args.header, ":", "--header", "'Name: value'"), list(args.auto),
+                     args.scope, args.force, not args.no_start)
+    kinds = [k for k, on in (("a command", bool(command) and not req.docker),
+                             ("--url", bool(req.url)), ("--docker", bool(req.docker))) if on]
+    if not kinds:
+        raise AddError(f"mcp add {req.name}: say what to run: {USAGE}")
+    if len(kinds) > 1:
+        raise AddError(f"mcp add {req.name}: give {' or '.join(kinds)}, not both")
+    if req.transport and not req.url:
+        raise AddError("--transport goes with --url")
+    if req.headers and not req.url:
+        raise AddError("--header goes with --url (a remote server)")
+    if req.volumes and not req.docker:
+        raise AddError("--volume goes with --docker")
+    return req
+
+
+def _pairs(items: Sequence[str], sep: str, flag: str, form: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise AddError(f"{flag} {_hide(item)}: expected {form}")
+        out[key.strip()] = value.strip() if sep == ":" else value
+    return out
+
+
+def preflight(req: AddRequest, env: Mapping[str, str] = os.environ) -> None:
+    """The checks that need the machine: the command is on ``PATH`` (or a file), the
+    URL is well formed and something listens there. Raises :class:`AddError`."""
+    if req.command and not req.docker:
+        program = req.command[0]
+        if "${" not in program and shutil.which(program, path=env.get("PATH")) is None:
+            raise AddError(f"mcp add {req.name}: command '{program}' was not found on PATH "
+                           "(install it, or give its full path)")
+    if req.url:
+        parts = urlsplit(req.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise AddError(f"mcp add {req.name}: '{mask_url(req.url)}' is not an http(s) "
+                           "URL")
+        if req.start and "${" not in req.url:
+            _listening(req.name, req.url, parts.hostname,
+                       parts.port or (443 if parts.scheme == "https" else 80))
+
+
+def _listening(name: str, url: str, host: str, port: int) -> None:
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT):
+            return
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+    raise AddError(f"mcp add {name}: nothing answers at {mask_url(url)} ({why}); check "
+                   "the address, or add it anyway with --no-start", 2)
+
+
+def mask_url(url: str) -> str:
+    """A URL as it may be printed: its password and query values hidden."""
+    parts = urlsplit(url)
+    if parts.password:
+        url = url.replace(f":{parts.password}@", f":{HIDDEN}@")
+    if parts.query:
+        url = url.replace(parts.query, "&".join(
+            f"{p.partition('=')[0]}={HIDDEN}" if "=" in p else p
+            for p in parts.query.split("&")))
+    return url
+
+
+@dataclass(frozen=True)
+class Added:
+    """What ``mcp add`` wrote: where, and what the person should hear about it."""
+
+    name: str
+    target: Target
+    line: int
+    replaced: Place | None
+    notes: tuple[str, ...] = ()
+
+    def place(self) -> str:
+        return f"{self.target.file}:{self.line}"
+
+
+def add(req: AddRequest, *, config_file: Path | None, layers: Sequence[tuple[str, Path]],
+        env: Mapping[str, str] = os.environ, cwd: Path | None = None,
+        trust: bool = False) -> Added:
+    """Check and write the server ``req`` describes (:func:`preflight` after the name);
+    ``layers``: the config files read now (kind, path), to refuse a name one of them
+    defines. Raises :class:`AddError`; nothing is written then. (Blocking: the URL check
+    waits up to :data:`CONNECT_TIMEOUT`.)"""
+    from pydantic import ValidationError
+
+    from tui_agent.config.models import ServerConfig
+
+    where = target(req.scope, config_file, env, cwd)
+    try:
+        ServerConfig.model_validate(req.table())
+    except ValidationError as exc:
+        raise AddError(f"mcp add {req.name}: " + "; ".join(
+            e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
+    files = list(layers) + ([(where.kind, where.file)] if where.file.exists() else [])
+    taken = places(_unique(files), req.name)
+    elsewhere = [p for p in taken if p.file.resolve() != where.file.resolve()]
+    if taken and not req.force:
+        raise AddError(f"a server named '{req.name}' is already configured at {taken[-1]} "
+                       "(--force replaces it, or choose another name)")
+    preflight(req, env)
+    was_trusted = where.project_root is None or trusted(where.project_root, env)
+    try:
+        line = add_server(where.file, req.name, req.table(), replace=req.force)
+    except ConfigError as exc:
+        raise AddError(str(exc)) from None
+    notes = []
+    if where.project_root is not None:
+        if was_trusted or trust:
+            keep_trusted(where.project_root, env)
+        else:
+            notes.append(f"the project in {where.project_root} is not trusted yet: its "
+                         "servers start once you agree (tui-agent asks there; headless: "
+                         "--trust-project)")
+    if elsewhere and where.kind != "--config":
+        notes.append(f"'{req.name}' is also defined at {elsewhere[-1]}; the later of the "
+                     "two in precedence (user < project < --config) is the one used")
+    return Added(req.name, where, line, taken[-1] if taken else None, tuple(notes))
+
+
+def _unique(files: Sequence[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    seen: set[Path] = set()
+    out = []
+    for kind, file in files:
+        key = file.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append((kind, file))
+    return out
+
+
+def masked(text: str, req: AddRequest) -> str:
+    """``text`` with the literal env and header values of ``req`` masked."""
+    secrets = {v for v in [*req.env.values(), *req.headers.values()]
+               if "${" not in v and len(v) >= 4}
+    return mask(text, secrets)
