@@ -48,6 +48,9 @@ def test_a_remote_server_is_added_with_its_header_hidden(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert "web  connected  http" in done.stdout and "web__echo" in done.stdout
     assert "header Authorization: ********" in done.stdout
+    assert ("tip: Authorization is written into the file as given; to keep it out, write "
+            "${WEB_AUTHORIZATION} instead and set WEB_AUTHORIZATION in your environment") \
+        in done.stdout
     for out in (done.stdout, done.stderr, shown.stdout):
         assert "sekrit-token-123" not in out
     assert 'headers: { Authorization = "********" }' in shown.stdout

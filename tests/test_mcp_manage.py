@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from tests import dockerkit
 from tests.conftest import ROOT, need
 from tests.mcp_kit import COMMENTED, fake_words, machine
+from tests.zygote import command
 from tui_agent.tools.transports.docker_engine import LABEL_SERVER
 
 pytestmark = pytest.mark.slow
@@ -127,6 +129,22 @@ def test_a_server_in_a_container_is_added_and_started(tmp_path: Path) -> None:
     assert server["command"] == [sys.executable, "-m", "tests.fakes.mcp_server", "--name",
                                  "in-a-box"]
     assert f"{ROOT}:{ROOT}:ro" in server["volumes"]
+    assert client is not None
     left = [c for c in client.containers.list(all=True)
             if c.labels.get(LABEL_SERVER) == "boxed"]
     assert not left, "the container of the one start is removed"
+
+
+def test_config_names_the_file_written_before_or_after_the_command(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    other = tmp_path / "other.toml"
+    after = box.mcp("add", "--config", str(other), "one", "--no-start", "--",
+                    sys.executable, "-V")
+    assert after.returncode == 0, after.stderr
+    assert f"added one in {other}:1 (--config)" in after.stdout
+    before = subprocess.run([*command(), "--config", str(other), "mcp", "add", "two",
+                             "--no-start", "--", sys.executable, "-V"], cwd=box.project,
+                            env=box.env, capture_output=True, text=True, timeout=120)
+    assert before.returncode == 0, before.stderr
+    assert set(tomllib.loads(other.read_text())["servers"]) == {"one", "two"}
+    assert box.user_config.read_text() == COMMENTED

@@ -6,15 +6,33 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tui_agent.wiring.mcp_words import USAGE, add_arguments
 
 Common = Callable[..., None]
 
 
+def _files(parser: argparse.ArgumentParser) -> None:
+    """The flags that choose the config files (given after the command too, without
+    resetting what was given before it); the chat's and the tool filters mean nothing
+    here."""
+    keep: dict[str, Any] = {"default": argparse.SUPPRESS}
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="the config file to write and read (default: your user "
+                             "config, $XDG_CONFIG_HOME/tui-agent/config.toml)", **keep)
+    parser.add_argument("--mcp-config", type=Path, action="append", metavar="FILE",
+                        help="also read these MCP server JSON files", **keep)
+    parser.add_argument("--trust-project", action="store_true",
+                        help="agree to this project's servers as they are now", **keep)
+    parser.add_argument("--no-project", action="store_true",
+                        help="leave the project's config files out", **keep)
+
+
 def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
-    """The ``mcp`` command and its own commands; ``common``: the flags every command
-    takes (``--config``, ``--mcp-config``, ``--trust-project``...)."""
+    """The ``mcp`` command and its own commands (``common``: the other commands' shared
+    flags; these take only the ones that choose files)."""
+    del common
     mcp = sub.add_parser(
         "mcp", help="add, remove, list and import MCP servers",
         description="Manage the MCP servers in your config files (comments and layout "
@@ -30,24 +48,24 @@ def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Co
         epilog="Examples: tui-agent mcp add time -- uvx mcp-server-time  |  "
                "tui-agent mcp add docs --url https://example.com/mcp --header "
                "'Authorization: Bearer ${DOCS_TOKEN}'")
-    common(add, inner=True, chat=set())
+    _files(add)
     add_arguments(add)
     add.add_argument("words", nargs="*", metavar="COMMAND",
                      help="after --: the program and its arguments")
     remove = verbs.add_parser("remove", help="remove a server from the file that defines it")
-    common(remove, inner=True, chat=set())
+    _files(remove)
     remove.add_argument("name", metavar="NAME")
     listing = verbs.add_parser("list", help="every server: name, transport, scope and file")
-    common(listing, inner=True, chat=set())
+    _files(listing)
     get = verbs.add_parser("get", help="one server's settings (secrets hidden)")
-    common(get, inner=True, chat=set())
+    _files(get)
     get.add_argument("name", metavar="NAME")
     imports = verbs.add_parser(
         "import", help="import servers other clients have configured",
         description="Find the servers Claude Desktop, Claude Code, Cursor, VS Code, "
                     "Windsurf and Zed have configured on this machine (and in this "
                     "project) and list them; import the ones named (or --all).")
-    common(imports, inner=True, chat=set())
+    _files(imports)
     imports.add_argument("names", nargs="*", metavar="NAME", help="the servers to import")
     imports.add_argument("--all", action="store_true", help="import every server found "
                          "whose name is not taken yet")

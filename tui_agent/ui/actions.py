@@ -39,7 +39,7 @@ async def _servers(app: ChatApp, command: Command) -> None:
     async def add(words: str) -> tuple[bool, str]:
         from tui_agent.ui import mcp_add
 
-        return await mcp_add.add(mcp_add.agent_app(app), words)
+        return await mcp_add.add(app, words)
 
     await app.push_screen(ServersScreen(ServerControls(
         backend.statuses, backend.tools_of, backend.policy, backend.reconnect,
@@ -50,7 +50,7 @@ async def _servers(app: ChatApp, command: Command) -> None:
 async def _mcp(app: ChatApp, command: Command) -> None:
     from tui_agent.ui import mcp_add
 
-    await mcp_add.command(mcp_add.agent_app(app), command.arg)
+    await mcp_add.command(app, command.arg)
 
 
 async def _tools(app: ChatApp, command: Command) -> None:

@@ -153,6 +153,12 @@ class AgentApp(ChatApp):
         self._reloading = True
         self.reload_config()
 
+    def reload_now(self) -> None:
+        """Apply the config files at once, not at the next poll: the app itself just
+        wrote one (``/mcp add``). Marked as the watcher marks it: one reload, not two."""
+        self._reloading = True
+        self.reload_config()
+
     @work(group="reload", exit_on_error=False)
     async def reload_config(self) -> None:
         """Apply the config files' new content: servers added, removed or restarted, the

@@ -28,8 +28,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
                 "default"),
     CommandInfo("servers", "/servers", "MCP servers: state, errors, tools and their approval; "
                 "reconnect, enable, disable", "ctrl+s"),
-    CommandInfo("mcp", "/mcp add NAME -- COMMAND | NAME --url URL", "add an MCP server "
-                "(the words of 'tui-agent mcp add')"),
+    CommandInfo("mcp", "/mcp add NAME ...", "add an MCP server: NAME -- COMMAND, or NAME "
+                "--url URL"),
     CommandInfo("tools", "/tools", "switch servers and tools on and off for this "
                 "conversation"),
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from tui_agent.tools.text import clean
 
 if TYPE_CHECKING:
-    from tui_agent.ui.app import AgentApp
     from tui_agent.ui.chat import ChatApp
 
 USAGE = "/mcp add NAME -- COMMAND [ARGS...]  or  /mcp add NAME --url URL"
@@ -27,15 +26,7 @@ TELL_WITHIN = 60.0
 (the servers screen still shows it)."""
 
 
-def agent_app(app: ChatApp) -> AgentApp:
-    """The app as :class:`AgentApp` (the one with live reload, which adding needs)."""
-    from tui_agent.ui.app import AgentApp
-
-    assert isinstance(app, AgentApp)
-    return app
-
-
-async def command(app: AgentApp, arg: str) -> None:
+async def command(app: ChatApp, arg: str) -> None:
     """``/mcp ...``: only ``add`` so far (``tui-agent mcp`` has the rest)."""
     try:
         words = shlex.split(arg)
@@ -50,7 +41,7 @@ async def command(app: AgentApp, arg: str) -> None:
     await app.transcript.note(said, "info" if ok else "error")
 
 
-async def add(app: AgentApp, words: list[str] | str) -> tuple[bool, str]:
+async def add(app: ChatApp, words: list[str] | str) -> tuple[bool, str]:
     """Add the server ``words`` describe; whether it was written, and what to say."""
     from tui_agent.ui.startup import Startup
     from tui_agent.wiring.mcp_add import AddError, masked, parse_add
@@ -67,16 +58,16 @@ async def add(app: AgentApp, words: list[str] | str) -> tuple[bool, str]:
         return False, clean(str(exc))
     said = masked(f"added {req.name} to {added.place()}: {req.shown()}", req)
     said += "".join(f"; {note}" for note in added.notes)
-    if start is None or not req.start:
+    reload = getattr(app, "reload_now", None)  # AgentApp's: live reload
+    if start is None or reload is None or not req.start:
         return True, clean(said + "; it starts with the next start of tui-agent")
-    app._reloading = True  # what the watcher does before it reloads: one reload, not two
-    app.reload_config()
+    reload()
     app.run_worker(_tell_start(app, req.name, added.place()), group="mcp-add",
                    exit_on_error=False)
     return True, clean(said + "; starting it (ctrl+s shows it)")
 
 
-async def _tell_start(app: AgentApp, name: str, place: str) -> None:
+async def _tell_start(app: ChatApp, name: str, place: str) -> None:
     """Once the new server's first start has ended: how it went, in the transcript."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + TELL_WITHIN

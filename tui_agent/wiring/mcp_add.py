@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -262,6 +263,20 @@ def _unique(files: Sequence[tuple[str, Path]]) -> list[tuple[str, Path]]:
             seen.add(key)
             out.append((kind, file))
     return out
+
+
+def secret_tips(req: AddRequest) -> list[str]:
+    """For each secret-looking value given as it is: how to keep it out of the file."""
+    from tui_agent.config.server_keys import secret_name
+
+    tips = []
+    for part, values in (("env", req.env), ("headers", req.headers)):
+        for key, value in values.items():
+            if "${" not in value and secret_name(part, key):
+                var = re.sub(r"[^A-Z0-9_]", "_", f"{req.name}_{key}".upper())
+                tips.append(f"{key} is written into the file as given; to keep it out, "
+                            f"write ${{{var}}} instead and set {var} in your environment")
+    return tips
 
 
 def masked(text: str, req: AddRequest) -> str:

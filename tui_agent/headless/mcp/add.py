@@ -10,7 +10,14 @@ from typing import IO
 
 from tui_agent.config.errors import ConfigError
 from tui_agent.headless.mcp import layers
-from tui_agent.wiring.mcp_add import Added, AddError, AddRequest, masked, request
+from tui_agent.wiring.mcp_add import (
+    Added,
+    AddError,
+    AddRequest,
+    masked,
+    request,
+    secret_tips,
+)
 from tui_agent.wiring.mcp_add import add as write
 
 
@@ -27,6 +34,8 @@ def add(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                      f"{req.shown()}\n", req))
     for note in added.notes:
         out.write(f"note: {note}\n")
+    for tip in secret_tips(req):
+        out.write(f"tip: {tip}\n")
     if not req.start:
         out.write("not started (--no-start); 'tui-agent servers' starts it\n")
         return 0

@@ -43,8 +43,8 @@ class AddServerScreen(ModalScreen[str | None]):
             yield Static(plain("NAME -- COMMAND [ARGS...]   a program on this machine\n"
                                "NAME --url URL              a remote server "
                                "(--header 'Name: value', --transport sse)\n"
-                               "--env KEY=VALUE, --auto TOOL, --docker IMAGE, --scope "
-                               "project: as 'tui-agent mcp add' takes them"),
+                               "--env K=V, --auto TOOL, --docker IMAGE, --scope project: "
+                               "as in 'tui-agent mcp add'"),
                          classes="hint")
             yield Input(placeholder="time -- uvx mcp-server-time", id="words")
             yield Static(id="problem")
