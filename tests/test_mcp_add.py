@@ -122,6 +122,13 @@ BAD = {
     "a header for a program": (["x", "--header", "A: b", "--", "echo"],
                                "--header goes with --url"),
     "an ftp URL": (["x", "--url", "ftp://127.0.0.1/"], "is not an http(s) URL"),
+    # The config would then not load at all: every command would stop on it.
+    "an unset variable": (["x", "--url", "http://127.0.0.1:9/mcp", "--header",
+                           "Authorization: Bearer ${NOT_SET_TOKEN_Q}"],
+                          "${NOT_SET_TOKEN_Q} is not set in the environment"),
+    "unset variables in env and args": (["x", "--env", "A=${NOT_SET_A}", "--", "echo",
+                                         "${NOT_SET_B}"],
+                                        "${NOT_SET_B}, ${NOT_SET_A} are not set"),
 }
 
 

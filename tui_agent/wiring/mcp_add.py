@@ -155,9 +155,43 @@ def _pairs(items: Sequence[str], sep: str, flag: str, form: str) -> dict[str, st
     return out
 
 
+def unset_variables(value: Any, env: Mapping[str, str]) -> list[str]:
+    """The ``${VAR}`` references (without a default) in ``value``, a server's table, that
+    ``env`` does not set, each once, in order."""
+    from tui_agent.config.interpolate import Expander, UnsetVariable
+
+    found: list[str] = []
+    if isinstance(value, str):
+        rest = value
+        while "${" in rest:
+            try:
+                Expander(env).expand(rest)
+                break
+            except UnsetVariable as unset:
+                if unset.name not in found:
+                    found.append(unset.name)
+                rest = rest.replace("${" + unset.name + "}", "")
+    elif isinstance(value, dict):
+        for item in value.values():
+            found += [n for n in unset_variables(item, env) if n not in found]
+    elif isinstance(value, list):
+        for item in value:
+            found += [n for n in unset_variables(item, env) if n not in found]
+    return found
+
+
 def preflight(req: AddRequest, env: Mapping[str, str] = os.environ) -> None:
-    """The checks that need the machine: the command is on ``PATH`` (or a file), the
-    URL is well formed and something listens there. Raises :class:`AddError`."""
+    """The checks that need the machine: every ``${VAR}`` the server names is set (a
+    config naming an unset one does not load at all, so the server would stop every
+    command), the command is on ``PATH`` (or a file), the URL is well formed and
+    something listens there. Raises :class:`AddError`."""
+    unset = unset_variables(req.table(), env)
+    if unset:
+        names = ", ".join("${" + name + "}" for name in unset)
+        raise AddError(f"mcp add {req.name}: {names} {'is' if len(unset) == 1 else 'are'} "
+                       "not set in the environment, and a config that names an unset "
+                       f"variable does not load: set it first (export {unset[0]}=...), or "
+                       f"write ${{{unset[0]}:-}} for an empty default")
     if req.command and not req.docker:
         program = req.command[0]
         if "${" not in program and shutil.which(program, path=env.get("PATH")) is None:
