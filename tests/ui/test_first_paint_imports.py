@@ -48,6 +48,7 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "tui_agent.codemode": "code mode, built with the backend",
     "tui_agent.config.models": "the config's pydantic models, loaded after the first frame",
     "tui_agent.wiring.runtime": "the backend, built once the config is loaded",
+    "tui_agent.cli.mcp_parser": "`tui-agent mcp`'s flags, built only for that command",
     "tui_agent.wiring.build": "the composition root, with the backend",
     "textual.widgets._footer": "the key bar: it draws its keys after the first frame anyway",
     "tui_agent.ui.composer": "sending, attaching and editing, with the first message",

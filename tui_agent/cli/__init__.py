@@ -25,8 +25,8 @@ __all__ = ["build_parser", "entry", "main", "startup"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
     run_flags_before_run(parser, words)
     args = parse(parser, words)
     misplaced(parser, args)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tui_agent.cli.parser import MCP_HELP
 from tui_agent.wiring.mcp_words import USAGE, add_arguments
 
 Common = Callable[..., None]
@@ -34,7 +35,7 @@ def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Co
     flags; these take only the ones that choose files)."""
     del common
     mcp = sub.add_parser(
-        "mcp", help="add, remove, list and import MCP servers",
+        "mcp", help=MCP_HELP,
         description="Manage the MCP servers in your config files (comments and layout "
                     "are kept). Exit codes: 0 done, 1 a server added but failing to start, "
                     "2 bad usage (nothing written).")

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,10 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
                                  "config allows, never widens it", **keep)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser. Given the ``words`` to parse, ``mcp``'s flags
+    (and the modules they come from) are only built when ``mcp`` is among them: the
+    chat app's first frame does not wait for them."""
     parser = argparse.ArgumentParser(
         prog="tui-agent",
         description="A terminal chat agent for any LLM, with MCP tools behind an approval gate.",
@@ -196,10 +200,16 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--path", action="store_true", help="print the config file path")
     config.add_argument("--show", action="store_true",
                         help="print the merged configuration and where each value came from")
+    if words is not None and "mcp" not in words:
+        sub.add_parser("mcp", help=MCP_HELP)  # listed in --help; never parsed this time
+        return parser
     from tui_agent.cli.mcp_parser import add_mcp
 
     add_mcp(sub, _common)
     return parser
+
+
+MCP_HELP = "add, remove, list and import MCP servers"
 
 
 def run_flags_before_run(parser: argparse.ArgumentParser, words: list[str]) -> None:
