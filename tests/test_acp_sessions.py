@@ -132,3 +132,31 @@ def test_servers_the_editor_hands_over_serve_the_session(fake_llm: FakeLLM,
     done = {u.tool_call_id: u.content[0].content.text
             for u in editor.of("tool_call_update") if u.status == "completed"}
     assert done == {"a1": "over stdio", "a2": "over http"}
+
+
+def test_a_handed_server_named_as_a_configured_one_never_touches_the_users(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """The editor's ``foo`` beside the config's ``foo`` is ``editor-foo``: "allow always" on
+    it leaves the user's config file as it was, and the user's ``foo`` still asks."""
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("editor-foo__echo", {"text": "e"}, id="h1")]),
+                  Reply(text="one"),
+                  Reply(tool_calls=[FakeToolCall("foo__echo", {"text": "u"}, id="u1")]),
+                  Reply(text="two"))
+    conf = config(tmp_path, fake_llm, fake_server_toml("foo"))
+    before = conf.read_bytes()
+    editor = Editor(["allow_always", "allow_once"])
+    handed = McpServerStdio(name="foo", command=sys.executable,
+                            args=["-m", "tests.fakes.mcp_server", "--name", "handed"],
+                            env=[EnvVariable(name="PYTHONPATH", value=str(ROOT)),
+                                 EnvVariable(name=TAG_VAR, value=tagged_env()[TAG_VAR])])
+
+    async def scenario() -> list[str]:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[handed])).session_id
+            return [await prompt(conn, sid, "editor's"), await prompt(conn, sid, "user's")]
+
+    assert asyncio.run(scenario()) == ["end_turn", "end_turn"]
+    offered = {t["function"]["name"] for t in fake_llm.requests[0]["tools"]}
+    assert {"foo__echo", "editor-foo__echo"} <= offered
+    assert [q.tool_call_id for q, _ in editor.asked] == ["h1", "u1"]
+    assert conf.read_bytes() == before

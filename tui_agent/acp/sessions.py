@@ -1,7 +1,8 @@
 """One ACP session: a conversation of tui-agent (its session file, whose id is the ACP
 session id, so ``session/load`` finds it again), the agent that runs it with the editor's
 gate, and the MCP servers it uses: the configured ones plus those the editor handed over
-in ``session/new`` / ``session/load``, under the editor's names.
+in ``session/new`` / ``session/load``, under the editor's names (``editor-NAME`` when
+the config already has a server of that name).
 
 Each session has a hub of its own, since each may bring its own servers; the project
 directory (the first root a server is offered, and where relative paths and ``@`` files
@@ -80,17 +81,30 @@ class AcpSession:
 
 
 def with_servers(settings: Settings, handed: Sequence[Any], cwd: Path) -> Settings:
-    """``settings`` with the editor's servers added under their own names (a name the
-    config already uses is the editor's in this session); a stdio one runs in ``cwd``, the
-    project, as the editor would run it."""
+    """``settings`` with the editor's servers added under their own names; a stdio one
+    runs in ``cwd``, the project, as the editor would run it.
+
+    A name the config (or an earlier handed server) already uses becomes ``editor-NAME``
+    (then ``editor-NAME-2``, ...): the user's server of that name stays as it is, and the
+    rules and "always allow" answers of the user's server (written to its file, through
+    ``settings.origins``) never apply to, or come from, the editor's."""
     if not handed:
         return settings
     servers = dict(settings.config.servers)
     for server in handed:
-        name = _NAME.sub("_", server.name).strip("_") or "server"
-        servers[name] = server_config(server, cwd)
+        servers[_free_name(server.name, {*servers, *settings.origins})] = \
+            server_config(server, cwd)
     config = settings.config.model_copy(update={"servers": servers})
     return dataclasses.replace(settings, config=config)
+
+
+def _free_name(wanted: str, taken: set[str]) -> str:
+    name = _NAME.sub("_", wanted).strip("_") or "server"
+    if name not in taken:
+        return name
+    base = f"editor-{name}"
+    return next(n for n in (base, *(f"{base}-{i}" for i in range(2, len(taken) + 3)))
+                if n not in taken)
 
 
 def server_config(server: Any, cwd: Path) -> ServerConfig:
