@@ -160,3 +160,26 @@ def test_a_handed_server_named_as_a_configured_one_never_touches_the_users(
     assert {"foo__echo", "editor-foo__echo"} <= offered
     assert [q.tool_call_id for q, _ in editor.asked] == ["h1", "u1"]
     assert conf.read_bytes() == before
+
+
+def test_load_takes_only_an_exact_session_id(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A prefix of a saved session's id, or the path of its file, is refused naming it."""
+    from acp import RequestError
+
+    fake_llm.push(Reply(text="saved"))
+    conf = config(tmp_path, fake_llm)
+
+    async def scenario() -> None:
+        async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "keep me")
+        [path] = list((tmp_path / "home" / "data").rglob(f"{sid}.jsonl"))
+        async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
+            for ref in (sid[:-2], str(path)):
+                with pytest.raises(RequestError) as caught:
+                    await conn.load_session(cwd=str(tmp_path), session_id=ref, mcp_servers=[])
+                assert ref in json.dumps(caught.value.data)
+            assert await conn.load_session(cwd=str(tmp_path), session_id=sid,
+                                           mcp_servers=[]) is not None
+
+    asyncio.run(scenario())

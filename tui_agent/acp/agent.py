@@ -95,8 +95,15 @@ class TuiAgent:
     async def load_session(self, cwd: str, session_id: str,
                            mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
+        store = build.sessions()
+        # Only an exact id of the store: an editor names a session it was given, never a
+        # prefix or a file path (a path would read any .jsonl the process can open).
+        path = next((p for p in store.paths() if p.stem == session_id), None)
+        if path is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "message":
+                                               f"no session {session_id!r} in {store.directory}"})
         try:
-            conv = load(build.sessions().find(session_id), self.settings.secrets)
+            conv = load(path, self.settings.secrets)
         except SessionError as exc:
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "message": str(exc)}) from None
