@@ -89,7 +89,10 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
     parse error (-32700) or invalid request (-32600), as the spec says, instead of being
     dropped with a traceback on stderr and the client left waiting."""
     try:
-        while line := await source.readline():
+        while (line := await _next_line(source)) != b"":
+            if line is None:
+                _refuse(out, -32700, f"Parse error: a message over {STDIO_LIMIT} bytes")
+                continue
             if not line.strip():
                 continue
             try:
@@ -101,10 +104,29 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
                 _refuse(out, -32600, "Invalid Request: a message is a JSON object")
                 continue
             sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
-    except (ValueError, asyncio.LimitOverrunError) as exc:  # a line over STDIO_LIMIT
-        _refuse(out, -32700, f"Parse error: {exc}")
     finally:
         sink.feed_eof()
+
+
+async def _next_line(source: asyncio.StreamReader) -> bytes | None:
+    """The next line (``b""`` at the end of input), or None for a line over the limit,
+    which is read to its end and dropped: the next line is the next message, not the
+    oversized one's tail."""
+    try:
+        return await source.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:  # the end of input, maybe after a last line
+        return exc.partial
+    except asyncio.LimitOverrunError as exc:
+        skip = exc.consumed
+    while True:
+        await source.readexactly(skip)  # what is buffered of the oversized line, dropped
+        try:
+            await source.readuntil(b"\n")
+            return None
+        except asyncio.IncompleteReadError:
+            return None
+        except asyncio.LimitOverrunError as exc:
+            skip = exc.consumed
 
 
 def _refuse(out: asyncio.StreamWriter, code: int, message: str) -> None:
