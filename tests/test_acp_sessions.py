@@ -183,3 +183,23 @@ def test_load_takes_only_an_exact_session_id(fake_llm: FakeLLM, tmp_path: Path) 
                                            mcp_servers=[]) is not None
 
     asyncio.run(scenario())
+
+
+def test_text_held_back_is_sent_when_the_turn_is_cancelled(fake_llm: FakeLLM,
+                                                           tmp_path: Path) -> None:
+    """The masker holds back a tail that could start a secret until the next piece; a turn
+    cancelled before that piece still sends it."""
+    fake_llm.push(Reply(text="The answer is sk-te" + "st, and more", chunk_chars=19,
+                        delay=2.0))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            turn = asyncio.ensure_future(prompt(conn, sid, "go"))
+            await editor.until(lambda: "The answer is" in editor.text())
+            await conn.cancel(session_id=sid)
+            return await turn
+
+    assert asyncio.run(scenario()) == "cancelled"
+    assert editor.text() == "The answer is sk-te"

@@ -222,16 +222,24 @@ class TuiAgent:
     async def _run(self, session: AcpSession, message: str | list[dict[str, Any]]) -> str:
         updates = Updates(session.settings.secrets, session.cwd, session.agent.scopes)
         reason = "end_turn"
-        async with aclosing(session.agent.run_turn(message)) as events:
-            async for event in events:
-                self._note(session, event)
-                for update in updates(event):
-                    await self._send(session.id, update)
-                if isinstance(event, TurnDone):
-                    reason = STOP.get(event.reason, "end_turn")
-        for update in updates.end():
-            await self._send(session.id, update)
+        try:
+            async with aclosing(session.agent.run_turn(message)) as events:
+                async for event in events:
+                    self._note(session, event)
+                    for update in updates(event):
+                        await self._send(session.id, update)
+                    if isinstance(event, TurnDone):
+                        reason = STOP.get(event.reason, "end_turn")
+        finally:
+            # A cancelled turn too: the text held back (a possible secret's start, an
+            # unfinished escape) is sent, shielded from the cancellations still coming.
+            await asyncio.shield(self._send_all(session.id, updates.end()))
         return reason
+
+    async def _send_all(self, session_id: str, updates: list[Any]) -> None:
+        for update in updates:
+            with contextlib.suppress(Exception):  # the editor may be gone
+                await self._send(session_id, update)
 
     @staticmethod
     def _note(session: AcpSession, event: Event) -> None:

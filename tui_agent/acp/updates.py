@@ -58,10 +58,12 @@ class Updates:
         return [u for shown in self._mask(event) for u in self._one(shown)]
 
     def end(self) -> list[Any]:
-        """What the cleaners still hold when the turn ends (a cancelled turn has no
-        ``TurnDone`` to push it out): an unfinished escape sequence is dropped, text kept."""
+        """What the masker and the cleaners still hold when the turn ends (a cancelled
+        turn has no ``TurnDone`` to push it out): an unfinished escape sequence is dropped,
+        text kept."""
+        held = [u for shown in self._mask.flush() for u in self._one(shown)]
         thought, text = self._thought.flush(), self._text.flush()
-        return ([update_agent_thought_text(thought)] if thought else []) + \
+        return held + ([update_agent_thought_text(thought)] if thought else []) + \
             ([update_agent_message_text(text)] if text else [])
 
     def _one(self, event: Event) -> list[Any]:
