@@ -121,10 +121,10 @@ class TuiAgent:
         if not root.is_absolute():
             raise RequestError.invalid_params({"cwd": cwd, "message": "cwd must be absolute"})
         assert self.client is not None
-        client = self.client
+        client, secrets = self.client, self.settings.secrets
         try:
             session = open_session(self.settings, self.tool_filter, root, servers,
-                                   lambda sid: EditorGate(client, sid, root), history)
+                                   lambda sid: EditorGate(client, sid, root, secrets), history)
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.sessions[session.id] = session
