@@ -7,6 +7,7 @@ session's turns under the editor's names."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -203,3 +204,32 @@ def test_text_held_back_is_sent_when_the_turn_is_cancelled(fake_llm: FakeLLM,
 
     assert asyncio.run(scenario()) == "cancelled"
     assert editor.text() == "The answer is sk-te"
+
+
+def test_closing_waits_a_bounded_time_for_a_turn_that_swallows_its_cancel() -> None:
+    """A turn that swallows every cancellation is given up on after the wait (logged) and
+    the session closes; one that ends at the first is waited for."""
+    from tui_agent.acp.sessions import stop
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        release = asyncio.Event()
+
+        async def stubborn() -> None:
+            while not release.is_set():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.sleep(3600)
+
+        hung = asyncio.ensure_future(stubborn())
+        polite = asyncio.ensure_future(asyncio.sleep(3600))
+        await asyncio.sleep(0)
+        try:
+            gave_up = await asyncio.wait_for(stop(hung, wait=0.5), 15)
+            still = not hung.done()
+            ended = await asyncio.wait_for(stop(polite, wait=0.5), 15)
+        finally:
+            release.set()  # let it go, so that this test's own loop can end
+            hung.cancel()
+            await asyncio.wait({hung}, timeout=15)
+        return gave_up, still, ended
+
+    assert asyncio.run(scenario()) == (False, True, True)

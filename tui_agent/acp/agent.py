@@ -39,7 +39,7 @@ from tui_agent import __version__
 from tui_agent.acp import commands
 from tui_agent.acp.gate import EditorGate
 from tui_agent.acp.prompt import ReadText, user_message
-from tui_agent.acp.sessions import AcpSession, SessionSetupError, open_session
+from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession, SessionSetupError, open_session
 from tui_agent.acp.updates import Updates, replay
 from tui_agent.config import Settings
 from tui_agent.core.attachments import AttachError
@@ -55,8 +55,6 @@ MODES = {"tools": ("Tools", "the model calls each MCP tool itself"),
          "code": ("Code mode", "the model writes one Starlark script that calls the tools")}
 STOP = {"end": "end_turn", "max_depth": "max_turn_requests", "error": "end_turn",
         "cancelled": "cancelled"}
-CANCEL_AGAIN = 0.25
-"""Seconds between two cancellations of a turn that did not end at the first."""
 
 
 class TuiAgent:

@@ -16,7 +16,8 @@ import logging
 import os
 import signal
 import sys
-from typing import IO, TYPE_CHECKING, BinaryIO, cast
+from collections.abc import Coroutine
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, cast
 
 from tui_agent.config import Settings
 from tui_agent.core.filters import ToolFilter
@@ -34,13 +35,37 @@ def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="tui-agent acp: %(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(_main(settings, tool_filter, protocol_out))
+        _run(_main(settings, tool_filter, protocol_out))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the last line of defence: a sentence on stderr, exit 1
         err.write(f"tui-agent acp: {type(exc).__name__}: {exc}\n")
         return 1
     return 0
+
+
+def _run(main: Coroutine[Any, Any, None]) -> None:
+    """``asyncio.run(main)``, but the tasks still running at the end (a turn that swallows
+    its cancellations) are waited for :data:`~tui_agent.acp.sessions.CLOSE_WAIT` seconds,
+    not forever: the editor is closing, and the process must end."""
+    from tui_agent.acp.sessions import CLOSE_WAIT
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(main)
+    finally:
+        try:
+            rest = asyncio.all_tasks(loop)
+            for task in rest:
+                task.cancel()
+            if rest:
+                loop.run_until_complete(asyncio.wait(rest, timeout=CLOSE_WAIT))
+            gens = loop.create_task(loop.shutdown_asyncgens())
+            loop.run_until_complete(asyncio.wait({gens}, timeout=CLOSE_WAIT))
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
 
 
 def _take_stdout() -> BinaryIO:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from tui_agent.wiring.model_choice import ModelChoice
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
 
+log = logging.getLogger(__name__)
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -69,15 +71,40 @@ class AcpSession:
 
     async def close(self) -> None:
         if self.turn is not None and not self.turn.done():
-            self.turn.cancel()
-            with contextlib.suppress(BaseException):
-                await self.turn
+            await stop(self.turn)
         if self.agent.session is not None:
             with contextlib.suppress(OSError):
                 self.agent.session.close()
         if self.hub is not None:
             await self.hub.close()
             build.save_metrics(self.hub, self.agent.session)
+
+
+CANCEL_AGAIN = 0.25
+"""Seconds between two cancellations of a turn that did not end at the first."""
+CLOSE_WAIT = 5.0
+"""Seconds a closing session waits for its turn to end once cancelled: a library that
+swallows every cancellation must not hold the editor's shutdown forever."""
+
+
+async def stop(task: asyncio.Task[Any], wait: float = CLOSE_WAIT) -> bool:
+    """Cancel ``task`` (again every :data:`CANCEL_AGAIN` seconds, a library may swallow
+    one cancellation) until it ends or ``wait`` seconds pass; whether it ended. One that
+    did not is left behind (logged): the servers and the session file close anyway."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while not task.done():
+        task.cancel()
+        left = deadline - loop.time()
+        if left <= 0:
+            log.warning("a turn did not end within %gs of being cancelled; closing anyway",
+                        wait)
+            return False
+        await asyncio.wait({task}, timeout=min(CANCEL_AGAIN, left))
+    if not task.cancelled():
+        with contextlib.suppress(BaseException):
+            task.exception()  # retrieved: its error is the turn's, already answered
+    return True
 
 
 def with_servers(settings: Settings, handed: Sequence[Any], cwd: Path) -> Settings:
