@@ -132,3 +132,30 @@ def test_the_sdk_is_imported_only_by_the_acp_command(tmp_path: Path) -> None:
                             text=True, stdin=subprocess.DEVNULL)
     assert failed.returncode == 2 and failed.stdout == ""
     assert "bad.toml" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_a_line_over_the_limit_is_refused_and_the_next_is_answered(fake_llm: FakeLLM,
+                                                                  tmp_path: Path) -> None:
+    """A message over the 50 MiB limit (sent for real: one line through the pipe) gets a
+    parse error; the agent reads on, and the next request is answered."""
+    from tui_agent.acp.serve import STDIO_LIMIT
+
+    proc = start(config(tmp_path, fake_llm), tmp_path)
+    try:
+        assert proc.stdout is not None
+        request(proc, 1, "initialize", {"protocolVersion": 1})
+        filler = "a" * (STDIO_LIMIT + 1024 * 1024)
+        send(proc, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+                               "params": {"cwd": str(tmp_path), "pad": filler}}))
+        refused = answer(proc.stdout, None)["error"]
+        assert refused["code"] == -32700 and "over" in refused["message"]
+        sid = request(proc, 3, "session/new", {"cwd": str(tmp_path),
+                                               "mcpServers": []})["result"]["sessionId"]
+        assert sid
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(30) == 0
+        assert proc.stdout is not None
+        proc.stdout.close()
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text()

@@ -8,6 +8,7 @@ script's option; a file write shows its diff, in the question and in the ``tool_
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,47 @@ def test_a_file_write_shows_its_diff(fake_llm: FakeLLM, tmp_path: Path,
     assert [(c.type, c.old_text, c.new_text) for c in started.content] == \
         [("diff", "old\n", "new\n")]
     assert (project / "out.txt").read_text(encoding="utf-8") == "new\n"
+
+
+def test_the_question_masks_and_cleans_as_the_tool_call_does(
+        fake_llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write whose content and whose file hold the api key and escape sequences: the
+    permission question's arguments and diff show neither, as the ``tool_call`` does."""
+    from tests.ui.test_script_approval import filesystem_server, project_files
+
+    secret = "sk-test-key"
+    project = project_files(tmp_path, monkeypatch)
+    (project / "out.txt").write_text(f"old {secret}\x1b[2J\n", encoding="utf-8")
+    target = str(project / "out.txt")
+    fake_llm.push(Reply(tool_calls=[FakeToolCall(
+        "fs__write_file", {"path": target, "content": f"new {secret}\x1b]0;t\x07\n"},
+        id="w1")]), Reply(text="ok"))
+    editor = Editor(["reject_once"])
+    conf = config(tmp_path, fake_llm, filesystem_server(project))
+    assert run_turns(editor, conf, project, "write it") == ["end_turn"]
+    question, _ = editor.asked[0]
+    started = editor.of("tool_call")[0]
+    for shown in (question, started):
+        diffs = [c for c in shown.content or [] if c.type == "diff"]
+        assert [d.path for d in diffs] == [target]
+        seen = json.dumps([shown.raw_input, [(d.old_text, d.new_text) for d in diffs]])
+        assert secret not in seen and "\\u001b" not in seen and "\\u0007" not in seen
+        assert "new " in seen and "old " in seen
+
+
+def test_an_option_never_offered_for_the_call_rejects_it(fake_llm: FakeLLM,
+                                                         tmp_path: Path) -> None:
+    """``allow_script`` answered for a call no script made, and an id never offered at
+    all: each denies the call, which the server never sees."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    echo_turn(fake_llm, "c1")
+    echo_turn(fake_llm, "c2")
+    editor = Editor(["allow_script", "yes_please"])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake", "--marks", str(marks)))
+    assert run_turns(editor, conf, tmp_path, "echo", "again") == ["end_turn", "end_turn"]
+    assert len(editor.asked) == 2 and marked(marks, "echo") == 0
+    failed = [u for u in editor.of("tool_call_update") if u.status == "failed"]
+    for call in ("c1", "c2"):
+        assert any(u.tool_call_id == call and "never offered" in u.content[0].content.text
+                   for u in failed)

@@ -7,6 +7,7 @@ session's turns under the editor's names."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -132,3 +133,103 @@ def test_servers_the_editor_hands_over_serve_the_session(fake_llm: FakeLLM,
     done = {u.tool_call_id: u.content[0].content.text
             for u in editor.of("tool_call_update") if u.status == "completed"}
     assert done == {"a1": "over stdio", "a2": "over http"}
+
+
+def test_a_handed_server_named_as_a_configured_one_never_touches_the_users(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """The editor's ``foo`` beside the config's ``foo`` is ``editor-foo``: "allow always" on
+    it leaves the user's config file as it was, and the user's ``foo`` still asks."""
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("editor-foo__echo", {"text": "e"}, id="h1")]),
+                  Reply(text="one"),
+                  Reply(tool_calls=[FakeToolCall("foo__echo", {"text": "u"}, id="u1")]),
+                  Reply(text="two"))
+    conf = config(tmp_path, fake_llm, fake_server_toml("foo"))
+    before = conf.read_bytes()
+    editor = Editor(["allow_always", "allow_once"])
+    handed = McpServerStdio(name="foo", command=sys.executable,
+                            args=["-m", "tests.fakes.mcp_server", "--name", "handed"],
+                            env=[EnvVariable(name="PYTHONPATH", value=str(ROOT)),
+                                 EnvVariable(name=TAG_VAR, value=tagged_env()[TAG_VAR])])
+
+    async def scenario() -> list[str]:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[handed])).session_id
+            return [await prompt(conn, sid, "editor's"), await prompt(conn, sid, "user's")]
+
+    assert asyncio.run(scenario()) == ["end_turn", "end_turn"]
+    offered = {t["function"]["name"] for t in fake_llm.requests[0]["tools"]}
+    assert {"foo__echo", "editor-foo__echo"} <= offered
+    assert [q.tool_call_id for q, _ in editor.asked] == ["h1", "u1"]
+    assert conf.read_bytes() == before
+
+
+def test_load_takes_only_an_exact_session_id(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A prefix of a saved session's id, or the path of its file, is refused naming it."""
+    from acp import RequestError
+
+    fake_llm.push(Reply(text="saved"))
+    conf = config(tmp_path, fake_llm)
+
+    async def scenario() -> None:
+        async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "keep me")
+        [path] = list((tmp_path / "home" / "data").rglob(f"{sid}.jsonl"))
+        async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
+            for ref in (sid[:-2], str(path)):
+                with pytest.raises(RequestError) as caught:
+                    await conn.load_session(cwd=str(tmp_path), session_id=ref, mcp_servers=[])
+                assert ref in json.dumps(caught.value.data)
+            assert await conn.load_session(cwd=str(tmp_path), session_id=sid,
+                                           mcp_servers=[]) is not None
+
+    asyncio.run(scenario())
+
+
+def test_text_held_back_is_sent_when_the_turn_is_cancelled(fake_llm: FakeLLM,
+                                                           tmp_path: Path) -> None:
+    """The masker holds back a tail that could start a secret until the next piece; a turn
+    cancelled before that piece still sends it."""
+    fake_llm.push(Reply(text="The answer is sk-te" + "st, and more", chunk_chars=19,
+                        delay=2.0))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            turn = asyncio.ensure_future(prompt(conn, sid, "go"))
+            await editor.until(lambda: "The answer is" in editor.text())
+            await conn.cancel(session_id=sid)
+            return await turn
+
+    assert asyncio.run(scenario()) == "cancelled"
+    assert editor.text() == "The answer is sk-te"
+
+
+def test_closing_waits_a_bounded_time_for_a_turn_that_swallows_its_cancel() -> None:
+    """A turn that swallows every cancellation is given up on after the wait (logged) and
+    the session closes; one that ends at the first is waited for."""
+    from tui_agent.acp.sessions import stop
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        release = asyncio.Event()
+
+        async def stubborn() -> None:
+            while not release.is_set():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.sleep(3600)
+
+        hung = asyncio.ensure_future(stubborn())
+        polite = asyncio.ensure_future(asyncio.sleep(3600))
+        await asyncio.sleep(0)
+        try:
+            gave_up = await asyncio.wait_for(stop(hung, wait=0.5), 15)
+            still = not hung.done()
+            ended = await asyncio.wait_for(stop(polite, wait=0.5), 15)
+        finally:
+            release.set()  # let it go, so that this test's own loop can end
+            hung.cancel()
+            await asyncio.wait({hung}, timeout=15)
+        return gave_up, still, ended
+
+    assert asyncio.run(scenario()) == (False, True, True)

@@ -192,3 +192,25 @@ def test_the_model_option_switches_the_model(fake_llm: FakeLLM, tmp_path: Path) 
 
     asyncio.run(scenario())
     assert [r["model"] for r in fake_llm.requests] == ["fake-model", "other-model"]
+
+
+def test_compact_errors_are_masked_and_cleaned(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``/compact`` whose summary request fails with an error echoing the api key: the
+    reply names the failure without the key or the error's escape sequences."""
+    secret = "sk-test-key"
+    fake_llm.push(Reply(text="one"), Reply(text="two"),
+                  Reply(status=400, error_message=f"bad key {secret} \x1b]0;pwned\x07here"))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "first")
+            await prompt(conn, sid, "second")
+            return await prompt(conn, sid, "/compact")
+
+    assert asyncio.run(scenario()) == "end_turn"
+    assert len(fake_llm.requests) == 3  # the summary was asked for, and failed
+    shown = editor.text()
+    assert "could not compact" in shown and "bad key" in shown
+    assert secret not in shown and "\x1b" not in shown and "\x07" not in shown

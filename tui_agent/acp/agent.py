@@ -39,7 +39,7 @@ from tui_agent import __version__
 from tui_agent.acp import commands
 from tui_agent.acp.gate import EditorGate
 from tui_agent.acp.prompt import ReadText, user_message
-from tui_agent.acp.sessions import AcpSession, SessionSetupError, open_session
+from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession, SessionSetupError, open_session
 from tui_agent.acp.updates import Updates, replay
 from tui_agent.config import Settings
 from tui_agent.core.attachments import AttachError
@@ -55,8 +55,6 @@ MODES = {"tools": ("Tools", "the model calls each MCP tool itself"),
          "code": ("Code mode", "the model writes one Starlark script that calls the tools")}
 STOP = {"end": "end_turn", "max_depth": "max_turn_requests", "error": "end_turn",
         "cancelled": "cancelled"}
-CANCEL_AGAIN = 0.25
-"""Seconds between two cancellations of a turn that did not end at the first."""
 
 
 class TuiAgent:
@@ -95,8 +93,15 @@ class TuiAgent:
     async def load_session(self, cwd: str, session_id: str,
                            mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
+        store = build.sessions()
+        # Only an exact id of the store: an editor names a session it was given, never a
+        # prefix or a file path (a path would read any .jsonl the process can open).
+        path = next((p for p in store.paths() if p.stem == session_id), None)
+        if path is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "message":
+                                               f"no session {session_id!r} in {store.directory}"})
         try:
-            conv = load(build.sessions().find(session_id), self.settings.secrets)
+            conv = load(path, self.settings.secrets)
         except SessionError as exc:
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "message": str(exc)}) from None
@@ -114,10 +119,10 @@ class TuiAgent:
         if not root.is_absolute():
             raise RequestError.invalid_params({"cwd": cwd, "message": "cwd must be absolute"})
         assert self.client is not None
-        client = self.client
+        client, secrets = self.client, self.settings.secrets
         try:
             session = open_session(self.settings, self.tool_filter, root, servers,
-                                   lambda sid: EditorGate(client, sid, root), history)
+                                   lambda sid: EditorGate(client, sid, root, secrets), history)
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.sessions[session.id] = session
@@ -215,16 +220,24 @@ class TuiAgent:
     async def _run(self, session: AcpSession, message: str | list[dict[str, Any]]) -> str:
         updates = Updates(session.settings.secrets, session.cwd, session.agent.scopes)
         reason = "end_turn"
-        async with aclosing(session.agent.run_turn(message)) as events:
-            async for event in events:
-                self._note(session, event)
-                for update in updates(event):
-                    await self._send(session.id, update)
-                if isinstance(event, TurnDone):
-                    reason = STOP.get(event.reason, "end_turn")
-        for update in updates.end():
-            await self._send(session.id, update)
+        try:
+            async with aclosing(session.agent.run_turn(message)) as events:
+                async for event in events:
+                    self._note(session, event)
+                    for update in updates(event):
+                        await self._send(session.id, update)
+                    if isinstance(event, TurnDone):
+                        reason = STOP.get(event.reason, "end_turn")
+        finally:
+            # A cancelled turn too: the text held back (a possible secret's start, an
+            # unfinished escape) is sent, shielded from the cancellations still coming.
+            await asyncio.shield(self._send_all(session.id, updates.end()))
         return reason
+
+    async def _send_all(self, session_id: str, updates: list[Any]) -> None:
+        for update in updates:
+            with contextlib.suppress(Exception):  # the editor may be gone
+                await self._send(session_id, update)
 
     @staticmethod
     def _note(session: AcpSession, event: Event) -> None:

@@ -23,7 +23,9 @@ from acp.schema import (
 )
 
 from tui_agent.acp.sessions import AcpSession
-from tui_agent.core.events import Compacted, ErrorOccurred
+from tui_agent.config.interpolate import mask
+from tui_agent.core.events import Compacted, ErrorOccurred, EventMasker, Notice
+from tui_agent.tools.text import clean
 
 Send = Callable[[Any], Awaitable[None]]
 BUILT_IN = {
@@ -57,16 +59,22 @@ async def run(session: AcpSession, text: str, send: Send) -> str | None:
     if name == "compact":
         await _compact(session, send)
     elif name == "context":
-        await send(update_agent_message_text(_context(session)))
+        await send(_said(session, _context(session)))
     elif name == "code":
-        await send(update_agent_message_text(code_switch(session, rest)))
+        await send(_said(session, code_switch(session, rest)))
     elif name == "model":
-        await send(update_agent_message_text(_model(session, rest)))
+        await send(_said(session, _model(session, rest)))
     elif any(ref == name for ref, _ in session.prompts):
         return await _mcp_prompt(session, name, rest)
     else:
         return text
     return None
+
+
+def _said(session: AcpSession, text: str) -> Any:
+    """A command's answer as text of the reply: it may quote the person's words or a
+    config error, so it is masked and cleaned as the turn's text is."""
+    return update_agent_message_text(clean(mask(text, session.settings.secrets)))
 
 
 def is_command(session: AcpSession, text: str) -> bool:
@@ -75,12 +83,18 @@ def is_command(session: AcpSession, text: str) -> bool:
 
 
 async def _compact(session: AcpSession, send: Send) -> None:
+    """The summary's outcome as text of the reply, masked and cleaned as a turn's events
+    are (a provider's error may echo the request, key included)."""
+    masker = EventMasker(session.settings.secrets)
     async with aclosing(session.agent.compactor.manual()) as events:
         async for event in events:
-            if isinstance(event, Compacted):
-                await send(update_agent_message_text(event.describe()))
-            elif isinstance(event, ErrorOccurred):
-                await send(update_agent_message_text(f"⚠ {event.message}"))
+            for shown in masker(event):
+                if isinstance(shown, Compacted):
+                    await send(update_agent_message_text(clean(shown.describe())))
+                elif isinstance(shown, ErrorOccurred):
+                    await send(update_agent_message_text(f"⚠ {clean(shown.message)}"))
+                elif isinstance(shown, Notice):
+                    await send(update_agent_message_text(clean(shown.message)))
 
 
 def _context(session: AcpSession) -> str:

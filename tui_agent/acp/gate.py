@@ -26,6 +26,8 @@ from acp.schema import (
 )
 
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
+from tui_agent.acp.shown import shown_change, shown_input
+from tui_agent.config.interpolate import mask
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.tools.text import clean
 
@@ -41,8 +43,11 @@ ALLOW_ONCE, ALLOW_ALWAYS, ALLOW_SCRIPT, REJECT = "allow_once", "allow_always", "
 class EditorGate:
     """Asks the editor about each call of one ACP session."""
 
-    def __init__(self, client: Client, session_id: str, cwd: Path) -> None:
+    def __init__(self, client: Client, session_id: str, cwd: Path,
+                 secrets: frozenset[str] = frozenset()) -> None:
         self.client, self.session_id, self.cwd = client, session_id, cwd
+        self.secrets = secrets
+        """Masked in what the question shows, as in the session's updates."""
 
     async def decide(self, call: PendingCall) -> Decision:
         try:
@@ -55,7 +60,7 @@ class EditorGate:
         outcome = answer.outcome
         if not isinstance(outcome, AllowedOutcome):
             return Decision.deny("the permission request was cancelled")
-        return decision_for(outcome.option_id)
+        return decision_for(call, outcome.option_id)
 
     def question(self, call: PendingCall) -> ToolCallUpdate:
         """The call as the editor shows it beside the options: the diff of a write, else
@@ -70,18 +75,17 @@ class EditorGate:
             lines.extend(call.script_scope("'Allow the script'"))
         content: list[ContentToolCallContent | FileEditToolCallContent
                       | TerminalToolCallContent] = [
-            ContentToolCallContent(type="content",
-                                   content=TextContentBlock(type="text", text="\n".join(lines)))]
+            ContentToolCallContent(type="content", content=TextContentBlock(
+                type="text", text=mask("\n".join(lines), self.secrets)))]
         change = call.change
         if change is not None:
-            where = str(change.local) if change.local is not None else change.path
-            content.append(FileEditToolCallContent(
-                type="diff", path=where, new_text=change.new,
-                old_text=None if change.new_file else change.old))
+            where, new, old = shown_change(change, self.secrets)
+            content.append(FileEditToolCallContent(type="diff", path=where, new_text=new,
+                                                   old_text=old))
         return ToolCallUpdate(
             tool_call_id=call.id, title=title_of(call.name, call.server, call.tool, call.parent),
             kind=kind_of(call.tool, call.arguments, call.hints), status="pending",
-            raw_input=call.arguments, content=content,
+            raw_input=shown_input(call.arguments, self.secrets), content=content,
             locations=[ToolCallLocation(path=p) for p in paths_of(call.arguments, self.cwd)])
 
 
@@ -101,13 +105,17 @@ def options_for(call: PendingCall) -> list[PermissionOption]:
     return options
 
 
-def decision_for(option_id: str) -> Decision:
+def decision_for(call: PendingCall, option_id: str) -> Decision:
+    """What the editor's answer means for ``call``; an option not offered for this call
+    (allow always for a tool that cannot be pinned, the script's for a plain call)
+    rejects it."""
+    if option_id not in {o.option_id for o in options_for(call)}:
+        return Decision.deny(f"the editor answered with an option never offered "
+                             f"({clean(option_id)!r})")
     if option_id == ALLOW_ONCE:
         return Decision.approve("allowed in the editor")
     if option_id == ALLOW_ALWAYS:
         return Decision.approve("always allowed in the editor", always=True)
     if option_id == ALLOW_SCRIPT:
         return Decision.whole_script()
-    if option_id == REJECT:
-        return Decision.deny("rejected in the editor")
-    return Decision.deny(f"the editor answered with an option never offered ({option_id!r})")
+    return Decision.deny("rejected in the editor")

@@ -16,7 +16,8 @@ import logging
 import os
 import signal
 import sys
-from typing import IO, TYPE_CHECKING, BinaryIO, cast
+from collections.abc import Coroutine
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, cast
 
 from tui_agent.config import Settings
 from tui_agent.core.filters import ToolFilter
@@ -34,13 +35,37 @@ def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="tui-agent acp: %(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(_main(settings, tool_filter, protocol_out))
+        _run(_main(settings, tool_filter, protocol_out))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the last line of defence: a sentence on stderr, exit 1
         err.write(f"tui-agent acp: {type(exc).__name__}: {exc}\n")
         return 1
     return 0
+
+
+def _run(main: Coroutine[Any, Any, None]) -> None:
+    """``asyncio.run(main)``, but the tasks still running at the end (a turn that swallows
+    its cancellations) are waited for :data:`~tui_agent.acp.sessions.CLOSE_WAIT` seconds,
+    not forever: the editor is closing, and the process must end."""
+    from tui_agent.acp.sessions import CLOSE_WAIT
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(main)
+    finally:
+        try:
+            rest = asyncio.all_tasks(loop)
+            for task in rest:
+                task.cancel()
+            if rest:
+                loop.run_until_complete(asyncio.wait(rest, timeout=CLOSE_WAIT))
+            gens = loop.create_task(loop.shutdown_asyncgens())
+            loop.run_until_complete(asyncio.wait({gens}, timeout=CLOSE_WAIT))
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
 
 
 def _take_stdout() -> BinaryIO:
@@ -89,7 +114,10 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
     parse error (-32700) or invalid request (-32600), as the spec says, instead of being
     dropped with a traceback on stderr and the client left waiting."""
     try:
-        while line := await source.readline():
+        while (line := await _next_line(source)) != b"":
+            if line is None:
+                _refuse(out, -32700, f"Parse error: a message over {STDIO_LIMIT} bytes")
+                continue
             if not line.strip():
                 continue
             try:
@@ -101,10 +129,29 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
                 _refuse(out, -32600, "Invalid Request: a message is a JSON object")
                 continue
             sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
-    except (ValueError, asyncio.LimitOverrunError) as exc:  # a line over STDIO_LIMIT
-        _refuse(out, -32700, f"Parse error: {exc}")
     finally:
         sink.feed_eof()
+
+
+async def _next_line(source: asyncio.StreamReader) -> bytes | None:
+    """The next line (``b""`` at the end of input), or None for a line over the limit,
+    which is read to its end and dropped: the next line is the next message, not the
+    oversized one's tail."""
+    try:
+        return await source.readuntil(b"\n")
+    except asyncio.IncompleteReadError as exc:  # the end of input, maybe after a last line
+        return exc.partial
+    except asyncio.LimitOverrunError as exc:
+        skip = exc.consumed
+    while True:
+        await source.readexactly(skip)  # what is buffered of the oversized line, dropped
+        try:
+            await source.readuntil(b"\n")
+            return None
+        except asyncio.IncompleteReadError:
+            return None
+        except asyncio.LimitOverrunError as exc:
+            skip = exc.consumed
 
 
 def _refuse(out: asyncio.StreamWriter, code: int, message: str) -> None:

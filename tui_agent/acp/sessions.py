@@ -1,7 +1,8 @@
 """One ACP session: a conversation of tui-agent (its session file, whose id is the ACP
 session id, so ``session/load`` finds it again), the agent that runs it with the editor's
 gate, and the MCP servers it uses: the configured ones plus those the editor handed over
-in ``session/new`` / ``session/load``, under the editor's names.
+in ``session/new`` / ``session/load``, under the editor's names (``editor-NAME`` when
+the config already has a server of that name).
 
 Each session has a hub of its own, since each may bring its own servers; the project
 directory (the first root a server is offered, and where relative paths and ``@`` files
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ from tui_agent.wiring.model_choice import ModelChoice
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
 
+log = logging.getLogger(__name__)
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -68,9 +71,7 @@ class AcpSession:
 
     async def close(self) -> None:
         if self.turn is not None and not self.turn.done():
-            self.turn.cancel()
-            with contextlib.suppress(BaseException):
-                await self.turn
+            await stop(self.turn)
         if self.agent.session is not None:
             with contextlib.suppress(OSError):
                 self.agent.session.close()
@@ -79,18 +80,58 @@ class AcpSession:
             build.save_metrics(self.hub, self.agent.session)
 
 
+CANCEL_AGAIN = 0.25
+"""Seconds between two cancellations of a turn that did not end at the first."""
+CLOSE_WAIT = 5.0
+"""Seconds a closing session waits for its turn to end once cancelled: a library that
+swallows every cancellation must not hold the editor's shutdown forever."""
+
+
+async def stop(task: asyncio.Task[Any], wait: float = CLOSE_WAIT) -> bool:
+    """Cancel ``task`` (again every :data:`CANCEL_AGAIN` seconds, a library may swallow
+    one cancellation) until it ends or ``wait`` seconds pass; whether it ended. One that
+    did not is left behind (logged): the servers and the session file close anyway."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while not task.done():
+        task.cancel()
+        left = deadline - loop.time()
+        if left <= 0:
+            log.warning("a turn did not end within %gs of being cancelled; closing anyway",
+                        wait)
+            return False
+        await asyncio.wait({task}, timeout=min(CANCEL_AGAIN, left))
+    if not task.cancelled():
+        with contextlib.suppress(BaseException):
+            task.exception()  # retrieved: its error is the turn's, already answered
+    return True
+
+
 def with_servers(settings: Settings, handed: Sequence[Any], cwd: Path) -> Settings:
-    """``settings`` with the editor's servers added under their own names (a name the
-    config already uses is the editor's in this session); a stdio one runs in ``cwd``, the
-    project, as the editor would run it."""
+    """``settings`` with the editor's servers added under their own names; a stdio one
+    runs in ``cwd``, the project, as the editor would run it.
+
+    A name the config (or an earlier handed server) already uses becomes ``editor-NAME``
+    (then ``editor-NAME-2``, ...): the user's server of that name stays as it is, and the
+    rules and "always allow" answers of the user's server (written to its file, through
+    ``settings.origins``) never apply to, or come from, the editor's."""
     if not handed:
         return settings
     servers = dict(settings.config.servers)
     for server in handed:
-        name = _NAME.sub("_", server.name).strip("_") or "server"
-        servers[name] = server_config(server, cwd)
+        servers[_free_name(server.name, {*servers, *settings.origins})] = \
+            server_config(server, cwd)
     config = settings.config.model_copy(update={"servers": servers})
     return dataclasses.replace(settings, config=config)
+
+
+def _free_name(wanted: str, taken: set[str]) -> str:
+    name = _NAME.sub("_", wanted).strip("_") or "server"
+    if name not in taken:
+        return name
+    base = f"editor-{name}"
+    return next(n for n in (base, *(f"{base}-{i}" for i in range(2, len(taken) + 3)))
+                if n not in taken)
 
 
 def server_config(server: Any, cwd: Path) -> ServerConfig:

@@ -27,6 +27,7 @@ from acp.helpers import (
 from acp.schema import ToolCallLocation
 
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
+from tui_agent.acp.shown import shown_change, shown_input
 from tui_agent.core.diffs import FileChange, Scopes, change_of
 from tui_agent.core.events import (
     ApprovalDecided,
@@ -58,10 +59,12 @@ class Updates:
         return [u for shown in self._mask(event) for u in self._one(shown)]
 
     def end(self) -> list[Any]:
-        """What the cleaners still hold when the turn ends (a cancelled turn has no
-        ``TurnDone`` to push it out): an unfinished escape sequence is dropped, text kept."""
+        """What the masker and the cleaners still hold when the turn ends (a cancelled
+        turn has no ``TurnDone`` to push it out): an unfinished escape sequence is dropped,
+        text kept."""
+        held = [u for shown in self._mask.flush() for u in self._one(shown)]
         thought, text = self._thought.flush(), self._text.flush()
-        return ([update_agent_thought_text(thought)] if thought else []) + \
+        return held + ([update_agent_thought_text(thought)] if thought else []) + \
             ([update_agent_message_text(text)] if text else [])
 
     def _one(self, event: Event) -> list[Any]:
@@ -100,14 +103,12 @@ class Updates:
         content = []
         change = self._change(event)
         if change is not None:
-            where = str(change.local) if change.local is not None else change.path
-            content.append(tool_diff_content(where, change.new,
-                                             None if change.new_file else change.old))
+            content.append(tool_diff_content(*shown_change(change, self._mask.secrets)))
         return start_tool_call(
             event.id, title_of(event.name, event.server, event.tool, event.parent),
             kind=kind_of(event.tool, event.arguments), status="pending", content=content or None,
             locations=[ToolCallLocation(path=p) for p in paths_of(event.arguments, self.cwd)],
-            raw_input=event.arguments)
+            raw_input=shown_input(event.arguments, self._mask.secrets))
 
     def _change(self, event: ToolCallStarted) -> FileChange | None:
         scope = self.scopes(event.server) if self.scopes and event.server else None

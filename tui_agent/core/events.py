@@ -276,6 +276,10 @@ class EventMasker:
             return self._held(reasoning=False) + ([ReasoningDelta(text)] if text else [])
         return self._held() + [self._fields(event)]
 
+    def flush(self) -> list[Event]:
+        """What the streams still hold, when the turn ends (a cancelled one included)."""
+        return self._held()
+
     def _held(self, *, text: bool = True, reasoning: bool = True) -> list[Event]:
         """What the streams held back, now that something else came."""
         held: list[Event] = []
