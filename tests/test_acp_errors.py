@@ -159,3 +159,22 @@ def test_a_line_over_the_limit_is_refused_and_the_next_is_answered(fake_llm: Fak
         assert proc.stdout is not None
         proc.stdout.close()
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
+
+
+@pytest.mark.parametrize("side", ["input", "output"])
+def test_a_file_for_stdio_is_named_not_a_traceback(fake_llm: FakeLLM, tmp_path: Path,
+                                                   side: str) -> None:
+    """``tui-agent acp < request.json`` (or ``> out``): asyncio's pipes refuse a regular
+    file; the agent says what it talks over and exits 2, writing nothing to stdout."""
+    conf = config(tmp_path, fake_llm)
+    request_file, out_file = tmp_path / "request.json", tmp_path / "out.txt"
+    request_file.write_text('{"jsonrpc": "2.0", "id": 1, "method": "initialize"}\n')
+    with request_file.open() as given, out_file.open("w") as taken:
+        done = subprocess.run(
+            [*command(), "acp", "--config", str(conf)], cwd=tmp_path, timeout=60, text=True,
+            stdin=given if side == "input" else subprocess.DEVNULL,
+            stdout=taken if side == "output" else subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.returncode == 2, done.stderr
+    assert f"its {side} is a file; it talks over pipes" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert out_file.read_text() == "" and not (done.stdout or "")

@@ -31,6 +31,11 @@ STDIO_LIMIT = 50 * 1024 * 1024
 
 def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr) -> int:
     """Run the ACP agent on this process's stdio; the exit code."""
+    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if not _pipe_like(stream):
+            err.write(f"tui-agent acp: its {name} is a file; it talks over pipes, as an "
+                      "editor starts it (see docs/acp.md)\n")
+            return 2
     protocol_out = _take_stdout()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="tui-agent acp: %(levelname)s %(name)s: %(message)s")
@@ -42,6 +47,18 @@ def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr
         err.write(f"tui-agent acp: {type(exc).__name__}: {exc}\n")
         return 1
     return 0
+
+
+def _pipe_like(stream: IO[str]) -> bool:
+    """Whether asyncio can read or write ``stream`` as a pipe (a pipe, a socket or a
+    terminal; not a regular file)."""
+    import stat
+
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 def _run(main: Coroutine[Any, Any, None]) -> None:
