@@ -178,3 +178,27 @@ def test_each_os_has_its_own_places(platform: str, expected: str, tmp_path: Path
     code = {"darwin": "Library/Application Support/Code/User", "win32": "Roaming/Code/User",
             "linux": "xdg/Code/User"}[platform]
     assert str(found["VS Code"]).endswith(f"{code}/mcp.json")
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-project"]])
+def test_a_clash_in_the_project_file_imports_nothing_and_keeps_its_trust(
+        tmp_path: Path, flags: list[str]) -> None:
+    """All or nothing: ``y`` already in the project's file refuses the import before
+    ``a`` is written (also with ``--no-project``, where the layers read leave that file
+    out), so the file is byte for byte as it was and the project stays trusted."""
+    box = machine(tmp_path, config=None)
+    added = box.mcp("add", "y", "--scope", "project", "--no-start", "--", sys.executable,
+                    "-V")
+    assert added.returncode == 0, added.stderr
+    project = box.project / ".tui-agent" / "config.toml"
+    before = project.read_bytes()
+    write(box.home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "a": {"command": "a-mcp"}, "y": {"command": "y-mcp"}}}))
+    done = box.mcp("import", "a", "y", "--scope", "project", *flags)
+    assert done.returncode == 2
+    assert "a server named 'y' is already" in done.stderr
+    assert "nothing was imported" in done.stderr
+    assert project.read_bytes() == before
+    listed = box.mcp("list")
+    assert listed.stdout.split()[:3] == ["y", "stdio", "project"]
+    assert "the project is not trusted yet" not in listed.stdout

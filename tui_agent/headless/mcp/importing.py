@@ -18,8 +18,8 @@ from typing import IO
 
 from tui_agent.config.clients import Found, discover, from_file
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.scopes import keep_trusted, target, trusted
-from tui_agent.config.server_edit import add_server, check_name, places
+from tui_agent.config.scopes import Target, keep_trusted, target, trusted
+from tui_agent.config.server_edit import add_servers, check_name, places
 from tui_agent.headless.mcp import layers
 from tui_agent.tools.text import clean
 
@@ -36,7 +36,8 @@ def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         out.write("no MCP servers found in Claude Desktop, Claude Code, Cursor, VS Code, "
                   "Windsurf or Zed's config files (or give one: --from FILE)\n")
         return 0
-    files = layers(args)
+    where = target(args.scope, args.config, os.environ)
+    files = _with_target(layers(args), where)
     first = _first(found)
     if not args.names and not args.all:
         _list(found, first, files, out)
@@ -49,7 +50,16 @@ def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             err.write(f"tui-agent: {line}\n")
         err.write("tui-agent: nothing was imported\n")
         return 2
-    return _write(args, chosen, files, first, out, err)
+    return _write(args, where, chosen, files, first, out, err)
+
+
+def _with_target(files: list[tuple[str, Path]], where: Target) -> list[tuple[str, Path]]:
+    """The layers read now, and the file written when they leave it out (a project that
+    is not trusted yet, ``--no-project``): a name it holds is a clash too, found before
+    anything is written."""
+    if not where.file.exists() or any(f.resolve() == where.file.resolve() for _, f in files):
+        return files
+    return [*files, (where.kind, where.file)]
 
 
 def _first(found: list[Found]) -> dict[str, Found]:
@@ -111,21 +121,23 @@ def _choose(args: argparse.Namespace, first: dict[str, Found],
     return chosen, refused
 
 
-def _write(args: argparse.Namespace, chosen: list[Found], files: list[tuple[str, Path]],
-           first: dict[str, Found], out: IO[str], err: IO[str]) -> int:
-    where = target(args.scope, args.config, os.environ)
+def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
+           files: list[tuple[str, Path]], first: dict[str, Found], out: IO[str],
+           err: IO[str]) -> int:
+    """Every chosen server in one write: all of them, or (the file unreadable, a name
+    taken after all) none, with the file byte for byte as it was."""
     was_trusted = where.project_root is None or trusted(where.project_root)
-    for item in chosen:
-        assert item.server is not None
-        try:
-            line = add_server(where.file, item.name, item.table(), replace=args.force)
-        except ConfigError as exc:
-            err.write(f"tui-agent: {exc}\n")
-            return 2
-        out.write(f"imported {clean(item.name)} from {item.where()} into "
-                  f"{where.file}:{line}\n")
+    try:
+        lines = add_servers(where.file, [(c.name, c.table()) for c in chosen],
+                            replace=args.force) if chosen else []
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\ntui-agent: nothing was imported\n")
+        return 2
     if where.project_root is not None and chosen and (was_trusted or args.trust_project):
         keep_trusted(where.project_root)
+    for item, line in zip(chosen, lines, strict=True):
+        out.write(f"imported {clean(item.name)} from {item.where()} into "
+                  f"{where.file}:{line}\n")
     left = [n for n in first if n not in {c.name for c in chosen}]
     for name in left if args.all else []:
         out.write(f"left out {clean(name)}: {_status(first[name], first, files)}\n")
