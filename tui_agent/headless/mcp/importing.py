@@ -4,7 +4,11 @@ each comes from; the ones named (or ``--all``) written to the config file.
 Nothing is started: an import may bring many servers, and ``tui-agent servers`` starts
 them all and tells how each went. A name tui-agent already has is a clash: named
 explicitly, it refuses the whole import (exit 2, nothing written) unless ``--force``;
-with ``--all`` the clashing ones are left out and listed, the rest imported. When two
+with ``--all`` the clashing ones are left out and listed, the rest imported. ``--all``
+also leaves out the servers of the working directory's project files (``.mcp.json``,
+``.cursor/mcp.json``, ``.vscode/mcp.json``): copied into the user's file they would run
+everywhere without the person ever agreeing to the project, so each is imported only
+when named. When two
 clients define the same name, the first found (user files before the project's, in the
 order of :func:`~tui_agent.config.clients.sources`) is the one imported.
 """
@@ -78,9 +82,19 @@ def _list(found: list[Found], first: dict[str, Found], files: list[tuple[str, Pa
                   + (f"  ({status})" if status else "") + "\n")
         for warning in item.warnings:
             out.write(f"    note: {clean(warning)}\n")
+        if item.source.project and first[item.name] is item:
+            out.write(f"    note: {_projects(item)}\n")
 
 
-def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]]) -> str:
+def _projects(item: Found) -> str:
+    return (f"this project's server: --all leaves it out; if you trust the project, "
+            f"'tui-agent mcp import {clean(item.name)}' imports it")
+
+
+def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]], *,
+            left_out: bool = False) -> str:
+    """Why ``item`` cannot be imported, or (``left_out``: why ``--all`` passed it over)
+    its transport."""
     if item.server is None:
         return f"cannot import: {clean(item.problem or 'invalid')}"
     if first[item.name] is not item:
@@ -91,6 +105,8 @@ def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]])
     taken = places(files, item.name)
     if taken:
         return f"already configured at {taken[-1]}"
+    if left_out and item.source.project:
+        return _projects(item)
     return "transport " + str(item.server.transport)
 
 
@@ -99,7 +115,7 @@ def _choose(args: argparse.Namespace, first: dict[str, Found],
     """The servers to write, and why a named one cannot be (all or nothing)."""
     chosen: list[Found] = []
     refused: list[str] = []
-    names = args.names or list(first)
+    names = args.names or [n for n, item in first.items() if not item.source.project]
     for name in names:
         item = first.get(name)
         if item is None:
@@ -140,7 +156,8 @@ def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
                   f"{where.file}:{line}\n")
     left = [n for n in first if n not in {c.name for c in chosen}]
     for name in left if args.all else []:
-        out.write(f"left out {clean(name)}: {_status(first[name], first, files)}\n")
+        out.write(f"left out {clean(name)}: "
+                  f"{_status(first[name], first, files, left_out=True)}\n")
     if chosen:
         out.write("'tui-agent servers' starts them and lists their tools\n")
     return 0
