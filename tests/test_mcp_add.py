@@ -58,6 +58,19 @@ def test_a_remote_server_is_added_with_its_header_hidden(tmp_path: Path) -> None
     assert written == {"url": url, "headers": {"Authorization": "Bearer sekrit-token-123"}}
 
 
+def test_the_urls_password_and_query_values_are_never_printed(tmp_path: Path) -> None:
+    """A token in the URL (``user:pw@``, ``?api_key=``) is a secret like a header's: the
+    line saying what was added shows the URL as ``mcp get`` does, masked."""
+    box = machine(tmp_path)
+    url = "https://user:pw123456@h.test/mcp?api_key=sk-SECRET123&mode=x"
+    done = box.mcp("add", "q", "--no-start", "--url", url)
+    assert done.returncode == 0, done.stderr
+    assert "https://user:********@h.test/mcp?api_key=********&mode=********" in done.stdout
+    for secret in ("pw123456", "sk-SECRET123"):
+        assert secret not in done.stdout + done.stderr
+    assert tomllib.loads(box.user_config.read_text())["servers"]["q"] == {"url": url}
+
+
 def test_a_variable_reference_is_written_as_such_and_its_value_never_shown(
         tmp_path: Path) -> None:
     box = machine(tmp_path)

@@ -101,7 +101,7 @@ def test_all_imports_what_can_be_and_keeps_the_comments(tmp_path: Path) -> None:
     assert text.startswith(COMMENTED)
     servers = tomllib.loads(text)["servers"]
     assert set(servers) == {"mine", "desk", "everywhere", "here-only", "cur", "vs", "surf",
-                            "zedded", "old-style", "team"}
+                            "zedded", "old-style"}
     assert servers["desk"] == {"command": "npx", "args": ["-y", "desk-server"],
                                "env": {"DESK_KEY": "k"}}
     assert servers["surf"] == {"url": "https://surf.test/mcp"}
@@ -178,3 +178,54 @@ def test_each_os_has_its_own_places(platform: str, expected: str, tmp_path: Path
     code = {"darwin": "Library/Application Support/Code/User", "win32": "Roaming/Code/User",
             "linux": "xdg/Code/User"}[platform]
     assert str(found["VS Code"]).endswith(f"{code}/mcp.json")
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-project"]])
+def test_a_clash_in_the_project_file_imports_nothing_and_keeps_its_trust(
+        tmp_path: Path, flags: list[str]) -> None:
+    """All or nothing: ``y`` already in the project's file refuses the import before
+    ``a`` is written (also with ``--no-project``, where the layers read leave that file
+    out), so the file is byte for byte as it was and the project stays trusted."""
+    box = machine(tmp_path, config=None)
+    added = box.mcp("add", "y", "--scope", "project", "--no-start", "--", sys.executable,
+                    "-V")
+    assert added.returncode == 0, added.stderr
+    project = box.project / ".tui-agent" / "config.toml"
+    before = project.read_bytes()
+    write(box.home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "a": {"command": "a-mcp"}, "y": {"command": "y-mcp"}}}))
+    done = box.mcp("import", "a", "y", "--scope", "project", *flags)
+    assert done.returncode == 2
+    assert "a server named 'y' is already" in done.stderr
+    assert "nothing was imported" in done.stderr
+    assert project.read_bytes() == before
+    listed = box.mcp("list")
+    assert listed.stdout.split()[:3] == ["y", "stdio", "project"]
+    assert "the project is not trusted yet" not in listed.stdout
+
+
+def test_all_leaves_the_projects_servers_out_until_named(tmp_path: Path) -> None:
+    """A project's ``.mcp.json`` (and Cursor's, VS Code's) are the project's words:
+    ``--all`` does not copy them into the user's file, where they would run in every
+    directory without the person agreeing to the project; named, one is imported."""
+    box = machine(tmp_path, config=None)
+    write(box.home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "mine": {"command": "mine-mcp"}}}))
+    for file, key in ((".mcp.json", "mcpServers"), (".cursor/mcp.json", "mcpServers"),
+                      (".vscode/mcp.json", "servers")):
+        name = file.split("/")[0].strip(".").replace(".json", "")
+        write(box.project / file, json.dumps({key: {f"p-{name}": {"command": "evil"}}}))
+    listed = box.mcp("import")
+    assert listed.stdout.count("this project's server: --all leaves it out") == 3
+    done = box.mcp("import", "--all")
+    assert done.returncode == 0, done.stderr
+    assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"mine"}
+    # tui-agent reads .mcp.json as the project's own file: its servers are already there
+    assert f"left out p-mcp: already configured at {box.project / '.mcp.json'}" \
+        in done.stdout
+    for name in ("p-cursor", "p-vscode"):
+        assert (f"left out {name}: this project's server: --all leaves it out; if you "
+                f"trust the project, 'tui-agent mcp import {name}' imports it") in done.stdout
+    named = box.mcp("import", "p-cursor")
+    assert named.returncode == 0, named.stderr
+    assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"mine", "p-cursor"}

@@ -103,6 +103,23 @@ def test_project_scope_writes_the_projects_file_and_keeps_it_trusted(
     assert listed[:3] == ["local", "stdio", "project"]
 
 
+def test_remove_from_a_trusted_project_keeps_it_trusted(tmp_path: Path) -> None:
+    """Removing a server is the person's own edit too, as adding one is: the project's
+    other servers go on running without asking again."""
+    box = machine(tmp_path, config=None)
+    for name in ("one", "two"):
+        done = box.mcp("add", name, "--scope", "project", "--no-start", "--",
+                       sys.executable, "-V")
+        assert done.returncode == 0, done.stderr
+    removed = box.mcp("remove", "one")
+    assert removed.returncode == 0, removed.stderr
+    assert f"removed one from {box.project / '.tui-agent' / 'config.toml'} (project)" \
+        in removed.stdout
+    listed = box.mcp("list")
+    assert listed.stdout.split()[:3] == ["two", "stdio", "project"]
+    assert "the project is not trusted yet" not in listed.stdout
+
+
 def test_a_project_waiting_for_agreement_keeps_waiting(tmp_path: Path) -> None:
     box = machine(tmp_path, config=None)
     (box.project / ".mcp.json").write_text('{"mcpServers": {"theirs": {"command": "x"}}}')

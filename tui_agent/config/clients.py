@@ -51,6 +51,9 @@ class Source:
     """The key path to the object of servers (``("mcpServers",)``)."""
     comments: bool = False
     """The file is JSON with comments (an editor's settings)."""
+    project: bool = False
+    """The file is the working directory's project's: its servers are the project's
+    words, not the person's, so ``mcp import --all`` leaves them out."""
 
 
 @dataclass
@@ -108,10 +111,12 @@ def sources(env: Mapping[str, str] = os.environ, cwd: Path | None = None,
         Source("Windsurf", home / ".codeium" / "windsurf" / "mcp_config.json",
                ("mcpServers",)),
         Source("Zed", zed / "settings.json", ("context_servers",), comments=True),
-        Source("Claude Code (project)", here / ".mcp.json", ("mcpServers",)),
-        Source("Cursor (project)", here / ".cursor" / "mcp.json", ("mcpServers",)),
+        Source("Claude Code (project)", here / ".mcp.json", ("mcpServers",),
+               project=True),
+        Source("Cursor (project)", here / ".cursor" / "mcp.json", ("mcpServers",),
+               project=True),
         Source("VS Code (project)", here / ".vscode" / "mcp.json", ("servers",),
-               comments=True),
+               comments=True, project=True),
     ]
 
 

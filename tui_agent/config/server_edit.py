@@ -109,7 +109,24 @@ def add_server(file: Path, name: str, table: Mapping[str, Any], *, replace: bool
     The file's own text is kept byte for byte: a new table is appended at its end, a
     replaced one is written where the old one stood. Raises :class:`ConfigError` when the
     file cannot be parsed or written, or already has the name and ``replace`` is False."""
+    return add_servers(file, [(name, table)], replace=replace)[0]
+
+
+def add_servers(file: Path, tables: Sequence[tuple[str, Mapping[str, Any]]], *,
+                replace: bool) -> list[int]:
+    """:func:`add_server` for several servers in one write (``mcp import``): every edit
+    is made on the text in memory and the file written once, so a name found taken
+    half-way leaves the file as it was, not half imported. The header lines, in order."""
     text = read_config_text(file) if file.exists() else ""
+    for name, table in tables:
+        text = _with_server(text, file, name, table, replace)
+    _write(file, text)
+    return [toml_line(text, ("servers", name)) or 1 for name, _ in tables]
+
+
+def _with_server(text: str, file: Path, name: str, table: Mapping[str, Any],
+                 replace: bool) -> str:
+    """``text`` with ``[servers.NAME]`` added or replaced (checked, not yet written)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -135,8 +152,7 @@ def add_server(file: Path, name: str, table: Mapping[str, Any], *, replace: bool
         new = text + ("\n" if text and not text.endswith("\n") else "") \
             + ("\n" if text.strip() else "") + block
     _check(new, file, name, present=True)
-    _write(file, new)
-    return toml_line(new, ("servers", name)) or 1
+    return new
 
 
 def table_text(name: str, table: Mapping[str, Any]) -> str:

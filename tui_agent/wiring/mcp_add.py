@@ -90,9 +90,10 @@ class AddRequest:
         return out
 
     def shown(self) -> str:
-        """What is added, in one line, with env and header values hidden."""
-        what = (f"{self.docker} (docker)" if self.docker else f"{self.url}" if self.url
-                else " ".join(self.command))
+        """What is added, in one line, with env and header values hidden, and the URL's
+        password and query values (where tokens ride) as ``mcp get`` hides them."""
+        what = (f"{self.docker} (docker)" if self.docker else mask_url(self.url)
+                if self.url else " ".join(self.command))
         extra = [f"env {k}={_hide(v)}" for k, v in self.env.items()]
         extra += [f"header {k}: {_hide(v)}" for k, v in self.headers.items()]
         extra += [f"auto {t}" for t in self.auto]
@@ -314,7 +315,17 @@ def secret_tips(req: AddRequest) -> list[str]:
 
 
 def masked(text: str, req: AddRequest) -> str:
-    """``text`` with the literal env and header values of ``req`` masked."""
-    secrets = {v for v in [*req.env.values(), *req.headers.values()]
+    """``text`` with the literal env and header values of ``req`` masked, and its URL's
+    password and query values: a server's report may echo the URL as given."""
+    secrets = {v for v in [*req.env.values(), *req.headers.values(), *_url_secrets(req.url)]
                if "${" not in v and len(v) >= 4}
     return mask(text, secrets)
+
+
+def _url_secrets(url: str | None) -> list[str]:
+    """The values :func:`mask_url` hides in ``url``: its password and query values."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    values = [p.partition("=")[2] for p in parts.query.split("&") if "=" in p]
+    return [v for v in [parts.password or "", *values] if v]

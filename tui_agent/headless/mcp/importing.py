@@ -4,7 +4,11 @@ each comes from; the ones named (or ``--all``) written to the config file.
 Nothing is started: an import may bring many servers, and ``tui-agent servers`` starts
 them all and tells how each went. A name tui-agent already has is a clash: named
 explicitly, it refuses the whole import (exit 2, nothing written) unless ``--force``;
-with ``--all`` the clashing ones are left out and listed, the rest imported. When two
+with ``--all`` the clashing ones are left out and listed, the rest imported. ``--all``
+also leaves out the servers of the working directory's project files (``.mcp.json``,
+``.cursor/mcp.json``, ``.vscode/mcp.json``): copied into the user's file they would run
+everywhere without the person ever agreeing to the project, so each is imported only
+when named. When two
 clients define the same name, the first found (user files before the project's, in the
 order of :func:`~tui_agent.config.clients.sources`) is the one imported.
 """
@@ -18,8 +22,8 @@ from typing import IO
 
 from tui_agent.config.clients import Found, discover, from_file
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.scopes import keep_trusted, target, trusted
-from tui_agent.config.server_edit import add_server, check_name, places
+from tui_agent.config.scopes import Target, keep_trusted, target, trusted
+from tui_agent.config.server_edit import add_servers, check_name, places
 from tui_agent.headless.mcp import layers
 from tui_agent.tools.text import clean
 
@@ -36,7 +40,8 @@ def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         out.write("no MCP servers found in Claude Desktop, Claude Code, Cursor, VS Code, "
                   "Windsurf or Zed's config files (or give one: --from FILE)\n")
         return 0
-    files = layers(args)
+    where = target(args.scope, args.config, os.environ)
+    files = _with_target(layers(args), where)
     first = _first(found)
     if not args.names and not args.all:
         _list(found, first, files, out)
@@ -49,7 +54,16 @@ def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             err.write(f"tui-agent: {line}\n")
         err.write("tui-agent: nothing was imported\n")
         return 2
-    return _write(args, chosen, files, first, out, err)
+    return _write(args, where, chosen, files, first, out, err)
+
+
+def _with_target(files: list[tuple[str, Path]], where: Target) -> list[tuple[str, Path]]:
+    """The layers read now, and the file written when they leave it out (a project that
+    is not trusted yet, ``--no-project``): a name it holds is a clash too, found before
+    anything is written."""
+    if not where.file.exists() or any(f.resolve() == where.file.resolve() for _, f in files):
+        return files
+    return [*files, (where.kind, where.file)]
 
 
 def _first(found: list[Found]) -> dict[str, Found]:
@@ -68,9 +82,19 @@ def _list(found: list[Found], first: dict[str, Found], files: list[tuple[str, Pa
                   + (f"  ({status})" if status else "") + "\n")
         for warning in item.warnings:
             out.write(f"    note: {clean(warning)}\n")
+        if item.source.project and first[item.name] is item:
+            out.write(f"    note: {_projects(item)}\n")
 
 
-def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]]) -> str:
+def _projects(item: Found) -> str:
+    return (f"this project's server: --all leaves it out; if you trust the project, "
+            f"'tui-agent mcp import {clean(item.name)}' imports it")
+
+
+def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]], *,
+            left_out: bool = False) -> str:
+    """Why ``item`` cannot be imported, or (``left_out``: why ``--all`` passed it over)
+    its transport."""
     if item.server is None:
         return f"cannot import: {clean(item.problem or 'invalid')}"
     if first[item.name] is not item:
@@ -81,6 +105,8 @@ def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]])
     taken = places(files, item.name)
     if taken:
         return f"already configured at {taken[-1]}"
+    if left_out and item.source.project:
+        return _projects(item)
     return "transport " + str(item.server.transport)
 
 
@@ -89,7 +115,7 @@ def _choose(args: argparse.Namespace, first: dict[str, Found],
     """The servers to write, and why a named one cannot be (all or nothing)."""
     chosen: list[Found] = []
     refused: list[str] = []
-    names = args.names or list(first)
+    names = args.names or [n for n, item in first.items() if not item.source.project]
     for name in names:
         item = first.get(name)
         if item is None:
@@ -111,24 +137,27 @@ def _choose(args: argparse.Namespace, first: dict[str, Found],
     return chosen, refused
 
 
-def _write(args: argparse.Namespace, chosen: list[Found], files: list[tuple[str, Path]],
-           first: dict[str, Found], out: IO[str], err: IO[str]) -> int:
-    where = target(args.scope, args.config, os.environ)
+def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
+           files: list[tuple[str, Path]], first: dict[str, Found], out: IO[str],
+           err: IO[str]) -> int:
+    """Every chosen server in one write: all of them, or (the file unreadable, a name
+    taken after all) none, with the file byte for byte as it was."""
     was_trusted = where.project_root is None or trusted(where.project_root)
-    for item in chosen:
-        assert item.server is not None
-        try:
-            line = add_server(where.file, item.name, item.table(), replace=args.force)
-        except ConfigError as exc:
-            err.write(f"tui-agent: {exc}\n")
-            return 2
-        out.write(f"imported {clean(item.name)} from {item.where()} into "
-                  f"{where.file}:{line}\n")
+    try:
+        lines = add_servers(where.file, [(c.name, c.table()) for c in chosen],
+                            replace=args.force) if chosen else []
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\ntui-agent: nothing was imported\n")
+        return 2
     if where.project_root is not None and chosen and (was_trusted or args.trust_project):
         keep_trusted(where.project_root)
+    for item, line in zip(chosen, lines, strict=True):
+        out.write(f"imported {clean(item.name)} from {item.where()} into "
+                  f"{where.file}:{line}\n")
     left = [n for n in first if n not in {c.name for c in chosen}]
     for name in left if args.all else []:
-        out.write(f"left out {clean(name)}: {_status(first[name], first, files)}\n")
+        out.write(f"left out {clean(name)}: "
+                  f"{_status(first[name], first, files, left_out=True)}\n")
     if chosen:
         out.write("'tui-agent servers' starts them and lists their tools\n")
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_agent.config.errors import ConfigError
+from tui_agent.config.scopes import keep_trusted, trusted
 from tui_agent.config.server_edit import Place, places, remove_server, servers_in
 from tui_agent.headless.mcp import layers
 from tui_agent.tools.text import clean
@@ -72,15 +73,20 @@ def _validate(name: str, raw: Any, place: Place) -> tuple[Any, str | None]:
         return None, "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
 
 
+def _project_root() -> Path | None:
+    """The root of the project the working directory is in (the one ``layers`` read)."""
+    from tui_agent.config.project import find_project
+
+    found = find_project(Path.cwd())
+    return found.root if found is not None else None
+
+
 def _held(args: argparse.Namespace) -> bool:
     """Whether the project's servers wait for the person's agreement."""
-    from tui_agent.config.project import find_project
-    from tui_agent.config.scopes import trusted
-
     if args.no_project:
         return False
-    found = find_project(Path.cwd())
-    return found is not None and not trusted(found.root, os.environ)
+    root = _project_root()
+    return root is not None and not trusted(root, os.environ)
 
 
 def listing(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -162,11 +168,17 @@ def remove(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if found is None:
         return 2
     place = found[-1].place
+    root = _project_root() if place.kind == "project" else None
+    was_trusted = root is not None and trusted(root, os.environ)
     try:
         remove_server(place)
     except ConfigError as exc:
         err.write(f"tui-agent: {exc}\n")
         return 2
+    if root is not None and was_trusted:
+        # The person's own edit, as ``mcp add`` keeps it: removing a server must not
+        # turn the project's other servers into ones waiting for agreement again.
+        keep_trusted(root, os.environ)
     out.write(f"removed {clean(args.name)} from {place.file} ({place.kind})\n")
     for other in found[:-1]:
         out.write(f"note: '{clean(args.name)}' is still defined at {other.place}; run "
