@@ -229,3 +229,24 @@ def test_all_leaves_the_projects_servers_out_until_named(tmp_path: Path) -> None
     named = box.mcp("import", "p-cursor")
     assert named.returncode == 0, named.stderr
     assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"mine", "p-cursor"}
+
+
+def test_a_server_naming_an_unset_variable_waits_for_it(tmp_path: Path) -> None:
+    """A config naming an unset ``${VAR}`` does not load at all: such a server is listed
+    as not importable yet (named with the variable), a named import of it writes nothing,
+    and ``--all`` takes the others."""
+    box = machine(tmp_path, config=None)
+    file = write(tmp_path / "team.json", json.dumps({"mcpServers": {
+        "docs": {"url": "https://example.com/mcp",
+                 "headers": {"Authorization": "Bearer ${UNSET_TEAM_TOKEN_Z}"}},
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}}))
+    listed = box.mcp("import", "--from", str(file))
+    assert "${UNSET_TEAM_TOKEN_Z}, not set in the environment" in listed.stdout
+    named = box.mcp("import", "--from", str(file), "docs")
+    assert named.returncode == 2 and "${UNSET_TEAM_TOKEN_Z}" in named.stderr
+    assert not box.user_config.exists() or "docs" not in box.user_config.read_text()
+    every = box.mcp("import", "--from", str(file), "--all")
+    assert every.returncode == 0, every.stderr
+    assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"time"}
+    box.env["UNSET_TEAM_TOKEN_Z"] = "now-it-is-set-123"
+    assert box.mcp("import", "--from", str(file), "docs").returncode == 0

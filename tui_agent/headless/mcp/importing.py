@@ -99,7 +99,7 @@ def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]],
         return f"cannot import: {clean(item.problem or 'invalid')}"
     if first[item.name] is not item:
         return f"another '{item.name}' is listed first; that one is imported"
-    problem = check_name(item.name)
+    problem = check_name(item.name) or _unset(item)
     if problem:
         return f"cannot import: {problem}"
     taken = places(files, item.name)
@@ -108,6 +108,21 @@ def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]],
     if left_out and item.source.project:
         return _projects(item)
     return "transport " + str(item.server.transport)
+
+
+def _unset(item: Found) -> str | None:
+    """Why ``item`` cannot go in yet: the ``${VAR}`` it names that the environment does not
+    set (a config naming an unset variable does not load, so it would stop every command)."""
+    import os
+
+    from tui_agent.wiring.mcp_add import unset_variables
+
+    unset = unset_variables(item.table(), os.environ)
+    if not unset:
+        return None
+    names = ", ".join("${" + name + "}" for name in unset)
+    return (f"it names {names}, not set in the environment (a config naming an unset "
+            "variable does not load): set it, then import")
 
 
 def _choose(args: argparse.Namespace, first: dict[str, Found],
@@ -122,7 +137,8 @@ def _choose(args: argparse.Namespace, first: dict[str, Found],
             refused.append(f"no server named '{clean(name)}' was found (found: "
                            f"{', '.join(sorted(first))})")
             continue
-        problem = item.problem if item.server is None else check_name(name)
+        problem = item.problem if item.server is None else (check_name(name)
+                                                            or _unset(item))
         taken = places(files, name)
         if problem:
             if args.names:
