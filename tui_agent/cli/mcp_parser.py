@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui_agent.cli.parser import MCP_HELP
 from tui_agent.wiring.mcp_words import USAGE, add_arguments
 
 Common = Callable[..., None]
@@ -30,12 +29,14 @@ def _files(parser: argparse.ArgumentParser) -> None:
                         help="leave the project's config files out", **keep)
 
 
-def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
+def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common,
+            what: str) -> None:
     """The ``mcp`` command and its own commands (``common``: the other commands' shared
-    flags; these take only the ones that choose files)."""
+    flags; these take only the ones that choose files; ``what``: its line in ``--help``,
+    which the parser also shows when it leaves these flags out)."""
     del common
     mcp = sub.add_parser(
-        "mcp", help=MCP_HELP,
+        "mcp", help=what,
         description="Manage the MCP servers in your config files (comments and layout "
                     "are kept). Exit codes: 0 done, 1 a server added but failing to start, "
                     "2 bad usage (nothing written).")

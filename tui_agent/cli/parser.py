@@ -205,7 +205,7 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         return parser
     from tui_agent.cli.mcp_parser import add_mcp
 
-    add_mcp(sub, _common)
+    add_mcp(sub, _common, MCP_HELP)
     return parser
 
 
