@@ -1,7 +1,8 @@
 """The servers screen's ``a``: one line taking the words of ``tui-agent mcp add``
 (``NAME -- COMMAND ARGS`` or ``NAME --url URL``). What is wrong with them is said under
 the line, which keeps them for fixing; a server that was added closes the dialog with
-the sentence saying so."""
+the sentence saying so. While an add is being checked, esc waits for it: the write
+cannot be called back, and must not happen unsaid."""
 
 from __future__ import annotations
 
@@ -70,4 +71,12 @@ class AddServerScreen(ModalScreen[str | None]):
             problem.update(plain(said))
 
     def action_cancel(self) -> None:
+        # The add runs on in its thread whatever the dialog does: closing now would let
+        # it write the server with nothing said. It answers within seconds (the URL
+        # check's timeout), so esc waits for it instead.
+        if self._busy:
+            self.query_one("#problem", Static).update(
+                plain("still checking: the answer comes within seconds (esc closes the "
+                      "dialog then)"))
+            return
         self.dismiss(None)
