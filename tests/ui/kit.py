@@ -19,6 +19,7 @@ from tests.zygote import module
 from tui_agent.config import load
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.servers import ServersScreen
+from tui_agent.ui.widgets.messages import Note
 from tui_agent.wiring.runtime import Options
 
 SIZE = (100, 32)
@@ -117,3 +118,15 @@ async def turn(pilot: Pilot[Any], app: AgentApp, text: str, timeout: float = 30)
 async def finish(app: AgentApp) -> None:
     """Quit as the user would, so every server is closed."""
     await app.action_quit()
+
+
+def notes(app: AgentApp) -> list[str]:
+    """The text of every note in the transcript, oldest first."""
+    return [str(n.render()) for n in app.transcript.query(Note)]
+
+
+async def noted(pilot: Pilot[Any], app: AgentApp, text: str, timeout: float = 30) -> str:
+    """The first note holding ``text``, once there is one."""
+    await until(pilot, lambda: any(text in n for n in notes(app)), timeout=timeout,
+                what=f"a note saying {text!r}")
+    return next(n for n in notes(app) if text in n)

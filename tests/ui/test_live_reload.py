@@ -7,30 +7,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from tests.conftest import tagged_processes
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.ui.kit import SIZE, finish, ready, send, until, write_config
+from tests.ui.kit import SIZE, finish, noted, notes, ready, send, until, write_config
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.startup import Startup
-from tui_agent.ui.widgets.messages import Note
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-
-
-def notes(app: AgentApp) -> list[str]:
-    return [str(n.render()) for n in app.transcript.query(Note)]
-
-
-async def noted(pilot: Pilot[Any], app: AgentApp, text: str) -> str:
-    await until(pilot, lambda: any(text in n for n in notes(app)), timeout=30,
-                what=f"a note saying {text!r}")
-    return next(n for n in notes(app) if text in n)
 
 
 def edit(config: Path, fake: FakeLLM, servers: dict[str, list[str]], extra: str = "") -> None:

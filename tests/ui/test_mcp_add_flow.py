@@ -9,32 +9,19 @@ import shlex
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.conftest import ROOT, TAG_VAR
 from tests.fakes.llm_server import FakeLLM
-from tests.ui.kit import SIZE, finish, open_servers, ready, send, until, write_config
+from tests.ui.kit import SIZE, finish, noted, notes, open_servers, ready, send, until, write_config
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.add_server import AddServerScreen
 from tui_agent.ui.screens.servers import ServersScreen
 from tui_agent.ui.startup import Startup
-from tui_agent.ui.widgets.messages import Note
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-
-
-def notes(app: AgentApp) -> list[str]:
-    return [str(n.render()) for n in app.transcript.query(Note)]
-
-
-async def noted(pilot: Pilot[Any], app: AgentApp, text: str) -> str:
-    await until(pilot, lambda: any(text in n for n in notes(app)), timeout=30,
-                what=f"a note saying {text!r}")
-    return next(n for n in notes(app) if text in n)
 
 
 def words(name: str, *server_args: str) -> str:

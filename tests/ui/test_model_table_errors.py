@@ -11,20 +11,15 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.fakes.llm_server import FakeLLM
-from tests.ui.kit import SIZE, send, until, write_config
+from tests.ui.kit import SIZE, notes, send, until, write_config
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
 from tui_agent.ui.startup import Startup
-from tui_agent.ui.widgets.messages import Note
 
 pytestmark = [pytest.mark.anyio]
 
 BROKEN = '\n[models."openai/broken"]\napi_key_env = "NOT_SET_ANYWHERE"\n'
 OTHER = '\n[models."openai/other"]\ntemperature = 0.4\n'
-
-
-def notes(app: AgentApp) -> list[str]:
-    return [str(n.render()) for n in app.transcript.query(Note)]
 
 
 def described(picker: object, name: str) -> str:

@@ -15,20 +15,15 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
 from tests.fakes.llm_server import FakeLLM, Reply
-from tests.ui.kit import SIZE, make_app, ready, send, turn, until, write_config
+from tests.ui.kit import SIZE, make_app, notes, ready, send, turn, until, write_config
 from tui_agent.cli import build_parser, startup
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
 from tui_agent.ui.startup import Startup
-from tui_agent.ui.widgets.messages import Note
 
 pytestmark = [pytest.mark.anyio]
 
 CHOICES = '\nchoices = ["openai/gpt-4o", "anthropic/claude-sonnet-4-5"]\n'
-
-
-def notes(app: AgentApp) -> list[str]:
-    return [str(n.render()) for n in app.transcript.query(Note)]
 
 
 async def noted(pilot: Pilot[Any], app: AgentApp, text: str) -> str:
