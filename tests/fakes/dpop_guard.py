@@ -86,7 +86,7 @@ class Guard:
         elif path.startswith("/mcp"):
             await self._resource(scope, body, receive, send)
         else:
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, replay_body(body, receive), send)
 
     def _metadata(self, metadata: dict[str, Any]) -> dict[str, Any]:
         if self.algs:
@@ -222,7 +222,7 @@ class Guard:
             return
         else:
             self.note(at="mcp", scheme=scheme or None)
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(scope, replay_body(body, receive), send)
 
     def check_proof(self, proof: str | None, method: str, url: str,
                     token: str | None) -> tuple[str, dict[str, Any]] | str:
@@ -277,7 +277,7 @@ class Guard:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, _replay(body, receive), keep)
+        await self.app(scope, replay_body(body, receive), keep)
         return status, [(k, v) for k, v in headers if k.lower() != b"content-length"], \
             b"".join(chunks)
 
@@ -287,7 +287,9 @@ def _header(scope: Any, name: bytes) -> str | None:
     return ", ".join(found) if found else None
 
 
-def _replay(body: bytes, receive: Any) -> Any:
+def replay_body(body: bytes, receive: Any) -> Any:
+    """An ASGI ``receive`` that gives the request ``body`` (already read by a check in
+    front of the app) once more, then whatever ``receive`` gives."""
     sent = False
 
     async def replay() -> Any:

@@ -181,16 +181,9 @@ class StepUp:
                 (b"www-authenticate", challenge.encode())]})
             await send({"type": "http.response.body", "body": page})
             return
-        sent = False
+        from tests.fakes.dpop_guard import replay_body
 
-        async def replay() -> Any:
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay_body(body, receive), send)
 
     def _lacks_scope(self, scope: Any, body: bytes) -> bool:
         try:
