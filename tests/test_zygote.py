@@ -103,9 +103,9 @@ def test_a_signal_to_the_command_stops_the_run(command: list[str], signum: int,
     assert "tui-agent: interrupted" in err
 
 
-def test_a_child_killed_by_a_signal_kills_its_launcher_alike(fake_llm: FakeLLM) -> None:
-    """The launcher dies by the signal that killed the child (a SIGKILL of the agent
-    reads as ``returncode == -9`` to the test, as with the real process)."""
+def hanging_run(fake_llm: FakeLLM) -> subprocess.Popen[bytes]:
+    """``run`` through the launcher, waiting on a model that never answers (returned once
+    its request has arrived)."""
     fake_llm.push(Reply(text="never", hang=True))
     proc = subprocess.Popen([*zygote.LAUNCH, "run", "--model", "openai/fake-model",
                              "--api-base", fake_llm.base_url, "hello"],
@@ -113,6 +113,17 @@ def test_a_child_killed_by_a_signal_kills_its_launcher_alike(fake_llm: FakeLLM) 
                             stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: fake_llm.requests, "the run never reached the model")
+    except BaseException:
+        proc.kill()
+        raise
+    return proc
+
+
+def test_a_child_killed_by_a_signal_kills_its_launcher_alike(fake_llm: FakeLLM) -> None:
+    """The launcher dies by the signal that killed the child (a SIGKILL of the agent
+    reads as ``returncode == -9`` to the test, as with the real process)."""
+    proc = hanging_run(fake_llm)
+    try:
         (child,) = zygote_children()
         os.kill(child, signal.SIGKILL)
         proc.wait(timeout=60)
@@ -124,13 +135,8 @@ def test_a_child_killed_by_a_signal_kills_its_launcher_alike(fake_llm: FakeLLM) 
 def test_a_killed_launcher_takes_its_child_along(fake_llm: FakeLLM) -> None:
     """A test that SIGKILLs the command (a timeout's clean-up) must not leave the forked
     agent running: the zygote sees the launcher's end of the socket close."""
-    fake_llm.push(Reply(text="never", hang=True))
-    proc = subprocess.Popen([*zygote.LAUNCH, "run", "--model", "openai/fake-model",
-                             "--api-base", fake_llm.base_url, "hello"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = hanging_run(fake_llm)
     try:
-        wait_for(lambda: fake_llm.requests, "the run never reached the model")
         assert len(zygote_children()) == 1
     finally:
         proc.kill()
