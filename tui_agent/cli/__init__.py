@@ -60,6 +60,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # before a session exists (e.g. while litellm imports)
         sys.stderr.write("\ntui-agent: interrupted\n")
         return 130
+    except RuntimeError as exc:
+        # Ctrl-C while a class is being built at import (a pydantic model's __set_name__)
+        # reaches us wrapped: Python 3.11 turns what __set_name__ raises into a RuntimeError.
+        if not isinstance(exc.__cause__, KeyboardInterrupt):
+            raise
+        sys.stderr.write("\ntui-agent: interrupted\n")
+        return 130
 
 
 def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
