@@ -155,6 +155,36 @@ def test_ctrl_c_at_any_moment_of_a_headless_run_exits_130(fake_llm: FakeLLM,
     assert b"interrupted" in err and b"Traceback" not in err
 
 
+def test_a_ctrl_c_that_an_import_turned_into_another_error_still_exits_130(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGINT inside an extension's import can come out as another error with no trace
+    of the interrupt (pydantic-core: an ImportError, then pyo3's PanicException): after a
+    SIGINT it is an interrupt all the same; without one, the error is not hidden. The
+    handler before ``main`` is back after it."""
+    import tui_agent.cli as cli
+
+    def interrupted_import(words: list[str]) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs at the next bytecode
+        except KeyboardInterrupt:
+            raise ImportError("could not import module 'datetime'") from None
+        return 0
+
+    def broken_import(words: list[str]) -> int:
+        raise ImportError("a real one")
+
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(cli, "_command", interrupted_import)
+    assert cli.main(["run", "x"]) == 130
+    assert "tui-agent: interrupted" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is before
+    monkeypatch.setattr(cli, "_command", broken_import)
+    with pytest.raises(ImportError, match="a real one"):
+        cli.main(["run", "x"])
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_cancelled_prompt_does_not_hold_up_the_exit() -> None:
     """A turn cancelled while the approval prompt waits must not wait for an answer."""
     master, slave = pty.openpty()

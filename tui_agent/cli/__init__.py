@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
+from tui_agent.cli.interrupt import was_interrupt, watching
 from tui_agent.cli.parser import build_parser, misplaced, run_flags_before_run
 
 if TYPE_CHECKING:
@@ -25,48 +26,46 @@ __all__ = ["build_parser", "entry", "main", "startup"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    words = list(sys.argv[1:] if argv is None else argv)
+    with watching() as watch:
+        try:
+            return _command(list(sys.argv[1:] if argv is None else argv))
+        except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
+            sys.stderr.close()
+            return 0
+        except BaseException as exc:  # a Ctrl-C before a session exists (e.g. at an import)
+            if isinstance(exc, SystemExit) or not was_interrupt(exc, watch):
+                raise
+            sys.stderr.write("\ntui-agent: interrupted\n")
+            return 130
+
+
+def _command(words: list[str]) -> int:
     parser = build_parser(words)
     run_flags_before_run(parser, words)
     args = parse(parser, words)
     misplaced(parser, args)
-    try:
-        if args.command == "mcp":
-            from tui_agent.headless import mcp
+    if args.command == "mcp":
+        from tui_agent.headless import mcp
 
-            return mcp.run(args, sys.stdout, sys.stderr)
-        if args.command in ("servers", "stubs", "login", "logout"):
-            return cmd_servers(args, sys.stdout, sys.stderr)
-        if args.command == "sessions":
-            from tui_agent.headless import commands
+        return mcp.run(args, sys.stdout, sys.stderr)
+    if args.command in ("servers", "stubs", "login", "logout"):
+        return cmd_servers(args, sys.stdout, sys.stderr)
+    if args.command == "sessions":
+        from tui_agent.headless import commands
 
-            return commands.sessions(args.limit, sys.stdout, config_secrets(args, sys.stderr))
-        if args.command == "export":
-            from tui_agent.headless import commands
+        return commands.sessions(args.limit, sys.stdout, config_secrets(args, sys.stderr))
+    if args.command == "export":
+        from tui_agent.headless import commands
 
-            return commands.export(args.id, args.output, sys.stdout, sys.stderr,
-                                   config_secrets(args, sys.stderr))
-        if args.command == "config":
-            return cmd_config(args, sys.stdout, sys.stderr)
-        if args.command == "acp":
-            return cmd_acp(args, sys.stderr)
-        if args.command is None and (args.demo or (sys.stdin.isatty()
-                                                   and sys.stdout.isatty())):
-            return cmd_tui(args, sys.stderr)
-        return cmd_run(args, sys.stdin, sys.stdout, sys.stderr)
-    except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:  # before a session exists (e.g. while litellm imports)
-        sys.stderr.write("\ntui-agent: interrupted\n")
-        return 130
-    except RuntimeError as exc:
-        # Ctrl-C while a class is being built at import (a pydantic model's __set_name__)
-        # reaches us wrapped: Python 3.11 turns what __set_name__ raises into a RuntimeError.
-        if not isinstance(exc.__cause__, KeyboardInterrupt):
-            raise
-        sys.stderr.write("\ntui-agent: interrupted\n")
-        return 130
+        return commands.export(args.id, args.output, sys.stdout, sys.stderr,
+                               config_secrets(args, sys.stderr))
+    if args.command == "config":
+        return cmd_config(args, sys.stdout, sys.stderr)
+    if args.command == "acp":
+        return cmd_acp(args, sys.stderr)
+    if args.command is None and (args.demo or (sys.stdin.isatty() and sys.stdout.isatty())):
+        return cmd_tui(args, sys.stderr)
+    return cmd_run(args, sys.stdin, sys.stdout, sys.stderr)
 
 
 def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
