@@ -214,3 +214,21 @@ def test_compact_errors_are_masked_and_cleaned(fake_llm: FakeLLM, tmp_path: Path
     shown = editor.text()
     assert "could not compact" in shown and "bad key" in shown
     assert secret not in shown and "\x1b" not in shown and "\x07" not in shown
+
+
+@pytest.mark.parametrize(("finish", "stop"), [("length", "max_tokens"),
+                                              ("content_filter", "refusal")])
+def test_a_cut_reply_ends_the_turn_as_max_tokens_or_refusal(
+        fake_llm: FakeLLM, tmp_path: Path, finish: str, stop: str) -> None:
+    """The provider's finish reason reaches the editor as the prompt's stop reason, the
+    text so far streamed."""
+    fake_llm.push(Reply(text="The first half of", finish_reason=finish))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            return await prompt(conn, sid, "a long story")
+
+    assert asyncio.run(scenario()) == stop
+    assert editor.text().startswith("The first half of")

@@ -317,3 +317,22 @@ async def test_a_tool_turn_in_the_app_shows_its_thinking(anthropic_fake: Anthrop
     served_all(anthropic_fake)
     [(_, block)] = signed_blocks(anthropic_fake.requests[1].body)
     assert anthropic_fake.verify(block["thinking"], block["signature"])
+
+
+@pytest.mark.parametrize(("stop_reason", "reason", "said"), [
+    ("max_tokens", "max_tokens", "output-token limit ([model] max_tokens = 64)"),
+    ("refusal", "refusal", "the provider stopped the reply")])
+def test_a_reply_stopped_by_the_limit_or_a_refusal_ends_the_turn_so(
+        anthropic_fake: AnthropicFake, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        stop_reason: str, reason: str, said: str) -> None:
+    """Anthropic's ``stop_reason`` ``max_tokens`` and ``refusal`` (litellm maps them to
+    ``length`` and ``content_filter``) end the turn as ``max_tokens`` and ``refusal``: the
+    text so far kept, a note saying why, exit 1 (the answer is not whole)."""
+    anthropic_fake.push(Reply(text="The first half of", stop_reason=stop_reason))
+    result = run(capsys, config(tmp_path, anthropic_fake, server=False, max_tokens=64),
+                 "a long story")
+    assert result.code == 1 and result.done["reason"] == reason, (result.events, result.err)
+    assert result.text() == "The first half of" and not result.of("error")
+    [notice] = result.of("notice")
+    assert said in notice["message"], notice
+    assert anthropic_fake.requests[-1].body["max_tokens"] == 64

@@ -263,3 +263,21 @@ def test_two_calls_in_one_step_go_back_with_the_first_ones_signature(
     step = camel(gemini.requests[1].body)["contents"][1]["parts"]
     assert [("thoughtSignature" in p) for p in step] == [True, False]
     assert len(camel(gemini.requests[1].body)["contents"][2]["parts"]) == 2
+
+
+@pytest.mark.parametrize(("finish", "reason"), [("MAX_TOKENS", "max_tokens"),
+                                                 ("SAFETY", "refusal")])
+def test_a_reply_stopped_by_the_limit_or_safety_ends_the_turn_so(
+        gemini: Recording, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        finish: str, reason: str) -> None:
+    """Gemini's ``finishReason`` ``MAX_TOKENS`` and ``SAFETY`` end the turn as ``max_tokens``
+    and ``refusal``, the text so far kept, with a note, exit 1."""
+    gemini.push(Reply(text="The first half of", finish_reason=finish))
+    result = run(capsys, config(tmp_path, gemini, server=False), "a long story")
+    assert result.code == 1 and result.done["reason"] == reason, (result.events, result.err)
+    assert result.text() == "The first half of" and not result.of("error")
+    [notice] = result.of("notice")
+    said = {"max_tokens": "output-token limit (the provider's default; set [model] "
+                          "max_tokens to raise it)",
+            "refusal": "the provider stopped the reply (finish reason content_filter"}
+    assert said[reason] in notice["message"], notice

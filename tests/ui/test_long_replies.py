@@ -1,19 +1,21 @@
 """Long replies stay cheap to stream. Folding (``fold.py``): what scrolled far above the
 view leaves the layout while the view follows the stream; nothing on screen moves when
 it does, and scrolling up or another width brings it all back. Full garbage collections
-wait for the reply to end (``gcpause.py``)."""
+wait for the reply to end (``gcpause.py``). A reply the token limit cut says so."""
 
 from __future__ import annotations
 
 import gc
 import html
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.kit import SIZE, laid_out, make_app, until
+from tests.fakes.llm_server import FakeLLM, Reply
+from tests.ui.kit import SIZE, finish, laid_out, make_app, noted, ready, turn, until, write_config
 from tui_agent.core.events import TextDelta, TurnDone, Usage
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.gcpause import HELD
@@ -203,3 +205,16 @@ async def test_full_collections_wait_for_the_reply_to_end(by_hand: None) -> None
         assert gc.get_threshold() == before  # the app ended
     finally:
         gc.callbacks.remove(count)
+
+
+async def test_a_reply_cut_by_the_token_limit_says_so(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.push(Reply(text="The first half of", finish_reason="length"))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url,
+                                extra="max_tokens = 300\n"))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await turn(pilot, app, "a long story")
+        note = await noted(pilot, app, "output-token limit")
+        assert "[model] max_tokens = 300" in note and 'Say "go on"' in note
+        assert "The first half of" in str(app.transcript.query(AssistantMessage).last().source)
+        await finish(app)

@@ -53,8 +53,8 @@ log = logging.getLogger(__name__)
 
 MODES = {"tools": ("Tools", "the model calls each MCP tool itself"),
          "code": ("Code mode", "the model writes one Starlark script that calls the tools")}
-STOP = {"end": "end_turn", "max_depth": "max_turn_requests", "error": "end_turn",
-        "cancelled": "cancelled"}
+STOP = {"end": "end_turn", "max_tokens": "max_tokens", "refusal": "refusal",
+        "max_depth": "max_turn_requests", "error": "end_turn", "cancelled": "cancelled"}
 
 
 class TuiAgent:

@@ -40,6 +40,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.llm import ChatModel, Reply, ToolCallRequest, billed
 from tui_agent.core.llm.errors import LLMError
+from tui_agent.core.llm.reply import cut_short
 from tui_agent.core.messages import instructions_for, media_message, sentence, system_text
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script
@@ -152,6 +153,11 @@ class Agent:
                 finally:
                     usage = usage + reply.usage
                 if not reply.tool_calls:
+                    short = cut_short(reply.finish_reason, getattr(
+                        getattr(self.llm, "settings", None), "max_tokens", None))
+                    if short is not None:
+                        reason = short[0]
+                        yield Notice(short[1])
                     break
                 if depth == self.settings.max_depth:
                     reason = "max_depth"

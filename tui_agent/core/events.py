@@ -16,7 +16,10 @@ from tui_agent.config.interpolate import StreamMasker, mask, mask_json
 from tui_agent.tools.wording import counted
 
 Decision = Literal["approved", "denied", "auto"]
-StopReason = Literal["end", "max_depth", "error", "cancelled"]
+StopReason = Literal["end", "max_tokens", "refusal", "max_depth", "error", "cancelled"]
+"""How a turn ended: ``end`` the model was done; ``max_tokens`` its last reply hit the
+output-token limit (cut short); ``refusal`` the provider stopped it (a content filter, the
+model's refusal); ``max_depth`` still calling tools at the bound; ``error``; ``cancelled``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_agent.core.events import Usage
+from tui_agent.core.events import StopReason, Usage
 from tui_agent.core.llm.errors import LLMError
 
 
@@ -17,6 +17,29 @@ class ToolCallRequest:
     id: str
     name: str
     arguments: str
+
+
+CUT_SHORT: dict[str, StopReason] = {"length": "max_tokens", "max_tokens": "max_tokens",
+                                    "content_filter": "refusal", "refusal": "refusal"}
+"""A final reply's finish reason (OpenAI's words, as litellm maps every provider's, and
+the providers' own, passed through by some OpenAI-compatible servers) -> how the turn
+ended, when the reply did not simply end."""
+
+
+def cut_short(finish_reason: str | None, max_tokens: int | None) -> tuple[StopReason, str] | None:
+    """How a turn whose last reply ended with ``finish_reason`` ended, and what to tell the
+    person, when the reply was stopped rather than finished; None when it just ended."""
+    reason = CUT_SHORT.get(finish_reason or "")
+    if reason == "max_tokens":
+        limit = (f"[model] max_tokens = {max_tokens}" if max_tokens
+                 else "the provider's default; set [model] max_tokens to raise it")
+        return reason, ("the reply stopped at the model's output-token limit "
+                        f"({limit}): it is cut short. Say \"go on\" to have it continue.")
+    if reason == "refusal":
+        return reason, ("the provider stopped the reply (finish reason "
+                        f"{finish_reason}: a content filter or the model's refusal): "
+                        "what came before is kept.")
+    return None
 
 
 @dataclass(slots=True)
