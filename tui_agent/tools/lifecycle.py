@@ -5,8 +5,10 @@ that enters a session to exit it). That task connects under a start-up timeout, 
 the tools, then serves: a heartbeat checks an idle connection, ``list_changed``
 notifications refresh the tools (debounced), an unused server stops after its
 ``idle_timeout``, and a dropped or stale connection is restarted with exponential
-backoff. A circuit breaker counts consecutive failures of starts and calls. The call
-path is :class:`~tui_agent.tools.call_path.CallPath`, built on this.
+backoff. A circuit breaker counts consecutive failures of starts and calls. What runs
+beside a connected session (heartbeat, refreshes, the idle stop) is
+:class:`~tui_agent.tools.upkeep.Upkeep`'s; the call path is
+:class:`~tui_agent.tools.call_path.CallPath`, built on this.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.backoff import backoff_delay
@@ -26,22 +28,18 @@ from tui_agent.tools.client import (
     NOTHING,
     PERSON_POLL,
     ClientSide,
-    list_tools,
     open_client,
-    ping,
     server_label,
 )
 from tui_agent.tools.errors import describe_error, first_clause
 from tui_agent.tools.server_log import STARTING, log_path, open_log, stderr_tail
+from tui_agent.tools.upkeep import State, Upkeep
 
-State = Literal["connecting", "connected", "degraded", "failed", "disabled", "idle"]
-"""``idle``: a lazy server not started yet, or stopped after ``idle_timeout``; its tools
-stay listed and a call starts it."""
-DEBOUNCE = 0.3
-"""Seconds to gather a burst of ``list_changed`` notifications into one refresh."""
+__all__ = ["ServerLifecycle", "State"]
 
 
-class ServerLifecycle:
+
+class ServerLifecycle(Upkeep):
     """One configured server's session, from start to close."""
 
     def __init__(self, name: str, config: ServerConfig, *, log_dir: Path,
@@ -309,22 +307,7 @@ class ServerLifecycle:
             self.restarts += 1
             self._set("degraded", f"{self._wake_reason}; reconnecting")
 
-    async def _idler(self, after: float) -> None:
-        """Stop the server once no call has used it for ``after`` seconds."""
-        import anyio
-
-        while True:
-            quiet = time.monotonic() - self._last_use
-            if quiet >= after and self._in_flight == 0:
-                self._note(f"stopping: no call for {after:g} s (idle_timeout)")
-                self._signal("idle")
-                return
-            await anyio.sleep(max(0.05, after - quiet))
-
-    # -- health ------------------------------------------------------------------
-
-    def _answered(self) -> None:
-        self._last_answer = time.monotonic()
+    # -- what the transport tells -----------------------------------------------
 
     def _transport_event(self, kind: str, detail: str) -> None:
         if kind == "closed":
@@ -342,58 +325,3 @@ class ServerLifecycle:
             return
         if type(message).__name__ == "ToolListChangedNotification":
             self._refresh_wanted.set()
-
-    async def _heartbeat(self, client: Any) -> None:
-        import anyio
-
-        interval = self.config.heartbeat_interval
-        while True:
-            await anyio.sleep(interval)
-            if time.monotonic() - self._last_answer >= interval:
-                try:
-                    with anyio.fail_after(min(interval, 10.0)):
-                        await ping(client, self.protocol)
-                    self._answered()  # any answer, even an error, proves it is alive
-                    if self.state == "degraded":
-                        self._set("connected")
-                except Exception as exc:
-                    self._set("degraded", f"no answer to a heartbeat: {describe_error(exc)}")
-            silent = time.monotonic() - self._last_answer
-            if silent > self.config.stale_timeout:
-                self._broken(f"no answer for {silent:.0f} s (stale_timeout)")
-                return
-
-    async def _listen(self, client: Any) -> None:
-        """2026 servers announce tool changes through a subscription."""
-        with contextlib.suppress(Exception):
-            async with client.listen(tools_list_changed=True) as events:
-                async for _event in events:
-                    self._refresh_wanted.set()
-
-    async def _refresher(self, client: Any) -> None:
-        import anyio
-
-        while True:
-            await self._refresh_wanted.wait()
-            await anyio.sleep(DEBOUNCE)
-            self._refresh_wanted.clear()
-            await self._refresh(client)
-
-    async def _refresh(self, client: Any) -> None:
-        import anyio
-
-        try:
-            with anyio.fail_after(self.config.startup_timeout):
-                await self._fetch_tools(client)
-        except Exception as exc:
-            self._note(f"could not refresh the tools: {describe_error(exc)}")
-
-    async def refresh_if_stale(self) -> None:
-        if self._client is not None and time.monotonic() - self.tools_at > self.config.tools_ttl:
-            await self._refresh(self._client)
-
-    async def _fetch_tools(self, client: Any) -> None:
-        self.tools, self.tools_at = await list_tools(client), time.monotonic()
-        self._answered()
-        if self._on_change is not None:
-            self._on_change(self)
