@@ -20,20 +20,17 @@ from typing import Any
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import NOTHING, ClientSide
 from tui_agent.tools.connection import ServerConnection, ServerStatus
-from tui_agent.tools.errors import METHOD_NOT_FOUND, ServerError, describe_error
+from tui_agent.tools.errors import ServerError, describe_error
 from tui_agent.tools.metrics import Metrics
 from tui_agent.tools.naming import catalog_names
 from tui_agent.tools.news import LogLine
-from tui_agent.tools.paging import pages
-from tui_agent.tools.resource_tools import (
-    ResourceTool,
-    contents_text,
-    resource_tools,
-    run_resource_tool,
-)
-from tui_agent.tools.results import describe_block, render
+from tui_agent.tools.resource_tools import ResourceTool, resource_tools, run_resource_tool
+from tui_agent.tools.results import render
+from tui_agent.tools.server_context import Listing, ServerContext
 from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint, hints_of
 from tui_agent.tools.text import clean, utf8_size
+
+__all__ = ["Changes", "ClientSides", "Hub", "Listing", "same_server"]
 
 ClientSides = Callable[[str, ServerConfig], ClientSide]
 """The :class:`ClientSide` of a server, by name and config (built by the wiring)."""
@@ -50,16 +47,7 @@ class Entry:
     """One of tui-agent's resource tools (run here, as requests to the server)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
-    """One server's answer to a resources or prompts listing."""
-
-    server: str
-    items: list[Any]
-    error: str | None = None
-
-
-class Hub:
+class Hub(ServerContext):
     """All servers; routes calls by model-facing name."""
 
     def __init__(self, servers: Mapping[str, ServerConfig], *, log_dir: Path,
@@ -305,63 +293,6 @@ class Hub:
         for conn in self.connections.values():
             if conn.never_started and conn.state != "disabled":
                 conn.demand()
-
-    # -- resources and prompts ---------------------------------------------------
-
-    async def _listing(self, method: str, field: str) -> list[Listing]:
-        async def one(conn: ServerConnection) -> Listing:
-            items: list[Any] = []
-            try:
-                async for page in pages(conn, method, field):
-                    items.extend(page)
-            except Exception as exc:
-                if getattr(exc, "code", None) == METHOD_NOT_FOUND:
-                    return Listing(conn.name, [])
-                return Listing(conn.name, items, describe_error(exc))
-            return Listing(conn.name, items)
-
-        live = [c for c in self.connections.values() if c.state in ("connected", "degraded")]
-        return list(await asyncio.gather(*(one(c) for c in live)))
-
-    async def resources(self) -> list[Listing]:
-        return await self._listing("list_resources", "resources")
-
-    async def resource_templates(self) -> list[Listing]:
-        return await self._listing("list_resource_templates", "resource_templates")
-
-    async def prompts(self) -> list[Listing]:
-        return await self._listing("list_prompts", "prompts")
-
-    async def read_resource(self, server: str, uri: str) -> str:
-        """The resource's text (binary parts summarised). Raises :class:`ServerError`."""
-        result = await self._ask(server, lambda client: client.read_resource(uri),
-                                 f"could not read {uri}")
-        return contents_text(result.contents)[0]
-
-    async def get_prompt(self, server: str, name: str,
-                         arguments: dict[str, str] | None = None) -> list[tuple[str, str]]:
-        """The prompt's messages as ``(role, text)``. Raises :class:`ServerError`."""
-        result = await self._ask(server, lambda client: client.get_prompt(name, arguments),
-                                 f"could not give prompt {name}")
-        messages = []
-        for message in result.messages:
-            content = message.content
-            text = getattr(content, "text", None)
-            messages.append((str(message.role), clean(text if isinstance(text, str)
-                                                      else describe_block(content) or "")))
-        return messages
-
-    async def _ask(self, server: str, what: Callable[[Any], Any], failed: str) -> Any:
-        """One request to ``server``; any failure is a :class:`ServerError` naming it."""
-        conn = self.connections.get(server)
-        if conn is None:
-            raise ServerError(f"no server named '{server}'")
-        try:
-            return await conn.request(what)
-        except ServerError:
-            raise
-        except Exception as exc:
-            raise ServerError(f"server '{server}' {failed}: {describe_error(exc)}") from None
 
 
 RULE_LISTS = {"allow", "auto", "ask", "deny"}
