@@ -2,7 +2,7 @@
 a fixed model name, no servers and the test's own XDG directories, then feeds it the
 core's events (the UI renders events and nothing else), so a snapshot depends on
 neither the network, timing, nor the developer's config. ``--snapshot-update`` rewrites
-them after an intended change."""
+them after an intended change. The servers screen's are in test_snapshots_servers.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tui_agent.config.loader import HeldProject
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.project import Project
 from tui_agent.config.reading import Origin
-from tui_agent.core.approval import PendingCall, Policy, ServerRules
+from tui_agent.core.approval import PendingCall
 from tui_agent.core.events import (
     ApprovalDecided,
     Compacted,
@@ -34,12 +34,9 @@ from tui_agent.core.events import (
     Usage,
 )
 from tui_agent.core.scripts import DESTRUCTIVE
-from tui_agent.tools.connection import ServerStatus
-from tui_agent.tools.spec import ToolSpec
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.consent import ProjectConsent
-from tui_agent.ui.screens.servers import ServerControls, ServersScreen
 from tui_agent.ui.widgets.prompt import PromptInput
 
 SIZE = (100, 34)
@@ -247,82 +244,6 @@ def test_hostile_tool_result_is_inert(snap_compare: Snap, tmp_path: Path) -> Non
         TurnDone(Usage()),
     ]
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=feeding(events))
-
-
-def failing_controls() -> ServerControls:
-    statuses = [
-        ServerStatus("git", "connected", "stdio", 2, None, (), "2025-11-25", "mcp-git 1.0", 0,
-                     "closed", None),
-        ServerStatus("broken", "failed", "stdio", 0,
-                     "the server exited during start-up (exit code 1); next try in 30 s",
-                     ("Traceback (most recent call last):", "ModuleNotFoundError: No module "
-                      "named 'missing_dep'"), None, None, 2, "open", Path("/logs/broken.log")),
-        ServerStatus("web", "disabled", "http", 0, None, (), None, None, 0, "closed", None),
-    ]
-    specs = {"git": [ToolSpec("git__status", "git", "status", "Show the working tree status."),
-                     ToolSpec("git__commit", "git", "commit", "Record changes."),
-                     ToolSpec("git__push", "git", "push", "Update remote refs.")]}
-    policy = Policy({"git": ServerRules(auto=("status",), deny=("push",))})
-
-    async def enable(name: str) -> str | None:
-        return None
-
-    async def disable(name: str) -> None:
-        return None
-
-    return ServerControls(lambda: statuses, lambda s: specs.get(s, []), policy,
-                          lambda name: None, enable, disable)
-
-
-def servers_screen(*keys: str) -> Before:
-    async def before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await pilot.app.push_screen(ServersScreen(failing_controls()))
-        await pilot.pause()
-        await pilot.press(*keys)
-        await pilot.pause(0.2)
-    return before
-
-
-def test_servers_screen_with_a_failed_server(snap_compare: Snap, tmp_path: Path) -> None:
-    """Every server's state; the selected failed server's error and stderr tail."""
-    assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
-                        run_before=servers_screen("down"))
-
-
-def long_winded_controls() -> ServerControls:
-    """One remote server whose instructions are longer than the detail pane."""
-    said = "\n".join(f"Rule {i}: read the notes index before writing note {i}." for i in range(30))
-    statuses = [ServerStatus("notes", "connected", "http", 1, None, (), "2025-11-25",
-                             "notes 2.0", 1, "closed", None, logs=("info: index loaded",),
-                             instructions=said)]
-    specs = {"notes": [ToolSpec("notes__add", "notes", "add", "Add a note.")]}
-    stats = {"servers": {"notes": {"calls": 3, "errors": 0, "timeouts": 0, "bytes": 120,
-                                   "p50_ms": 4.0, "p95_ms": 9.0, "restarts": 1,
-                                   "breaker_trips": 0, "tools": {}}}}
-
-    async def nothing(name: str) -> None:
-        return None
-
-    return ServerControls(lambda: statuses, lambda s: specs.get(s, []), Policy({}),
-                          lambda name: None, nothing, nothing, lambda: stats,
-                          login_status=lambda name: "logged in as me until 2026-12-01 10:00")
-
-
-def test_servers_screen_long_instructions(snap_compare: Snap, tmp_path: Path) -> None:
-    """At 80x24 a server's state and login line show above its long instructions, in a
-    pane that scrolls (its scrollbar shows there is more)."""
-    async def before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await pilot.app.push_screen(ServersScreen(long_winded_controls()))
-        await pilot.pause(0.2)
-
-    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=before)
-
-
-def test_servers_screen_tool_approvals(snap_compare: Snap, tmp_path: Path) -> None:
-    """A connected server's tools with their approval: auto, ask, not allowed."""
-    assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=servers_screen())
 
 
 def test_help(snap_compare: Snap, tmp_path: Path) -> None:
