@@ -1,6 +1,7 @@
 """The servers screen's detail pane, against a real server: a server whose instructions
 are longer than the pane still shows its state and login line at the top (what a person
-opens the screen to see), and the pane scrolls down to the rest (logs, log file, calls)."""
+opens the screen to see), and the pane scrolls down to the rest (logs, log file, calls);
+ctrl+s, which opened the screen, closes it."""
 
 from __future__ import annotations
 
@@ -57,4 +58,6 @@ async def test_state_and_login_show_first_and_the_rest_scrolls(tmp_path: Path) -
             shown = visible_lines(detail)
             assert shown[-1] == str(detail.render()).splitlines()[-1], shown
             assert not any(line.startswith("connected") for line in shown)
+            await pilot.press("ctrl+s")  # the key that opened the screen closes it
+            await until(pilot, lambda: app.screen is not screen, what="the screen closed")
             await app.action_quit()

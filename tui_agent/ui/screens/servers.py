@@ -69,10 +69,13 @@ class ServersScreen(Screen[None]):
         Binding("r", "reconnect", "Reconnect"),
         Binding("e", "enable", "Enable"),
         Binding("d", "disable", "Disable"),
-        Binding("a", "add", "Add server"),
+        Binding("a", "add", "Add"),
         Binding("t", "toggle_auto", "Auto/ask"),
         Binding("x", "toggle_allowed", "Allow/deny"),
         Binding("l", "login", "Log in", show=False),
+        # ctrl+s opened this screen and closes it again; not shown, so the footer keeps
+        # room at 100 columns for the screen's own keys and ctrl+q.
+        Binding("ctrl+s", "app.pop_screen", "Servers", show=False),
     ]
 
     def __init__(self, controls: ServerControls) -> None:
