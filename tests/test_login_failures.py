@@ -11,8 +11,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.reference import free_port
+from tests.conftest import ROOT
+from tests.reference import free_port, http_server
 from tests.test_login import config, guarded, tui_agent
+from tests.zygote import module
 
 pytestmark = pytest.mark.slow
 
@@ -83,3 +85,12 @@ def test_a_pre_registered_client_logs_in_with_its_secret(tmp_path: Path) -> None
     assert query["client_id"] == ["me"]
     assert query["redirect_uri"] == [f"http://127.0.0.1:{port}/callback"]
     assert said.startswith("logged in to guarded: logged in as me until ")
+
+
+def test_a_server_that_asks_for_no_login_is_said_to_need_none(tmp_path: Path) -> None:
+    port = free_port()
+    command = module("tests.fakes.mcp_server", "--transport", "http", "--port", str(port))
+    with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
+        done = tui_agent("login", "guarded", "--config", str(config(tmp_path, url)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "guarded needs no login: it connected without asking for one\n"

@@ -88,7 +88,11 @@ def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
         if status.state != "connected":
             err.write(f"tui-agent: {could_not_log_in(name, status.last_error or 'failing')}\n")
             return 1
-        out.write(logged_in(name, describe_login(logins.status(config))) + "\n")
+        who = logins.status(config)
+        if who is None:  # it answered without asking anyone to log in
+            out.write(f"{name} needs no login: it connected without asking for one\n")
+            return 0
+        out.write(logged_in(name, describe_login(who)) + "\n")
         return 0
 
     return asyncio.run(connect())
