@@ -83,6 +83,12 @@ def test_a_variable_reference_is_written_as_such_and_its_value_never_shown(
     assert "literal-secret-77" not in done.stdout + done.stderr
     env = tomllib.loads(box.user_config.read_text())["servers"]["tok"]["env"]
     assert env["TOKEN"] == "${ADDED_TOKEN}"
+    passed = box.mcp("add", "passed", "--env", "ADDED_TOKEN", *fake_words())  # as docker -e
+    assert passed.returncode == 0, passed.stderr
+    assert "env ADDED_TOKEN=${ADDED_TOKEN}" in passed.stdout
+    assert "value-of-the-token-42" not in passed.stdout + passed.stderr
+    env = tomllib.loads(box.user_config.read_text())["servers"]["passed"]["env"]
+    assert env["ADDED_TOKEN"] == "${ADDED_TOKEN}"
 
 
 def test_a_server_that_fails_to_start_stays_added_and_the_exit_code_says_so(
@@ -120,7 +126,9 @@ def test_force_replaces_a_server_where_it_stood(tmp_path: Path) -> None:
 
 
 BAD = {
-    "an unknown flag": (["x", "--bogus", "--", "echo"], "unrecognized arguments: --bogus"),
+    # Said by `mcp add` with its own usage, not the whole program's.
+    "an unknown flag": (["x", "--bogus", "--", "echo"],
+                        "tui-agent mcp add: error: unrecognized arguments: --bogus"),
     "a command not on PATH": (["x", "--", "no-such-program-here"],
                               "command 'no-such-program-here' was not found on PATH"),
     "a URL where nothing listens": (["x", "--url", "http://127.0.0.1:9/mcp"],
@@ -131,7 +139,10 @@ BAD = {
     "a command and a URL": (["x", "--url", "http://127.0.0.1:9/", "--", "echo"],
                             "give a command or --url, not both"),
     "nothing to run": (["x"], "say what to run"),
-    "an env without =": (["x", "--env", "JUSTKEY", "--", "echo"], "expected KEY=VALUE"),
+    "an env that is neither": (["x", "--env", "sk-not a name", "--", "echo"],
+                               "--env ********: expected KEY=VALUE (or a variable's NAME"),
+    "an env NAME that is not set": (["x", "--env", "NOT_SET_PASSED_ON", "--", "echo"],
+                                    "${NOT_SET_PASSED_ON} is not set in the environment"),
     "a header for a program": (["x", "--header", "A: b", "--", "echo"],
                                "--header goes with --url"),
     "an ftp URL": (["x", "--url", "ftp://127.0.0.1/"], "is not an http(s) URL"),

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.cli.interrupt import was_interrupt, watching
-from tui_agent.cli.parser import build_parser, misplaced, run_flags_before_run
+from tui_agent.cli.parser import build_parser, misplaced, parse_strictly, run_flags_before_run
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -73,11 +73,11 @@ def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespa
     server's command as it is (its own flags are not ours)."""
     if "--" in words and "mcp" in words[:words.index("--")]:
         cut = words.index("--")
-        args = parser.parse_args(words[:cut])
+        args = parse_strictly(parser, words[:cut])
         if args.command == "mcp" and args.mcp_command == "add":
             args.words = [*args.words, *words[cut + 1:]]
             return args
-    return parser.parse_args(words)
+    return parse_strictly(parser, words)
 
 
 def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:

@@ -230,3 +230,25 @@ def misplaced(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
             if dest not in TAKES[args.command] and getattr(args, dest, None):
                 parser.error(f"{flag} does not apply to 'tui-agent {args.command}' (it is "
                              "for the chat and 'run')")
+
+
+def parse_strictly(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(words)``, but a word no parser took is reported by the command
+    it was given to, with that command's usage (``tui-agent mcp add NAME --bogus`` shows
+    how ``mcp add`` is used, not the whole program's usage)."""
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        parser = _chosen(parser, args)
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _chosen(parser: argparse.ArgumentParser,
+            args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost (sub)command parser ``args`` went through."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _chosen(chosen, args)
+    return parser

@@ -128,7 +128,8 @@ def request(args: argparse.Namespace, command: Sequence[str]) -> AddRequest:
     if problem:
         raise AddError(problem)
     req = AddRequest(args.name, list(command), args.url, args.transport, args.docker,
-                     list(args.volume), _pairs(args.env, "=", "--env", "KEY=VALUE"),
+                     list(args.volume), _pairs([_passed(e) for e in args.env], "=", "--env",
+                                               "KEY=VALUE (or a variable's NAME alone)"),
                      _pairs(args.header, ":", "--header", "'Name: value'"), list(args.auto),
                      args.scope, args.force, not args.no_start)
     kinds = [k for k, on in (("a command", bool(command) and not req.docker),
@@ -144,6 +145,13 @@ def request(args: argparse.Namespace, command: Sequence[str]) -> AddRequest:
     if req.volumes and not req.docker:
         raise AddError("--volume goes with --docker")
     return req
+
+
+def _passed(item: str) -> str:
+    """``--env NAME`` alone, as ``docker run -e NAME`` takes it: the variable passed on
+    from the environment, written as the reference ``NAME=${NAME}`` (so its value never
+    lands in the file; the check for unset variables then asks for it to be set)."""
+    return f"{item}=${{{item}}}" if item.isidentifier() and item.isascii() else item
 
 
 def _pairs(items: Sequence[str], sep: str, flag: str, form: str) -> dict[str, str]:
