@@ -126,7 +126,8 @@ def test_servers_command_reports_and_fails_on_a_broken_server(
     good = write_config(tmp_path / "good.toml", calc=fake_entry(auto=["add"], deny=["crash"]))
     assert main(["servers", "--config", str(good), "--resources"]) == 0
     out = capsys.readouterr().out
-    assert "calc  connected  stdio  16 tools" in out
+    assert "calc  connected  stdio  16 tools + 2 to read its resources" in out
+    assert "  calc__read_resource " in out and "  calc__list_resources " in out
     lines = {line.split()[0]: line.split()[1] for line in out.splitlines()
              if line.startswith("  calc__")}
     assert (lines["calc__add"], lines["calc__echo"], lines["calc__crash"]) == (

@@ -50,9 +50,13 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
 def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> None:
     about = " · ".join(x for x in (status.server_info, status.protocol and
                                    f"protocol {status.protocol}") if x)
-    out.write(f"{status.name}  {status.state}  {status.transport}  {counted(status.tools, 'tool')}"
-              f"{f'  ({about})' if about else ''}\n")
     specs = hub.tools_of(status.name)
+    # tui-agent's own tools for the server's resources are listed (the model gets them),
+    # and counted apart from the server's.
+    extra = len(specs) - status.tools
+    own = f" + {extra} to read its resources" if extra > 0 else ""
+    out.write(f"{status.name}  {status.state}  {status.transport}  {counted(status.tools, 'tool')}"
+              f"{own}{f'  ({about})' if about else ''}\n")
     width = max((len(s.name) for s in specs), default=0)
     for spec in specs:
         verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
