@@ -75,7 +75,7 @@ async def test_start_is_in_the_background_and_a_turn_waits_and_says_so(tmp_path:
         assert hub.statuses()[0].state == "connecting"
         notes = [note async for note in hub.prepare()]
         assert "waiting for 1 MCP server(s) still starting: slow" in notes[0]
-        assert hub.statuses()[0].state == "connected"
+        assert hub.statuses()[0].state == "connected", (hub.statuses()[0], notes)
         assert await call(hub, "slow__echo", text="ready") == ("ready", False)
 
 

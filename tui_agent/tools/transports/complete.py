@@ -18,6 +18,8 @@ from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any
 
+from tui_agent.tools.transports.wrapped import Wrapped, WrappedRead
+
 REVISION = "2026-07-28"
 
 
@@ -48,28 +50,11 @@ class CompleteByDefault(AbstractAsyncContextManager[Any]):
         return getattr(self._inner, name)
 
 
-class _Stream:
-    """A stream passed through; what it does not override goes to the inner one."""
-
+class _Write(Wrapped):
     def __init__(self, inner: Any, pending: dict[Any, str]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._pending = pending
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Any:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
-        await self.aclose()
-
-
-class _Write(_Stream):
     async def send(self, item: Any) -> None:
         message = getattr(item, "message", None)
         method = getattr(message, "method", None)
@@ -79,7 +64,11 @@ class _Write(_Stream):
         await self._inner.send(item)
 
 
-class _Read(_Stream):
+class _Read(WrappedRead):
+    def __init__(self, inner: Any, pending: dict[Any, str]) -> None:
+        super().__init__(inner)
+        self._pending = pending
+
     async def receive(self) -> Any:
         item = await self._inner.receive()
         message = getattr(item, "message", None)
@@ -89,14 +78,3 @@ class _Read(_Stream):
             if method is not None and isinstance(result, dict) and "resultType" not in result:
                 result["resultType"] = "complete"
         return item
-
-    def __aiter__(self) -> _Read:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None

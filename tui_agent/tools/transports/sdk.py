@@ -27,6 +27,7 @@ from typing import Any, TextIO
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.private import open_append
 from tui_agent.tools.transports import stopping
+from tui_agent.tools.transports.wrapped import WrappedRead
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +35,12 @@ OnEvent = Callable[[str, str], None]
 """``(kind, detail)``: ``closed`` when the stream ends."""
 
 
-class WatchedRead:
+class WatchedRead(WrappedRead):
     """A read stream that reports its end, and lets a read result go once it was handed
     on (:meth:`_let_go`)."""
 
     def __init__(self, inner: Any, on_event: OnEvent) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._on_event = on_event
         self._last: Any = None
 
@@ -72,27 +73,6 @@ class WatchedRead:
         if isinstance(getattr(message, "result", None), dict) and \
                 getattr(message, "method", None) is None:
             message.result = {}  # type: ignore[union-attr]
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> WatchedRead:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> WatchedRead:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
-        await self.aclose()
 
 
 class Watched(AbstractAsyncContextManager[Any]):
