@@ -1,8 +1,8 @@
 """A ``session/prompt``'s content blocks besides text, as the scripted model receives
-them: an image block is an image part for a model that reads images, and a JSON-RPC error
-saying why (nothing sent) for one that does not; a resource link to a file and an
-embedded resource (the editor's selection) go as ``@`` files do, a ``<file>`` block after
-the words."""
+them: an image block (or an embedded image) is an image part for a model that reads
+images, and a JSON-RPC error saying why (nothing sent) for one that does not; a resource
+link to a file and an embedded resource (the editor's selection) go as ``@`` files do, a
+``<file>`` block after the words."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from acp import image_block, resource_block, resource_link_block, text_block
-from acp.helpers import embedded_text_resource
+from acp.helpers import embedded_blob_resource, embedded_text_resource
 
 from tests.acp_kit import Editor, config, prompt, running
 from tests.fakes.llm_server import FakeLLM, Reply
@@ -34,23 +34,26 @@ def file_block(shown: str, text: str) -> str:
     return f'<file path="{shown}" size="{len(text.encode())} B">\n{text}</file>'
 
 
-def test_an_image_block_reaches_a_model_that_reads_images(fake_llm: FakeLLM,
-                                                          tmp_path: Path) -> None:
-    fake_llm.push(Reply(text="a single pixel"))
+def test_images_reach_a_model_that_reads_images(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """An image block, and an image embedded as a resource (a screenshot the editor holds),
+    each an image part after the words, named in them."""
+    fake_llm.push(Reply(text="two single pixels"))
     conf = config(tmp_path, fake_llm, extra="vision = true\n")
+    shot = resource_block(embedded_blob_resource((tmp_path / "shot.png").as_uri(), PNG,
+                                                 mime_type="image/png"))
 
     async def scenario() -> str:
         async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
             sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
-            return await prompt(conn, sid, [text_block("what is this?"),
-                                            image_block(PNG, "image/png")])
+            return await prompt(conn, sid, [text_block("what are these?"),
+                                            image_block(PNG, "image/png"), shot])
 
     assert asyncio.run(scenario()) == "end_turn"
-    words, image = sent(fake_llm, 0)
-    assert words["type"] == "text" and words["text"].startswith("what is this?")
-    assert '<image path="image" size="70 B"/>' in words["text"]
-    assert image["type"] == "image_url"
-    assert image["image_url"]["url"] == f"data:image/png;base64,{PNG}"
+    words, *images = sent(fake_llm, 0)
+    assert words == {"type": "text", "text": 'what are these?\n\n<image path="image" '
+                     'size="70 B"/>\n\n<image path="shot.png" size="70 B"/>'}
+    assert [i["type"] for i in images] == ["image_url", "image_url"]
+    assert [i["image_url"]["url"] for i in images] == [f"data:image/png;base64,{PNG}"] * 2
 
 
 @pytest.mark.parametrize("form", ["image block", "link to a png"])

@@ -95,8 +95,8 @@ def _embedded(resource: TextResourceContents | BlobResourceContents, root: Path)
     if not mime.startswith("image/"):
         raise AttachError(f"{shown}: a binary resource ({mime or 'no type'}); only text and "
                           "images can be attached")
-    return Attachment(shown, len(resource.blob) * 3 // 4, "image", mime=mime,
-                      data=_decoded(resource.blob, shown))
+    data = _decoded(resource.blob, shown)
+    return Attachment(shown, len(data), "image", mime=mime, data=data)
 
 
 def _image(block: ImageContentBlock) -> Attachment:
