@@ -88,7 +88,8 @@ def test_an_image_for_a_model_that_reads_none_is_refused_saying_why(
                           "litellm knows; set [model] vision = true if it does): "
                           f"{shown} was not sent"}
     assert then == "end_turn"
-    assert "image" not in json.dumps(fake_llm.requests[0]["messages"])
+    history = json.dumps(fake_llm.requests[0]["messages"])
+    assert "what is this?" not in history and "image_url" not in history
     assert "Traceback" not in log.read_text(encoding="utf-8")
 
 
