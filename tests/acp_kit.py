@@ -123,9 +123,10 @@ async def running(editor: Editor, conf: Path, *args: str, cwd: Path,
         err.close()
 
 
-async def prompt(conn: ClientSideConnection, session_id: str, text: str,
+async def prompt(conn: ClientSideConnection, session_id: str, text: str | list[Any],
                  timeout: float = 60) -> str:
-    """Send ``text``; the stop reason."""
-    answer = await asyncio.wait_for(conn.prompt(session_id=session_id,
-                                                prompt=[text_block(text)]), timeout)
+    """Send ``text`` (or these content blocks); the stop reason."""
+    blocks = [text_block(text)] if isinstance(text, str) else text
+    answer = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=blocks),
+                                    timeout)
     return str(answer.stop_reason)

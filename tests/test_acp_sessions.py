@@ -1,8 +1,8 @@
 """ACP sessions of ``tui-agent acp``: ``session/cancel`` stops a turn (in the model's
 stream, or in a server's call, which the server sees cancelled) and the prompt answers
 ``cancelled``; ``session/load`` replays a saved conversation and continues it; MCP
-servers the editor hands over in ``session/new`` (stdio and streamable HTTP) serve the
-session's turns under the editor's names."""
+servers the editor hands over in ``session/new`` (stdio, streamable HTTP and SSE) serve
+the session's turns under the editor's names."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio, SseMcpServer
 
 from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
 from tests.conftest import ROOT, TAG_VAR, tagged_env
@@ -107,32 +107,39 @@ def test_load_of_an_unknown_session_is_an_error_naming_it(fake_llm: FakeLLM,
 
 def test_servers_the_editor_hands_over_serve_the_session(fake_llm: FakeLLM,
                                                          tmp_path: Path) -> None:
-    port = free_port()
+    """Over each transport the editor may hand one over: stdio, streamable HTTP, SSE."""
+    ports = free_port(), free_port()
     fake_llm.push(Reply(tool_calls=[
         FakeToolCall("handed__echo", {"text": "over stdio"}, id="a1"),
-        FakeToolCall("web__echo", {"text": "over http"}, id="a2")]), Reply(text="both"))
-    editor = Editor(["allow_once", "allow_once"])
+        FakeToolCall("web__echo", {"text": "over http"}, id="a2"),
+        FakeToolCall("events__echo", {"text": "over sse"}, id="a3")]), Reply(text="all"))
+    editor = Editor(["allow_once"] * 3)
     stdio = McpServerStdio(name="handed", command=sys.executable,
                            args=["-m", "tests.fakes.mcp_server", "--name", "handed"],
                            env=[EnvVariable(name="PYTHONPATH", value=str(ROOT)),
                                 EnvVariable(name=TAG_VAR, value=tagged_env()[TAG_VAR])])
-    command = [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", "http",
-               "--port", str(port)]
 
-    async def scenario(url: str) -> str:
+    def command(transport: str, port: int) -> list[str]:
+        return [sys.executable, "-m", "tests.fakes.mcp_server", "--transport", transport,
+                "--port", str(port)]
+
+    async def scenario(http_url: str, sse_url: str) -> str:
         async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
-            web = HttpMcpServer(type="http", name="web", url=url, headers=[])
+            web = HttpMcpServer(type="http", name="web", url=http_url, headers=[])
+            events = SseMcpServer(type="sse", name="events", url=sse_url, headers=[])
             sid = (await conn.new_session(cwd=str(tmp_path),
-                                          mcp_servers=[stdio, web])).session_id
-            return await prompt(conn, sid, "use both")
+                                          mcp_servers=[stdio, web, events])).session_id
+            return await prompt(conn, sid, "use them all")
 
-    with http_server(command, port, env={"PYTHONPATH": str(ROOT)}, path="/mcp") as url:
-        assert asyncio.run(scenario(url)) == "end_turn"
+    env = {"PYTHONPATH": str(ROOT)}
+    with http_server(command("http", ports[0]), ports[0], env=env, path="/mcp") as http_url, \
+            http_server(command("sse", ports[1]), ports[1], env=env, path="/sse") as sse_url:
+        assert asyncio.run(scenario(http_url, sse_url)) == "end_turn"
     offered = {t["function"]["name"] for t in fake_llm.requests[0]["tools"]}
-    assert {"handed__echo", "web__echo"} <= offered
+    assert {"handed__echo", "web__echo", "events__echo"} <= offered
     done = {u.tool_call_id: u.content[0].content.text
             for u in editor.of("tool_call_update") if u.status == "completed"}
-    assert done == {"a1": "over stdio", "a2": "over http"}
+    assert done == {"a1": "over stdio", "a2": "over http", "a3": "over sse"}
 
 
 def test_a_handed_server_named_as_a_configured_one_never_touches_the_users(

@@ -212,7 +212,9 @@ class TuiAgent:
                     return "end_turn"
                 message: str | list[dict[str, Any]] = turn_text
             else:
-                message = await user_message(blocks, session.cwd, self._reader(session))
+                message = await user_message(blocks, session.cwd, self._reader(session),
+                                             session.agent.llm.model or "",
+                                             session.reads_images)
         except (AttachError, ValueError, ServerError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         return await self._run(session, message)

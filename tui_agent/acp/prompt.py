@@ -4,6 +4,10 @@ resources (the editor's selection or buffer), and images.
 
 Files are read through the editor's ``fs/read_text_file`` when it offers it, so an unsaved
 buffer is what the model sees; else from the disk, relative to the session's directory.
+An image (a block, an embedded image, a link to an image file) for a model that reads none
+is refused as the app and ``run`` refuse it, naming the model and ``[model] vision``: the
+editor offers images to every session (the capability is the agent's, before any model is
+picked), so the check is per prompt, against the session's model of the moment.
 """
 
 from __future__ import annotations
@@ -31,17 +35,21 @@ from tui_agent.core.attachments import (
     content,
     read_attachment,
     references,
+    refuse_images,
     unescape,
 )
 
 ReadText = Callable[[Path], Awaitable[str]]
 """The editor's ``fs/read_text_file`` for one session."""
+ReadsImages = Callable[[], Awaitable[bool]]
+"""Whether the session's model reads images (asked only of a prompt that holds one)."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 
-async def user_message(blocks: Sequence[Any], root: Path, read: ReadText | None
-                       ) -> str | list[dict[str, Any]]:
-    """The message for ``blocks``; :class:`AttachError` names the first that cannot go."""
+async def user_message(blocks: Sequence[Any], root: Path, read: ReadText | None,
+                       model: str, reads_images: ReadsImages) -> str | list[dict[str, Any]]:
+    """The message for ``blocks`` to ``model``; :class:`AttachError` names the first that
+    cannot go, or the images when the model reads none."""
     words: list[str] = []
     files: list[Attachment] = []
     for block in blocks:
@@ -62,7 +70,10 @@ async def user_message(blocks: Sequence[Any], root: Path, read: ReadText | None
         else:
             raise AttachError(f"a {getattr(block, 'type', '?')} block: this agent takes text, "
                               "resources and images")
-    return content(Prepared(" ".join(w for w in words if w), tuple(files)))
+    prepared = Prepared(" ".join(w for w in words if w), tuple(files))
+    if prepared.images:
+        refuse_images(prepared, model, await reads_images())
+    return content(prepared)
 
 
 async def _file(path: Path, shown: str, read: ReadText | None) -> Attachment:
@@ -84,8 +95,8 @@ def _embedded(resource: TextResourceContents | BlobResourceContents, root: Path)
     if not mime.startswith("image/"):
         raise AttachError(f"{shown}: a binary resource ({mime or 'no type'}); only text and "
                           "images can be attached")
-    return Attachment(shown, len(resource.blob) * 3 // 4, "image", mime=mime,
-                      data=_decoded(resource.blob, shown))
+    data = _decoded(resource.blob, shown)
+    return Attachment(shown, len(data), "image", mime=mime, data=data)
 
 
 def _image(block: ImageContentBlock) -> Attachment:

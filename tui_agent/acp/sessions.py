@@ -63,6 +63,12 @@ class AcpSession:
     def code_mode(self) -> bool:
         return self.agent.code_mode is not None and self.agent.code_mode.settings.enabled
 
+    async def reads_images(self) -> bool:
+        """Whether the session's model (of the moment: the picker may switch it) reads
+        images; in a thread, since the first answer may import litellm or ask the server."""
+        takes = getattr(self.agent.llm, "takes", None)
+        return takes is not None and "image" in await asyncio.to_thread(takes)
+
     def set_code_mode(self, on: bool) -> None:
         """Code mode on or off from the next request (the agent reads it live)."""
         if self.agent.code_mode is not None:

@@ -1,0 +1,125 @@
+"""A ``session/prompt``'s content blocks besides text, as the scripted model receives
+them: an image block (or an embedded image) is an image part for a model that reads
+images, and a JSON-RPC error saying why (nothing sent) for one that does not; a resource
+link to a file and an embedded resource (the editor's selection) go as ``@`` files do, a
+``<file>`` block after the words."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import image_block, resource_block, resource_link_block, text_block
+from acp.helpers import embedded_blob_resource, embedded_text_resource
+
+from tests.acp_kit import Editor, config, prompt, running
+from tests.fakes.llm_server import FakeLLM, Reply
+
+pytestmark = pytest.mark.slow
+
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJ"
+       "RU5ErkJggg==")
+"""A 1x1 PNG, base64."""
+
+
+def sent(fake: FakeLLM, index: int) -> Any:
+    """The user message's content of the model's request ``index``."""
+    return fake.requests[index]["messages"][-1]["content"]
+
+
+def file_block(shown: str, text: str) -> str:
+    return f'<file path="{shown}" size="{len(text.encode())} B">\n{text}</file>'
+
+
+def test_images_reach_a_model_that_reads_images(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """An image block, and an image embedded as a resource (a screenshot the editor holds),
+    each an image part after the words, named in them."""
+    fake_llm.push(Reply(text="two single pixels"))
+    conf = config(tmp_path, fake_llm, extra="vision = true\n")
+    shot = resource_block(embedded_blob_resource((tmp_path / "shot.png").as_uri(), PNG,
+                                                 mime_type="image/png"))
+
+    async def scenario() -> str:
+        async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            return await prompt(conn, sid, [text_block("what are these?"),
+                                            image_block(PNG, "image/png"), shot])
+
+    assert asyncio.run(scenario()) == "end_turn"
+    words, *images = sent(fake_llm, 0)
+    assert words == {"type": "text", "text": 'what are these?\n\n<image path="image" '
+                     'size="70 B"/>\n\n<image path="shot.png" size="70 B"/>'}
+    assert [i["type"] for i in images] == ["image_url", "image_url"]
+    assert [i["image_url"]["url"] for i in images] == [f"data:image/png;base64,{PNG}"] * 2
+
+
+@pytest.mark.parametrize("form", ["image block", "link to a png"])
+def test_an_image_for_a_model_that_reads_none_is_refused_saying_why(
+        fake_llm: FakeLLM, tmp_path: Path, form: str) -> None:
+    """A JSON-RPC error naming the model, the image and the setting; nothing reaches the
+    model, and the session takes the next prompt without the image."""
+    import base64
+
+    from acp import RequestError
+
+    picture = tmp_path / "pixel.png"
+    picture.write_bytes(base64.b64decode(PNG))
+    block = image_block(PNG, "image/png") if form == "image block" \
+        else resource_link_block("pixel.png", picture.as_uri())
+    fake_llm.push(Reply(text="words only"))
+    log = tmp_path / "stderr.log"
+
+    async def scenario() -> tuple[Any, str]:
+        async with running(Editor(), config(tmp_path, fake_llm), cwd=tmp_path,
+                           log=log) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            with pytest.raises(RequestError) as caught:
+                await prompt(conn, sid, [text_block("what is this?"), block])
+            assert fake_llm.requests == []
+            return caught.value, await prompt(conn, sid, "then just words")
+
+    error, then = asyncio.run(scenario())
+    shown = "image" if form == "image block" else "pixel.png"
+    assert error.code == -32602
+    assert error.data == {"message": "openai/fake-model does not read images (as far as "
+                          "litellm knows; set [model] vision = true if it does): "
+                          f"{shown} was not sent"}
+    assert then == "end_turn"
+    history = json.dumps(fake_llm.requests[0]["messages"])
+    assert "what is this?" not in history and "image_url" not in history
+    assert "Traceback" not in log.read_text(encoding="utf-8")
+
+
+def test_resource_links_and_embedded_selections_go_as_at_files_do(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A link to a file is read as ``@`` reads it (through the editor, which offers
+    ``fs/read_text_file``: its unsaved buffer); an embedded resource is the editor's own
+    text (a selection), named by its uri; a link to no file stays a link in the words."""
+    (tmp_path / "src").mkdir()
+    app = tmp_path / "src" / "app.py"
+    app.write_text("print('disk')\n", encoding="utf-8")
+    buffer, selection = "print('buffer')\n", "def selected():\n    pass\n"
+    editor = Editor(buffers={str(app): buffer})
+    fake_llm.push(*[Reply(text=f"reply {i}") for i in range(4)])
+    turns: list[str | list[Any]] = [
+        "explain @src/app.py",
+        [text_block("explain"), resource_link_block("app.py", app.as_uri())],
+        [text_block("explain"), resource_block(embedded_text_resource(app.as_uri(),
+                                                                      selection))],
+        [text_block("see"), resource_link_block("docs", "https://example.com/docs")]]
+
+    async def scenario() -> list[str]:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path,
+                           fs=True) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            return [await prompt(conn, sid, turn) for turn in turns]
+
+    assert asyncio.run(scenario()) == ["end_turn"] * 4
+    assert editor.read == [str(app), str(app)]
+    assert sent(fake_llm, 0) == f"explain @src/app.py\n\n{file_block('src/app.py', buffer)}"
+    assert sent(fake_llm, 1) == f"explain\n\n{file_block('src/app.py', buffer)}"
+    assert sent(fake_llm, 2) == f"explain\n\n{file_block('src/app.py', selection)}"
+    assert sent(fake_llm, 3) == "see [docs](https://example.com/docs)"
