@@ -162,7 +162,9 @@ def test_store_finds_sessions(tmp_path: Path) -> None:
     with pytest.raises(SessionError, match="no session to resume"):
         store.find(None)
     for name in ("20260101-000000-aaaaaa", "20260102-000000-bbbbbb", "20260102-000000-bbcccc"):
-        SessionWriter.create(tmp_path / f"{name}.jsonl", {}).close()
+        writer = SessionWriter.create(tmp_path / f"{name}.jsonl", {})
+        writer.message({"role": "user", "content": name})
+        writer.close()
         time.sleep(0.01)
     assert store.find(None).stem == "20260102-000000-bbcccc"
     assert store.find("20260101").stem == "20260101-000000-aaaaaa"

@@ -1,6 +1,7 @@
 """``tui-agent sessions`` as a table a person can read: a long model name is cut with an
 ellipsis (never mid-name without one), an unknown cost says so, the cost and cache
 columns are padded so every title starts in the same column, and one message is "1 msg".
+A conversation nobody said anything in is not kept, nor continued by ``-c``.
 
 The session files are real ones, written by the same writer the agent uses; the listing is
 the CLI's own output."""
@@ -13,6 +14,7 @@ from tui_agent.cli import main
 from tui_agent.config import paths
 from tui_agent.core.events import Usage
 from tui_agent.core.session import SessionWriter
+from tui_agent.wiring import build
 
 CHATS = [  # file stem, model, messages, usage
     ("20261125-162618-ec6ea2", "anthropic/claude-sonnet-4-5", 1, Usage(10, 0, 10, 0.0)),
@@ -48,3 +50,19 @@ def test_sessions_listing_lines_up(capsys: pytest.CaptureFixture[str]) -> None:
         "20261125-162618-ec6ea2    1 msg   anthropic/claude-sonnet-…  $0.0000             "
         "ec6ea2 says 0",
     ]
+
+
+def test_a_conversation_with_nothing_said_is_neither_kept_nor_continued(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write_chats()
+    store = paths.sessions_dir()
+    blank = SessionWriter.create(store / "20261125-170000-aaaaaa.jsonl", {"model": "m"})
+    assert blank.path.exists()  # there from the start: a crash before a word leaves it
+    crashed = store / "20261125-170100-bbbbbb.jsonl"
+    crashed.write_bytes(blank.path.read_bytes())  # what a kill before the first word leaves
+    blank.close()
+    assert not blank.path.exists()
+    assert main(["sessions"]) == 0
+    listed = capsys.readouterr().out
+    assert "aaaaaa" not in listed and "bbbbbb" in listed  # a crash's file is still shown
+    assert build.sessions().find(None).stem == CHATS[-1][0]  # -c skips the empty one

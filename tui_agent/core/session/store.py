@@ -1,5 +1,5 @@
 """The directory of session files: finding one by id, prefix or path, and the latest
-(never a demo conversation)."""
+(never a demo conversation, nor one nobody said anything in)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,17 @@ def is_demo(path: Path) -> bool:
     return isinstance(meta, dict) and meta.get("kind") == "meta" and meta.get("demo") is True
 
 
+def said_anything(path: Path) -> bool:
+    """Whether the session file at ``path`` holds more than its ``meta`` record (a file
+    with nothing else is what a run killed before its first message leaves)."""
+    try:
+        with path.open("rb") as file:
+            file.readline(1 << 16)
+            return bool(file.readline(1).strip())
+    except OSError:
+        return False
+
+
 class SessionStore:
     """The directory of session files."""
 
@@ -36,9 +47,11 @@ class SessionStore:
         return sorted(self.directory.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
 
     def latest(self) -> Path | None:
-        """The conversation written to last, but never a demo one: ``-c`` after ``--demo``
-        goes on with the conversation before it, not the tour (with a real model)."""
-        return next((p for p in reversed(self.paths()) if not is_demo(p)), None)
+        """The conversation written to last, but never a demo one (``-c`` after ``--demo``
+        goes on with the conversation before it, not the tour, with a real model) nor one
+        nobody said anything in."""
+        return next((p for p in reversed(self.paths())
+                     if not is_demo(p) and said_anything(p)), None)
 
     def find(self, ref: str | None) -> Path:
         """A session by id, unique id prefix, or file path; the latest (not a demo one)

@@ -43,6 +43,9 @@ class SessionWriter:
         """Streamed text that could begin a secret: written with the next flush, masked
         with what follows it (a key streamed in pieces never lands split in the file)."""
         self._last_flush = 0.0
+        self._blank = False
+        """A new file that holds its ``meta`` record and nothing else yet: removed when
+        closed so (a conversation nobody said anything in is not one to list or resume)."""
         created = not path.exists()
         # held for the session; created private (or made private: an older tui-agent's)
         self._file: IO[bytes] = os.fdopen(open_append(path), "ab")
@@ -65,6 +68,7 @@ class SessionWriter:
         writer._write({"kind": "meta", "version": FORMAT_VERSION, "id": writer.id,
                        "created": datetime.now().astimezone().isoformat(timespec="seconds"),
                        **meta}, sync=True)
+        writer._blank = True
         return writer
 
     @classmethod
@@ -152,9 +156,14 @@ class SessionWriter:
                 self.flush_partial(final=True)
             with contextlib.suppress(OSError):
                 self.sync()
+            if self._blank:  # removed while still locked: nobody opens it in between
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+                    _fsync_dir(self.path.parent)
             self._file.close()
 
     def _write(self, record: dict[str, Any], *, sync: bool) -> None:
+        self._blank = False
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         line = mask_json(line, self._secrets)
         self._file.write(line.encode("utf-8") + b"\n")
