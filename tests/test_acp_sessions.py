@@ -91,6 +91,32 @@ def test_load_replays_a_saved_session_and_continues_it(fake_llm: FakeLLM,
     assert "echo ping please" in history and "It said ping." in history
 
 
+def test_a_session_nobody_used_is_not_kept_and_one_reloaded_keeps_its_header(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """An editor opens sessions freely: one left unused leaves no file. One loaded again
+    while still open and blank (the same id) keeps its ``meta`` record, and what is said
+    then is kept after it."""
+    from tui_agent.config import paths
+    from tui_agent.core.session import load
+
+    fake_llm.push(Reply(text="Hello again."))
+
+    async def scenario() -> tuple[str, str]:
+        async with running(Editor(), config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            unused = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+            assert await prompt(conn, sid, "hello") == "end_turn"
+        return unused, sid
+
+    unused, sid = asyncio.run(scenario())
+    store = paths.sessions_dir()
+    assert not list(store.glob(f"{unused}*")), "an unused session left a file"
+    conv = load(store / f"{sid}.jsonl")
+    assert conv.meta.get("id") == sid and conv.meta.get("model") == "openai/fake-model"
+    assert [m["content"] for m in conv.messages] == ["hello", "Hello again."]
+
+
 def test_load_of_an_unknown_session_is_an_error_naming_it(fake_llm: FakeLLM,
                                                           tmp_path: Path) -> None:
     from acp import RequestError

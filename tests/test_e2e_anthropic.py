@@ -336,3 +336,22 @@ def test_a_reply_stopped_by_the_limit_or_a_refusal_ends_the_turn_so(
     [notice] = result.of("notice")
     assert said in notice["message"], notice
     assert anthropic_fake.requests[-1].body["max_tokens"] == 64
+
+
+def test_a_tool_call_in_a_reply_cut_by_the_limit_is_not_run_and_the_pairing_holds(
+        anthropic_fake: AnthropicFake, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A reply stopped at ``max_tokens`` while it asked for a tool: the call (its
+    arguments may be cut) is not run but answered as refused, so the conversation resumes
+    with every ``tool_use`` paired with its ``tool_result``, as Anthropic requires."""
+    anthropic_fake.push(Reply(text="Adding.", tool_uses=[ToolUse("t__add", {"a": 2, "b": 3})],
+                              stop_reason="max_tokens"))
+    cfg = config(tmp_path, anthropic_fake)
+    cut = run(capsys, cfg, "add 2 and 3")
+    assert cut.code == 1 and cut.done["reason"] == "max_tokens", (cut.events, cut.err)
+    [result] = cut.of("tool_result")
+    assert result["is_error"] and result["text"].startswith("not run: the reply was stopped")
+    assert len(anthropic_fake.requests) == 1  # the turn ended there
+    anthropic_fake.push(Reply(text="Going on: 5."))
+    ok(run(capsys, cfg, "go on", "--resume", cut.session))
+    served_all(anthropic_fake)

@@ -92,5 +92,7 @@ def test_a_server_that_asks_for_no_login_is_said_to_need_none(tmp_path: Path) ->
     command = module("tests.fakes.mcp_server", "--transport", "http", "--port", str(port))
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         done = tui_agent("login", "guarded", "--config", str(config(tmp_path, url)))
+        report = tui_agent("servers", "--config", str(config(tmp_path, url)))
     assert done.returncode == 0, done.stderr
     assert done.stdout == "guarded needs no login: it connected without asking for one\n"
+    assert "  login: none needed\n" in report.stdout, report.stdout

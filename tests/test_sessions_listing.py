@@ -14,6 +14,7 @@ from tui_agent.cli import main
 from tui_agent.config import paths
 from tui_agent.core.events import Usage
 from tui_agent.core.session import SessionWriter
+from tui_agent.tools.hub import Hub
 from tui_agent.wiring import build
 
 CHATS = [  # file stem, model, messages, usage
@@ -62,6 +63,8 @@ def test_a_conversation_with_nothing_said_is_neither_kept_nor_continued(
     crashed.write_bytes(blank.path.read_bytes())  # what a kill before the first word leaves
     blank.close()
     assert not blank.path.exists()
+    build.save_metrics(Hub({}, log_dir=store), blank)  # nor its servers' call metrics
+    assert not list(store.glob("*aaaaaa*"))
     assert main(["sessions"]) == 0
     listed = capsys.readouterr().out
     assert "aaaaaa" not in listed and "bbbbbb" in listed  # a crash's file is still shown

@@ -111,6 +111,27 @@ def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
                                                      "You are Ada."]
 
 
+def test_ctrl_c_before_anything_is_said_keeps_nothing_and_says_so(fake_llm: FakeLLM) -> None:
+    """Ctrl-C at the line-mode chat's first prompt: exit 130, no session file left (nor
+    its metrics), and no offer to resume what is not there."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["PYTHONPATH"] = str(ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "tui_agent", "run", "--model",
+                                  "openai/fake-model", "--api-base", fake_llm.base_url])
+    try:
+        read_until(fd, "› ".encode())
+        os.write(fd, b"\x03")
+        said = read_until(fd, b"nothing is kept")
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 130
+    assert b"--resume" not in said and b"Traceback" not in said
+    store = paths.sessions_dir()
+    assert (list(store.iterdir()) if store.exists() else []) == []
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupt_keeps_the_session(fake_llm: FakeLLM, signum: int) -> None:
     """Ctrl-C or SIGTERM in the middle of a headless reply: exit 130, session loadable."""

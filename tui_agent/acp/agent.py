@@ -107,6 +107,8 @@ class TuiAgent:
                                                "message": str(exc)}) from None
         old = self.sessions.pop(conv.id, None)
         if old is not None:
+            if old.agent.session is not None:  # its file is opened again just below
+                old.agent.session.keep()
             await old.close()
         session = self._open(cwd, mcp_servers or [], conv)
         for update in replay(conv.messages):

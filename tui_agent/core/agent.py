@@ -152,12 +152,19 @@ class Agent:
                     break
                 finally:
                     usage = usage + reply.usage
+                short = cut_short(reply.finish_reason, getattr(
+                    getattr(self.llm, "settings", None), "max_tokens", None))
+                if short is not None:  # the provider stopped the reply: so ends the turn
+                    reason = short[0]
+                    if reply.tool_calls:  # a call cut mid-arguments must not run
+                        async with aclosing(self._refuse(
+                                reply.tool_calls, offered, "not run: the reply was stopped "
+                                f"({reason}) before its calls were surely whole")) as refused:
+                            async for event in refused:
+                                yield event
+                    yield Notice(short[1])
+                    break
                 if not reply.tool_calls:
-                    short = cut_short(reply.finish_reason, getattr(
-                        getattr(self.llm, "settings", None), "max_tokens", None))
-                    if short is not None:
-                        reason = short[0]
-                        yield Notice(short[1])
                     break
                 if depth == self.settings.max_depth:
                     reason = "max_depth"
@@ -340,10 +347,12 @@ class Agent:
         """Cut a result longer than ``max_tool_output`` tokens; keep the whole of it on disk."""
         return capped(outcome, self.settings.max_tool_output, self.session, call_id)
 
-    async def _refuse(self, requests: list[ToolCallRequest],
-                      offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
-        """Answer calls that will not run because the turn hit ``max_depth``."""
-        refused = ToolOutcome("not run: the turn reached its max_depth limit", is_error=True)
+    async def _refuse(self, requests: list[ToolCallRequest], offered: dict[str, ToolSpec],
+                      why: str = "not run: the turn reached its max_depth limit"
+                      ) -> AsyncGenerator[Event, None]:
+        """Answer calls that will not run (``why``): the turn hit ``max_depth``, or the
+        provider stopped the reply that asked for them."""
+        refused = ToolOutcome(why, is_error=True)
         calls = [prepare(r, offered) for r in requests]
         for call in calls:
             call.outcome = refused

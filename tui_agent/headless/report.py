@@ -36,7 +36,11 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
             _server(status, hub, policy, out)
             config = hub.connections[status.name].config
             if logins is not None and logins.applies(config):
-                out.write(f"  login: {describe_login(logins.status(config))}\n")
+                login = logins.status(config)
+                if login is not None or status.state != "connected":
+                    out.write(f"  login: {describe_login(login)}\n")
+                else:  # it answered without asking anyone to log in
+                    out.write("  login: none needed\n")
         for name, cfg in settings.config.servers.items():
             if cfg.disabled:
                 out.write(f"{name}  disabled\n")
@@ -53,8 +57,8 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> Non
     specs = hub.tools_of(status.name)
     # tui-agent's own tools for the server's resources are listed (the model gets them),
     # and counted apart from the server's.
-    extra = len(specs) - status.tools
-    own = f" + {extra} to read its resources" if extra > 0 else ""
+    extra = hub.resource_tools_of(status.name)
+    own = f" + {extra} to read its resources" if extra else ""
     out.write(f"{status.name}  {status.state}  {status.transport}  {counted(status.tools, 'tool')}"
               f"{own}{f'  ({about})' if about else ''}\n")
     width = max((len(s.name) for s in specs), default=0)

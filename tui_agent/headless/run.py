@@ -119,7 +119,9 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         code = EXIT_INTERRUPTED
     finally:
         writer.close()
-    if code == EXIT_INTERRUPTED:
+    if code == EXIT_INTERRUPTED and writer.blank:  # its file is gone: nothing to resume
+        err.write("\ntui-agent: interrupted before anything was said; nothing is kept\n")
+    elif code == EXIT_INTERRUPTED:
         err.write("\ntui-agent: interrupted; the conversation so far is saved "
                   f"(tui-agent run --resume {writer.id} ...)\n")
     return code

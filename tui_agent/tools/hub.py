@@ -283,6 +283,10 @@ class Hub(ServerContext):
     def tools_of(self, server: str) -> list[ToolSpec]:
         return [e.spec for e in self._catalog.values() if e.spec.server == server]
 
+    def resource_tools_of(self, server: str) -> int:
+        """How many of the server's offered tools are tui-agent's, for its resources."""
+        return sum(e.local for e in self._catalog.values() if e.spec.server == server)
+
     async def wait_all(self) -> None:
         """Wait until every server has finished its first start (``tui-agent servers``)."""
         self._wake_lazy()

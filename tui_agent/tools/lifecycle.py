@@ -38,7 +38,6 @@ from tui_agent.tools.upkeep import State, Upkeep
 __all__ = ["ServerLifecycle", "State"]
 
 
-
 class ServerLifecycle(Upkeep):
     """One configured server's session, from start to close."""
 

@@ -201,8 +201,9 @@ def open_session(settings: Settings, model: str | None, *, resume: str | None = 
 
 
 def save_metrics(hub: Hub | None, session: SessionWriter | None) -> None:
-    """The servers' call metrics so far, beside the conversation's session file."""
-    if hub is not None and session is not None:
+    """The servers' call metrics so far, beside the conversation's session file (none
+    for a conversation nobody said anything in: its file is not kept)."""
+    if hub is not None and session is not None and not session.blank:
         with contextlib.suppress(OSError):
             write_report(session.path, hub.stats())
 

@@ -128,8 +128,9 @@ def request(args: argparse.Namespace, command: Sequence[str]) -> AddRequest:
     if problem:
         raise AddError(problem)
     req = AddRequest(args.name, list(command), args.url, args.transport, args.docker,
-                     list(args.volume), _pairs([_passed(e) for e in args.env], "=", "--env",
-                                               "KEY=VALUE (or a variable's NAME alone)"),
+                     list(args.volume),
+                     _pairs([_passed(e) for e in args.env], "=", "--env",
+                            "KEY=VALUE (or the NAME of a variable set in your environment)"),
                      _pairs(args.header, ":", "--header", "'Name: value'"), list(args.auto),
                      args.scope, args.force, not args.no_start)
     kinds = [k for k, on in (("a command", bool(command) and not req.docker),
@@ -148,10 +149,11 @@ def request(args: argparse.Namespace, command: Sequence[str]) -> AddRequest:
 
 
 def _passed(item: str) -> str:
-    """``--env NAME`` alone, as ``docker run -e NAME`` takes it: the variable passed on
-    from the environment, written as the reference ``NAME=${NAME}`` (so its value never
-    lands in the file; the check for unset variables then asks for it to be set)."""
-    return f"{item}=${{{item}}}" if item.isidentifier() and item.isascii() else item
+    """``--env NAME`` alone, as ``docker run -e NAME`` takes it: a variable set in the
+    environment, passed on, written as the reference ``NAME=${NAME}`` (its value never
+    lands in the file). Only a name that is set: a word that is not (a token pasted
+    without its name, ``ghp_...``) stays a bad word, and is never repeated in the error."""
+    return f"{item}=${{{item}}}" if item in os.environ and "=" not in item else item
 
 
 def _pairs(items: Sequence[str], sep: str, flag: str, form: str) -> dict[str, str]:

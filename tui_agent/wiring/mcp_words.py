@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="an environment variable for the server (repeatable); write "
                              "a secret as ${VAR} to keep it out of the file, or give the "
-                             "NAME alone to pass on yours (written as NAME=${NAME})")
+                             "NAME of one set in your environment to pass it on (written as "
+                             "NAME=${NAME})")
     parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                         help="an HTTP header for --url (repeatable); ${VAR} works here too")
     parser.add_argument("--auto", action="append", default=[], metavar="TOOL",

@@ -34,7 +34,8 @@ def cut_short(finish_reason: str | None, max_tokens: int | None) -> tuple[StopRe
         limit = (f"[model] max_tokens = {max_tokens}" if max_tokens
                  else "the provider's default; set [model] max_tokens to raise it")
         return reason, ("the reply stopped at the model's output-token limit "
-                        f"({limit}): it is cut short. Say \"go on\" to have it continue.")
+                        f"({limit}): it is cut short (a local server stops so too when its "
+                        "context window is full). Say \"go on\" to have it continue.")
     if reason == "refusal":
         return reason, ("the provider stopped the reply (finish reason "
                         f"{finish_reason}: a content filter or the model's refusal): "

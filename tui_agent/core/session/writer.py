@@ -75,7 +75,19 @@ class SessionWriter:
     def resume(cls, conversation: Conversation, secrets: Iterable[str] = ()) -> SessionWriter:
         writer = cls(conversation.path, secrets)
         writer._seq = conversation.next_seq
+        writer._blank = not conversation.entries
         return writer
+
+    @property
+    def blank(self) -> bool:
+        """Nothing was said in this conversation yet (its file holds the ``meta`` record
+        alone); such a file is removed when closed, and nothing is kept beside it."""
+        return self._blank
+
+    def keep(self) -> None:
+        """Keep the file when closed even if nothing was said (it is about to be opened
+        again, by the same process)."""
+        self._blank = False
 
     def next_seq(self) -> int:
         return self._seq
