@@ -20,6 +20,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_terminal import read_until
 from tests.ui.kit import write_config
 from tests.ui.test_startup import _drain
+from tests.zygote import TUI_AGENT
 from tui_agent.config import paths
 from tui_agent.core.session import Conversation, SessionStore, load
 
@@ -133,8 +134,10 @@ def test_headless_sigterm_and_sighup_cancel_and_keep_the_session(
         fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         fake_llm.push(STREAM)
+        # Through the zygote (its launcher relays the signal to the command, which handles
+        # it as a fresh process would): two fresh processes cost ~8 s of CPU in imports.
         child = subprocess.Popen(
-            [sys.executable, "-m", "tui_agent", "--config", str(config(tmp_path, fake_llm)),
+            [*TUI_AGENT, "--config", str(config(tmp_path, fake_llm)),
              "run", "--approve", "deny", "hello"], stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert child.stdout is not None
