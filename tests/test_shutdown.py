@@ -1,7 +1,11 @@
 """Graceful shutdown: SIGINT, SIGTERM, SIGHUP and the quit key end the same way (the turn
 in flight cancelled and recorded, the session flushed, every server closed, the terminal
-restored); a second signal exits at once and the session still loads. Through the real
-command, on a real terminal for the chat app."""
+restored); a second signal exits at once and the session still loads. Through the command
+as the suite starts it (:data:`tests.zygote.TUI_AGENT`: a child of the worker's zygote,
+whose launcher relays each signal and ends as the child ended), on a real pseudo-terminal
+for the chat app: a fresh interpreter per test cost ~3 s of CPU in imports. The terminal
+is the launcher's controlling terminal, not the child's; what only a controlling terminal
+brings (its hang-up) is tested on the real command by test_hangup."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ import os
 import pty
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -43,7 +46,7 @@ class Terminal:
         if self.pid == 0:
             os.environ.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="100",
                               LINES="30")
-            os.execv(sys.executable, [sys.executable, "-m", "tui_agent", *args])
+            os.execv(TUI_AGENT[0], [*TUI_AGENT, *args])
         self.seen = b""
 
     def wait_for(self, marker: bytes) -> None:
