@@ -23,7 +23,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_terminal import read_until
 from tests.ui.kit import write_config
 from tests.ui.test_startup import _drain
-from tests.zygote import TUI_AGENT
+from tests.zygote import REAL, TUI_AGENT
 from tui_agent.config import paths
 from tui_agent.core.session import Conversation, SessionStore, load
 
@@ -39,14 +39,15 @@ def config(tmp_path: Path, fake: FakeLLM) -> Path:
 
 
 class Terminal:
-    """``tui-agent`` on a pseudo-terminal."""
+    """``tui-agent`` on a pseudo-terminal: by default the real command, whose controlling
+    terminal this is (test_hangup's hang-ups need that, and its pid to be the app's)."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, command: list[str] = REAL) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.environ.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="100",
                               LINES="30")
-            os.execv(TUI_AGENT[0], [*TUI_AGENT, *args])
+            os.execv(command[0], [*command, *args])
         self.seen = b""
 
     def wait_for(self, marker: bytes) -> None:
@@ -70,7 +71,7 @@ def in_a_turn(tmp_path: Path, fake: FakeLLM, reply: Reply, prompt: bytes,
     """The app on a terminal, ``prompt`` sent, and ``marker`` (the reply streaming, or
     the tool card running) on screen."""
     fake.push(reply)
-    term = Terminal("--config", str(config(tmp_path, fake)))
+    term = Terminal("--config", str(config(tmp_path, fake)), command=TUI_AGENT)
     term.wait_for(FAKE_MODEL.encode())
     time.sleep(0.3)
     term.type(prompt + b"\r")
