@@ -4,10 +4,12 @@ and no connection may leave the machine (loopback and Unix sockets only)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import ipaddress
 import os
 import signal
 import socket
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -67,6 +69,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     zygote.ensure()
+    _freeze_what_was_imported()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -192,3 +195,22 @@ def no_leftover_servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
     assert not left, f"the test left server processes running: {left}"
+
+
+class _Frozen:
+    modules = 0
+
+
+def _freeze_what_was_imported() -> None:
+    """Move what the modules imported so far hold into the collector's permanent
+    generation (``gc.freeze``), after collecting what earlier tests left: this worker's
+    heap is litellm, textual, the MCP SDK and pydantic many times over, and every full
+    collection (the app runs one after each reply, Python one as the heap grows) walked
+    all of it, tens of times a test. Done again once a test has imported many new
+    modules (litellm at its first completion, textual with the first app), which is what
+    the heap is made of; objects that tests create stay collectable as ever."""
+    if len(sys.modules) - _Frozen.modules < 200:
+        return
+    _Frozen.modules = len(sys.modules)
+    gc.collect()
+    gc.freeze()

@@ -6,13 +6,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.zygote import REAL, TUI_AGENT
 from tui_agent.config import paths
 from tui_agent.core.events import Usage
 from tui_agent.core.export import to_markdown
@@ -198,14 +198,16 @@ def test_sigkill_mid_stream_leaves_a_loadable_session(fake_llm: FakeLLM) -> None
     and the reply in flight comes back from its partial records."""
     fake_llm.push(Reply(text="The first answer."),
                   Reply(text="word " * 400, chunk_chars=5, delay=0.02))
-    common = [sys.executable, "-m", "tui_agent", "run", "--model", "openai/fake-model",
-              "--api-base", fake_llm.base_url]
+    common = ["run", "--model", "openai/fake-model", "--api-base", fake_llm.base_url]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    first = subprocess.run([*common, "first question"], capture_output=True, text=True,
-                           env=env, timeout=120)
+    # The first turn only writes the session: the zygote's command does (a fresh process
+    # costs ~4 s of CPU in imports). The one killed is the real process, so that SIGKILL
+    # stops the very process that writes, with nothing between.
+    first = subprocess.run([*TUI_AGENT, *common, "first question"], capture_output=True,
+                           text=True, env=env, timeout=120)
     assert first.returncode == 0, first.stderr
     session = next(paths.sessions_dir().glob("*.jsonl"))
-    proc = subprocess.Popen([*common, "--resume", session.stem, "second question"],
+    proc = subprocess.Popen([*REAL, *common, "--resume", session.stem, "second question"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     try:
         assert proc.stdout is not None

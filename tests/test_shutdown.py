@@ -1,7 +1,11 @@
 """Graceful shutdown: SIGINT, SIGTERM, SIGHUP and the quit key end the same way (the turn
 in flight cancelled and recorded, the session flushed, every server closed, the terminal
-restored); a second signal exits at once and the session still loads. Through the real
-command, on a real terminal for the chat app."""
+restored); a second signal exits at once and the session still loads. Through the command
+as the suite starts it (:data:`tests.zygote.TUI_AGENT`: a child of the worker's zygote,
+whose launcher relays each signal and ends as the child ended), on a real pseudo-terminal
+for the chat app: a fresh interpreter per test cost ~3 s of CPU in imports. The terminal
+is the launcher's controlling terminal, not the child's; what only a controlling terminal
+brings (its hang-up) is tested on the real command by test_hangup."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ import os
 import pty
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_terminal import read_until
 from tests.ui.kit import write_config
 from tests.ui.test_startup import _drain
+from tests.zygote import REAL, TUI_AGENT
 from tui_agent.config import paths
 from tui_agent.core.session import Conversation, SessionStore, load
 
@@ -35,14 +39,15 @@ def config(tmp_path: Path, fake: FakeLLM) -> Path:
 
 
 class Terminal:
-    """``tui-agent`` on a pseudo-terminal."""
+    """``tui-agent`` on a pseudo-terminal: by default the real command, whose controlling
+    terminal this is (test_hangup's hang-ups need that, and its pid to be the app's)."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, command: list[str] = REAL) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.environ.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="100",
                               LINES="30")
-            os.execv(sys.executable, [sys.executable, "-m", "tui_agent", *args])
+            os.execv(command[0], [*command, *args])
         self.seen = b""
 
     def wait_for(self, marker: bytes) -> None:
@@ -66,7 +71,7 @@ def in_a_turn(tmp_path: Path, fake: FakeLLM, reply: Reply, prompt: bytes,
     """The app on a terminal, ``prompt`` sent, and ``marker`` (the reply streaming, or
     the tool card running) on screen."""
     fake.push(reply)
-    term = Terminal("--config", str(config(tmp_path, fake)))
+    term = Terminal("--config", str(config(tmp_path, fake)), command=TUI_AGENT)
     term.wait_for(FAKE_MODEL.encode())
     time.sleep(0.3)
     term.type(prompt + b"\r")
@@ -133,8 +138,10 @@ def test_headless_sigterm_and_sighup_cancel_and_keep_the_session(
         fake_llm: FakeLLM, tmp_path: Path, no_leftover_servers: str) -> None:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         fake_llm.push(STREAM)
+        # Through the zygote (its launcher relays the signal to the command, which handles
+        # it as a fresh process would): two fresh processes cost ~8 s of CPU in imports.
         child = subprocess.Popen(
-            [sys.executable, "-m", "tui_agent", "--config", str(config(tmp_path, fake_llm)),
+            [*TUI_AGENT, "--config", str(config(tmp_path, fake_llm)),
              "run", "--approve", "deny", "hello"], stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert child.stdout is not None

@@ -4,6 +4,7 @@ code positions, and the stub text of real reference servers (snapshots)."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 from tests.conftest import ROOT, tagged_env
 from tests.reference import everything, python_server
 from tests.test_hub import hub_of
-from tests.zygote import TUI_AGENT
+from tests.zygote import TUI_AGENT, module
 from tui_agent.codemode.names import identifier
 from tui_agent.codemode.stubs import StubTree
 from tui_agent.config.models import ServerConfig
@@ -146,11 +147,15 @@ async def test_reference_server_stubs(name: str, tmp_path: Path,
 
 @pytest.mark.slow
 def test_the_stubs_command(tmp_path: Path) -> None:
+    python_server("mcp-server-time")  # skips the test where it is not installed
+    # mcp-server-time as ``python -m`` through the zygote, which has the MCP SDK imported:
+    # the four commands start eight servers, ~0.8 s of CPU each as fresh processes.
+    time_server, *time_args = module("mcp_server_time")
     config = tmp_path / "config.toml"
-    config.write_text(f'[servers.time]\ncommand = "{python_server("mcp-server-time")}"\n'
-                      'args = ["--local-timezone", "UTC"]\n'
-                      f'[servers.direct]\ncommand = "{python_server("mcp-server-time")}"\n'
-                      'code_mode = false\n')
+    config.write_text(f'[servers.time]\ncommand = {json.dumps(time_server)}\n'
+                      f'args = {json.dumps([*time_args, "--local-timezone", "UTC"])}\n'
+                      f'[servers.direct]\ncommand = {json.dumps(time_server)}\n'
+                      f'args = {json.dumps(time_args)}\ncode_mode = false\n')
     def stubs(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*TUI_AGENT, "stubs", "--config",
                                str(config), *args], capture_output=True, text=True, cwd=ROOT,

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import tempfile
 import time
 import uuid
@@ -34,6 +33,7 @@ from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.fakes.tokens import tokens
 from tests.reference import EVERYTHING
+from tests.zygote import module
 from tui_agent.codemode import spare
 from tui_agent.config.models import AgentSettings, CodeModeSettings, ModelSettings, ServerConfig
 from tui_agent.core.agent import Agent
@@ -44,31 +44,32 @@ from tui_agent.core.scripts import CodeMode, run_script
 from tui_agent.tools.hub import Hub
 from tui_agent.tools.spec import ToolSpec
 
-BIN = Path(sys.executable).parent
-
 
 def catalog(tag: str, notes: Path) -> dict[str, ServerConfig]:
+    """The five servers. The Python ones start through the test worker's zygote when the
+    suite runs this (``python -m NAME`` otherwise): their start-up is not what is timed."""
     env = {TAG_VAR: tag}
+
+    def python(name: str, *args: str, cwd: str | None = None) -> ServerConfig:
+        command, *rest = module(name, *args)
+        return ServerConfig(command=command, args=rest, cwd=cwd, env=env)
+
     servers = {
-        "time": ServerConfig(command=str(BIN / "mcp-server-time"), env=env),
-        "git": ServerConfig(command=str(BIN / "mcp-server-git"), env=env),
-        "calc": ServerConfig(command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
-                             cwd=str(ROOT), env=env),
-        "notes": ServerConfig(command=sys.executable,
-                              args=["-m", "tui_agent.demo.server", str(notes)], env=env),
+        "time": python("mcp_server_time"),
+        "git": python("mcp_server_git"),
+        "calc": python("tests.fakes.mcp_server", cwd=str(ROOT)),
+        "notes": python("tui_agent.demo.server", str(notes)),
     }
     if EVERYTHING.exists():
         servers["everything"] = ServerConfig(command=str(EVERYTHING), args=["stdio"], env=env)
     return servers
 
 
-async def definitions(tag: str, tmp: Path) -> None:
-    async with Hub(catalog(tag, tmp / "notes"), log_dir=tmp / "logs") as hub:
-        await hub.wait_all()
-        specs = hub.specs()
-        code = CodeMode(CodeModeSettings(enabled=True))
-        meta = code.offered({s.name: s for s in specs})
-        tree = code.stubs
+async def definitions(hub: Hub) -> None:
+    specs = hub.specs()
+    code = CodeMode(CodeModeSettings(enabled=True))
+    meta = code.offered({s.name: s for s in specs})
+    tree = code.stubs
     classic = tokens([s.to_openai() for s in specs])
     coded = tokens([s.to_openai() for s in meta.values()])
     listing = tokens(code.answer("listToolFiles", {}).text)
@@ -95,9 +96,8 @@ def request_tokens(requests: list[dict[str, Any]]) -> int:
     return sum(tokens(r.get("messages", [])) + tokens(r.get("tools", [])) for r in requests)
 
 
-async def workflow(tag: str, tmp: Path, rounds: int) -> None:
+async def workflow(hub: Hub, servers: dict[str, ServerConfig], rounds: int) -> None:
     """Ten chained add calls: x = add(x, i) for i in 1..10, with all five servers."""
-    servers = catalog(tag, tmp / "notes")
     policy = Policy({"calc": ServerRules(auto=["add"])})
     script = "x = 0\nfor i in range(1, 11):\n  x = calc.add(a=x, b=i)\nresult = x"
     kinds = {"classic": 20, "code mode": 20, "classic at max_depth 10": 10}
@@ -105,34 +105,32 @@ async def workflow(tag: str, tmp: Path, rounds: int) -> None:
     trips: dict[str, int] = {}
     spent: dict[str, int] = {}
     stopped: dict[str, str] = {}
-    async with Hub(servers, log_dir=tmp / "logs") as hub:
-        await hub.wait_all()
-        with FakeLLM() as fake:
-            for _ in range(rounds):
-                for kind, depth in kinds.items():
-                    fake.requests.clear()
-                    if kind.startswith("classic"):
-                        x = 0
-                        for i in range(1, 11):
-                            fake.push(Reply(tool_calls=[FakeToolCall(
-                                "calc__add", {"a": x, "b": i}, id=f"c{i}")]))
-                            x += i
-                    else:
+    with FakeLLM() as fake:
+        for _ in range(rounds):
+            for kind, depth in kinds.items():
+                fake.requests.clear()
+                if kind.startswith("classic"):
+                    x = 0
+                    for i in range(1, 11):
                         fake.push(Reply(tool_calls=[FakeToolCall(
-                            "executeToolCode", {"code": script}, id="s")]))
-                    fake.push(Reply(text="55"))
-                    agent = Agent(LLM(model(fake)), hub, ApproveAll(), policy=policy,
-                                  settings=AgentSettings(max_depth=depth),
-                                  code_mode=CodeMode(CodeModeSettings(
-                                      enabled=kind == "code mode"), servers))
-                    started = time.perf_counter()
-                    async for event in agent.run_turn("add 1..10"):
-                        if isinstance(event, ErrorOccurred):
-                            stopped[kind] = event.message.split(":")[0]
-                    times[kind].append(time.perf_counter() - started)
-                    trips[kind] = len(fake.requests)
-                    spent[kind] = request_tokens(fake.requests)
-                    fake.drop_pending()
+                            "calc__add", {"a": x, "b": i}, id=f"c{i}")]))
+                        x += i
+                else:
+                    fake.push(Reply(tool_calls=[FakeToolCall(
+                        "executeToolCode", {"code": script}, id="s")]))
+                fake.push(Reply(text="55"))
+                agent = Agent(LLM(model(fake)), hub, ApproveAll(), policy=policy,
+                              settings=AgentSettings(max_depth=depth),
+                              code_mode=CodeMode(CodeModeSettings(
+                                  enabled=kind == "code mode"), servers))
+                started = time.perf_counter()
+                async for event in agent.run_turn("add 1..10"):
+                    if isinstance(event, ErrorOccurred):
+                        stopped[kind] = event.message.split(":")[0]
+                times[kind].append(time.perf_counter() - started)
+                trips[kind] = len(fake.requests)
+                spent[kind] = request_tokens(fake.requests)
+                fake.drop_pending()
     print("2. a 10-step workflow through the agent and the scripted LLM, five servers:")
     for kind in times:
         note = f" ({stopped[kind]})" if kind in stopped else ""
@@ -183,8 +181,13 @@ async def main() -> None:
     tag = uuid.uuid4().hex
     os.environ[TAG_VAR] = tag
     with tempfile.TemporaryDirectory() as tmp:
-        await definitions(tag, Path(tmp))
-        await workflow(tag, Path(tmp), args.rounds)
+        servers = catalog(tag, Path(tmp) / "notes")
+        # One hub for figures 1 and 2: five servers' start-up is seconds of CPU, and
+        # neither figure times it.
+        async with Hub(servers, log_dir=Path(tmp) / "logs") as hub:
+            await hub.wait_all()
+            await definitions(hub)
+            await workflow(hub, servers, args.rounds)
         await hundred(tag, Path(tmp), args.calls, args.rounds)
 
 

@@ -266,14 +266,21 @@ async def test_a_script_card_nests_its_calls_and_s_approves_the_rest(
         await finish(app)
 
 
-async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path) -> None:
+async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole offline tour: streamed intro, save_note asks (y), list_notes runs by
     itself, then /code and a script whose save_note asks with the script beside it."""
+    from functools import partial
+
     from tui_agent.config import Config, Settings
-    from tui_agent.demo import demo_settings
+    from tui_agent.demo import demo_settings, model
     from tui_agent.ui.app import AgentApp
     from tui_agent.wiring.runtime import Options
 
+    # The tour's text at once, as ScriptedTour's docstring asks of tests that do not watch
+    # the stream (test_demo_flow does): a word every 20 ms is a screen update per word,
+    # seconds of CPU over the tour's five replies.
+    monkeypatch.setattr(model, "ScriptedTour", partial(model.ScriptedTour, pace=0))
     notes = tmp_path / "notes"
     app = AgentApp(Options(demo_settings(notes, Settings(Config())), demo=True))
     async with app.run_test(size=SIZE) as pilot:

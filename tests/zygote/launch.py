@@ -56,8 +56,12 @@ arguments instead of ``tui-agent`` (the suite's fake MCP servers and the conform
 client: hundreds of processes that each spent ~0.8 s of CPU importing the MCP SDK)."""
 
 
-def real_command(args: list[str]) -> None:
-    """Become the real ``tui-agent``, or ``python -m NAME`` (never returns)."""
+def real_command(args: list[str], ignored: list[int]) -> None:
+    """Become the real ``tui-agent``, or ``python -m NAME`` (never returns), with the
+    signals the launcher inherited as ignored ignored again (exec resets the relay's
+    handlers to the default; it keeps what is ignored)."""
+    for signum in ignored:
+        signal.signal(signum, signal.SIG_IGN)
     if args and args[0].startswith(MODULE):
         os.execv(sys.executable, [sys.executable, "-m", args[0][len(MODULE):], *args[1:]])
     os.execv(sys.executable, [sys.executable, "-m", "tui_agent", *args])
@@ -70,10 +74,9 @@ def session_role() -> str:
     return "group" if os.getpgid(0) == pid else "member"
 
 
-def request(args: list[str]) -> bytes:
+def request(args: list[str], ignored: list[int]) -> bytes:
     umask = os.umask(0)
     os.umask(umask)
-    ignored = [int(s) for s in RELAYED if signal.getsignal(s) == signal.SIG_IGN]
     return encode([a.encode("utf-8", "surrogateescape") for a in args], dict(os.environb),
                   os.getcwdb(), umask, session_role(), ignored)
 
@@ -115,9 +118,9 @@ def alive(pid: int) -> bool:
     return True
 
 
-def serve(sock: socket.socket, args: list[str], relay: Relay) -> int:
+def serve(sock: socket.socket, args: list[str], relay: Relay, ignored: list[int]) -> int:
     """Run through the zygote; the child's wait status, or -1 for "exec the real one"."""
-    body = request(args)
+    body = request(args, ignored)
     socket.send_fds(sock, [len(body).to_bytes(8, "big")], [0, 1, 2])
     sock.sendall(body)
     buffer = b""
@@ -160,19 +163,23 @@ def finish(status: int) -> None:
 def main() -> None:
     path, args = sys.argv[1], sys.argv[2:]
     relay = Relay()
+    # A signal inherited as ignored (SIGINT under a shell's ``cmd &``) starts ignored in
+    # the child too, as in a fresh process; but the command may take it over (the app
+    # handles SIGINT), so the launcher relays it all the same: a launcher that kept it
+    # ignored dropped the SIGINT the app would have handled.
+    ignored = [int(s) for s in RELAYED if signal.getsignal(s) == signal.SIG_IGN]
     for signum in RELAYED:
-        if signal.getsignal(signum) != signal.SIG_IGN:
-            signal.signal(signum, relay)
+        signal.signal(signum, relay)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except OSError:
         sock.close()
-        real_command(args)
-    status = serve(sock, args, relay)
+        real_command(args, ignored)
+    status = serve(sock, args, relay, ignored)
     if status < 0:
         sock.close()
-        real_command(args)  # exec resets our handlers; the ignored signals stay ignored
+        real_command(args, ignored)
     finish(status)
 
 
