@@ -28,7 +28,7 @@ from tests import dockerkit
 from tests.conftest import ROOT, fake_server, need, tagged_env
 from tests.fakes.docker_mcp_plugin import install
 from tests.test_hub import call, eventually, hub_of
-from tests.zygote import TUI_AGENT
+from tests.zygote import TUI_AGENT, module
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.transports.docker_engine import LABEL, LABEL_OWNER, LABEL_SERVER, owner_alive
 
@@ -396,7 +396,7 @@ def test_owner_labels_tell_a_live_owner_from_a_dead_one() -> None:
 
 
 def test_the_benchmark_runs_and_prints_its_figure(client: Any) -> None:
-    out = subprocess.run([sys.executable, "-m", "tests.bench.bench_docker", "--calls", "10"],
+    out = subprocess.run(module("tests.bench.bench_docker", "--calls", "10"),
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "call ratio docker/stdio" in out.stdout and "left behind: 0" in out.stdout
