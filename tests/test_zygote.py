@@ -103,6 +103,26 @@ def test_a_signal_to_the_command_stops_the_run(command: list[str], signum: int,
     assert "tui-agent: interrupted" in err
 
 
+@BOTH
+def test_a_sigint_inherited_as_ignored_still_reaches_the_run(command: list[str],
+                                                            fake_llm: FakeLLM) -> None:
+    """Under a shell's ``cmd &`` SIGINT starts out ignored; ``run`` installs its own
+    handler, so a SIGINT still ends it (130). The launcher relays it all the same."""
+    fake_llm.push(Reply(text="never", hang=True))
+    proc = subprocess.Popen([*command, "run", "--model", "openai/fake-model", "--api-base",
+                             fake_llm.base_url, "hello"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        wait_for(lambda: fake_llm.requests, "the run never reached the model")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "tui-agent: interrupted" in err
+
+
 def hanging_run(fake_llm: FakeLLM) -> subprocess.Popen[bytes]:
     """``run`` through the launcher, waiting on a model that never answers (returned once
     its request has arrived)."""
