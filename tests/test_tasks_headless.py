@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,11 +175,17 @@ def test_ctrl_c_stops_the_run_and_cancels_its_task(fake_llm: FakeLLM, tmp_path: 
          "--model", "openai/fake-model", "--api-base", fake_llm.base_url, "--approve", "auto",
          "--output", "jsonl", "go"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        deadline = time.monotonic() + 60
-        while not seen(marks, "tasks/get"):
-            assert time.monotonic() < deadline and child.poll() is None, "no task began"
+    def wait_until(check: Callable[[], object], limit: float, what: str) -> None:
+        deadline = time.monotonic() + limit
+        while not check():
+            assert time.monotonic() < deadline and child.poll() is None, what
             time.sleep(0.05)
+
+    try:
+        # Two guards against a hang: the real command's start-up (its imports and the
+        # server's start: seconds quiet, over a minute at load 17), then the task.
+        wait_until(lambda: fake_llm.requests, 180, "run never asked the model")
+        wait_until(lambda: seen(marks, "tasks/get"), 60, "no task began")
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
     finally:
