@@ -105,8 +105,11 @@ def test_client_scenario_through_run(scenario: str, tmp_path: Path) -> None:
 
 def check_scenario(scenario: str, client: str, tmp_path: Path) -> None:
     """The suite's verdict on ``scenario`` with ``python -m CLIENT`` as the client."""
+    # The suite's limit for the client guards against a hang (a run's own guard is 100 s,
+    # tests/conformance/run_client.py); a scenario takes ~3 s quiet, 20 s or more at load 12.
     out = suite("client", "--command", shlex.join(module(client)),
-                "--scenario", scenario, "--timeout", "60000", "-o", str(tmp_path))
+                "--scenario", scenario, "--timeout", "130000", "-o", str(tmp_path),
+                timeout=170)
     checks = [c for path in tmp_path.rglob("checks.json")
               for c in json.loads(path.read_text(encoding="utf-8"))]
     bad = [f"{c['status']} {c['id']}: {c.get('errorMessage') or c.get('description')}"

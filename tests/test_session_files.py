@@ -19,6 +19,7 @@ from tests.zygote import TUI_AGENT, module
 from tui_agent.cli import build_parser, startup
 from tui_agent.config import paths
 from tui_agent.core.session import SessionWriter, load
+from tui_agent.demo import DEMO_SERVER
 
 
 def mode(path: Path) -> int:
@@ -98,8 +99,19 @@ async def test_continue_after_the_demo_never_picks_the_demo(fake_llm: FakeLLM) -
     app = AgentApp(startup(build_parser().parse_args(["--demo"])))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
+        # Without the notes server's tools the tour never calls save_note: on a busy machine
+        # its first start (a fresh Python importing the MCP SDK) can overrun its 10 s
+        # startup_timeout, and the hub starts it again.
+        hub = app.backend.hub
+        assert hub is not None
+        await until(pilot, lambda: bool(hub.tools_of(DEMO_SERVER)), timeout=90,
+                    what="the demo's notes server")
         await send(pilot, app, "hello demo")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="save_note")
+        # The tour streams 169 pieces 20 ms apart and lets the text be read for 2.5 s before
+        # it calls save_note: 6 s on a quiet machine, 16 s at load 12 (every piece is a
+        # render of the transcript). The wait only guards against a hang.
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=90,
+                    what="save_note")
         await pilot.press("n")
         await until(pilot, lambda: app.turns_ended == 1, timeout=60)
         demo = app.backend.agent.session
@@ -113,7 +125,8 @@ async def test_continue_after_the_demo_never_picks_the_demo(fake_llm: FakeLLM) -
         ["-c", "--model", "openai/fake-model", "--api-base", fake_llm.base_url])))
     async with app.run_test(size=SIZE) as pilot:  # the app's -c: the real one too
         await until(pilot, lambda: getattr(app, "backend", None) is not None
-                    and app.backend.resumed is not None, what="the resumed conversation")
+                    and app.backend.resumed is not None, timeout=60,
+                    what="the resumed conversation")
         assert app.backend.resumed is not None and not app.backend.resumed.demo
         assert app.backend.resumed.title() == "a real question"
         await finish(app)

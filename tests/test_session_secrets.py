@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,6 +36,16 @@ def tui_agent(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*TUI_AGENT, *args], capture_output=True,
                           text=True, timeout=120, cwd=ROOT, stdin=subprocess.DEVNULL,
                           env={**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)})
+
+
+def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[bytes], timeout: float,
+             what: str) -> None:
+    """Poll ``condition`` while ``proc`` runs; ``what`` fails the test after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        assert proc.poll() is None, "run ended before it was killed"
+        time.sleep(0.05)
 
 
 def sent_text(fake_llm: FakeLLM, index: int) -> str:
@@ -81,7 +91,9 @@ def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
     """The model streams the configured key in small, slow pieces (each occurrence spans
     more than one flush of partial records); ``run`` is killed mid-reply. Neither the
     session file, nor ``export``, nor what ``run -c`` sends the model holds the key."""
-    text = "Here: " + f"{KEY} and " * 3 + "AFTER " + "word " * 400
+    # ~1.5 s of stream to AFTER, then 80 s more: far longer than run needs to get AFTER
+    # into the file, however busy the machine (it is killed there, so the rest never runs).
+    text = "Here: " + f"{KEY} and " * 3 + "AFTER " + "word " * 1000
     fake_llm.push(Reply(text=text, chunk_chars=3, delay=0.05))
     conf = conf_with_key(tmp_path, fake_llm)
     env = {**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)}
@@ -89,16 +101,18 @@ def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
                              "what is my key?"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            found = list(paths.sessions_dir().glob("*.jsonl"))
-            if found and b"AFTER" in found[0].read_bytes():
-                break
-            assert time.monotonic() < deadline, "the reply never reached the session file"
-            assert proc.poll() is None, "run ended before it was killed"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
+        # Two waits, two guards against a hang: the real command's start-up (its imports
+        # take 5 s on a quiet machine and 30 s or more at load 10), then the stream.
+        wait_for(lambda: bool(fake_llm.requests), proc, 180, "run never asked the model")
+        found: list[Path] = []
+
+        def after_in_file() -> bool:
+            found[:] = paths.sessions_dir().glob("*.jsonl")
+            return bool(found) and b"AFTER" in found[0].read_bytes()
+
+        wait_for(after_in_file, proc, 60, "the reply never reached the session file")
     finally:
+        proc.kill()  # mid-reply when the waits held; otherwise no run is left behind
         proc.wait(30)
     session = found[0]
     raw = session.read_text(encoding="utf-8")

@@ -77,6 +77,17 @@ def config_for(url: str, context: dict[str, Any], llm: FakeLLM) -> str:
     return "\n".join(lines) + "\n"
 
 
+RUN_TIMEOUT = 100.0
+"""A guard against a hang, under the suite's own time limit for the client (130 s, set in
+tests/test_conformance.py): a run that hangs is reported here with what it wrote, where
+the suite would kill this client before it said anything."""
+
+
+def _said(output: str | bytes | None) -> None:
+    text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+    sys.stderr.write(text)
+
+
 def main() -> None:
     url = sys.argv[-1]
     context = {"name": os.environ.get("MCP_CONFORMANCE_SCENARIO", ""),
@@ -89,11 +100,17 @@ def main() -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT),
                "BROWSER": f"{sys.executable} -m tests.fakes.browser %s",
                **{f"XDG_{d}_HOME": str(home / d.lower()) for d in ("STATE", "CONFIG", "DATA")}}
-        done = subprocess.run(
-            [*TUI_AGENT, "run", "--config", str(conf), "--no-project",
-             "--approve", "auto", "--login", "browser", "--elicit", "defaults", "--output",
-             "jsonl", "call every tool"], capture_output=True, text=True, timeout=120,
-            env=env, cwd=ROOT, stdin=subprocess.DEVNULL)
+        try:
+            done = subprocess.run(
+                [*TUI_AGENT, "run", "--config", str(conf), "--no-project",
+                 "--approve", "auto", "--login", "browser", "--elicit", "defaults",
+                 "--output", "jsonl", "call every tool"], capture_output=True, text=True,
+                timeout=RUN_TIMEOUT, env=env, cwd=ROOT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as exc:
+            _said(exc.stderr)
+            _said(exc.stdout)
+            print(f"run did not end within {RUN_TIMEOUT:g} s", file=sys.stderr)
+            sys.exit(1)
     sys.stderr.write(done.stderr)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     failed = [e for e in events if e["type"] == "error" or (

@@ -12,7 +12,8 @@ turns the zygote off: :data:`TUI_AGENT` is then :data:`REAL`. When the zygote is
 (still loading is fine: the launcher waits) the launcher runs the real command.
 
 The conftest starts the zygote as the session starts (:func:`start`) and stops it as it
-ends (:func:`stop`); :func:`ensure` starts a new one if it died.
+ends (:func:`stop`); before each test :func:`ensure` starts a new one if it died, and
+waits until it has loaded, so that no test's own timeouts include the zygote's load.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class _State:
     proc: subprocess.Popen[bytes] | None = None
     env: dict[str, str] = {}
     restarts = 0
+    ready = 0
+    """The pid of the zygote last seen loaded."""
 
 
 def start(env: dict[str, str] | None = None) -> None:
@@ -106,12 +109,39 @@ def _launch() -> None:
 
 def ensure() -> None:
     """A new zygote when the last one died (a few times at most: a zygote that keeps
-    dying is a bug to see in its log, and the launcher runs the real command meanwhile)."""
-    if _State.proc is None or _State.proc.poll() is None:
-        return
-    if _State.restarts < RESTARTS:
+    dying is a bug to see in its log, and the launcher runs the real command meanwhile);
+    then wait until it has loaded (:func:`wait_ready`)."""
+    if _State.proc is not None and _State.proc.poll() is not None \
+            and _State.restarts < RESTARTS:
         _State.restarts += 1
         _launch()
+    wait_ready()
+
+
+LOAD_GUARD = 180.0
+"""Seconds a zygote may take to load before it counts as hung: ~4 s on a quiet machine,
+10 s with two loading at load 9, more with a whole suite's workers loading at once."""
+
+
+def wait_ready() -> None:
+    """Wait until the zygote has loaded (or died), called before each test: a launcher
+    that comes during the load waits for it, and that wait, 10-30 s on a busy machine,
+    would count against the test's own timeouts (a fake server's 10 s ``startup_timeout``
+    expired so). A zygote still loading after :data:`LOAD_GUARD` is hung: it is killed
+    (launchers then run the real command) and the test fails with its log."""
+    proc = _State.proc
+    if proc is None or _State.ready == proc.pid:
+        return
+    mark = f"zygote {proc.pid}: ready in"
+    deadline = time.monotonic() + LOAD_GUARD
+    while proc.poll() is None and mark not in log():
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"tests/zygote: not loaded in {LOAD_GUARD:g} s; its log:\n"
+                               f"{log()}")
+        time.sleep(0.05)
+    _State.ready = proc.pid
 
 
 def stop() -> None:

@@ -139,7 +139,7 @@ async def _run(code: str, bindings: dict[str, dict[str, str]], bridge: Bridge,
                limits: CodeModeSettings, warm: bool) -> ScriptOutcome:
     outcome = ScriptOutcome()
     started = time.monotonic()
-    proc = (spare.take(limits) if warm else None) or await spare.spawn(limits)
+    proc = (await spare.take(limits) if warm else None) or await spare.spawn(limits)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     tail = bytearray()
     reader = asyncio.create_task(_drain(proc.stderr, tail))

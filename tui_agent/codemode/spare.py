@@ -66,10 +66,19 @@ async def _start(spare: _Spare, limits: CodeModeSettings) -> None:
         spare.starting = None
 
 
-def take(limits: CodeModeSettings) -> asyncio.subprocess.Process | None:
-    """The spare child, if one is ready for these limits."""
-    spare = _SPARES.get(asyncio.get_running_loop())
-    if spare is None or spare.proc is None:
+async def take(limits: CodeModeSettings) -> asyncio.subprocess.Process | None:
+    """The spare child, if there is one for these limits. One still starting is waited
+    for: the process already runs (starting a second would cost as long, or longer on a
+    busy machine, and leave this one idle beside it)."""
+    loop = asyncio.get_running_loop()
+    spare = _SPARES.get(loop)
+    if spare is None:
+        return None
+    if spare.starting is not None:
+        # wait() leaves the start alone if this script is cancelled meanwhile, and
+        # returns if close() cancels it (close() also stops a spare that just started)
+        await asyncio.wait({spare.starting})
+    if spare.proc is None or _SPARES.get(loop) is not spare:
         return None
     proc, spare.proc = spare.proc, None
     if proc.returncode is not None or spare.limit != reader_limit(limits):
