@@ -213,6 +213,7 @@ def write_session(path: Path, messages: int) -> str:
                            sync=False)
         else:
             writer.message({"role": "assistant", "content": MARKDOWN.format(i=i)}, sync=False)
+    writer.keep()  # an empty one too: it is the baseline
     writer.close()
     return writer.id
 

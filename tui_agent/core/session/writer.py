@@ -74,14 +74,13 @@ class SessionWriter:
     @classmethod
     def resume(cls, conversation: Conversation, secrets: Iterable[str] = ()) -> SessionWriter:
         writer = cls(conversation.path, secrets)
-        writer._seq = conversation.next_seq
-        writer._blank = not conversation.entries
+        writer._seq = conversation.next_seq  # a file that was there before stays, said in or not
         return writer
 
     @property
     def blank(self) -> bool:
-        """Nothing was said in this conversation yet (its file holds the ``meta`` record
-        alone); such a file is removed when closed, and nothing is kept beside it."""
+        """A file this writer created holds its ``meta`` record alone: nothing was said in
+        it yet. Such a file is removed when closed, and nothing is kept beside it."""
         return self._blank
 
     def keep(self) -> None:
