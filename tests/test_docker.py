@@ -299,7 +299,10 @@ def toml_table(name: str, server: ServerConfig, keys: tuple[str, ...]) -> str:
 
 
 def test_two_reapers_at_once_both_finish_and_remove_every_orphan(client: Any) -> None:
-    """Two tui-agents starting together reap the same orphans (a crash left them)."""
+    """Two tui-agents starting together reap the same orphans (a crash left them): both
+    finish (neither trips over the other's removals) and no orphan is left. (Who removed
+    which is not asked: any tui-agent on this engine, such as a second copy of the suite,
+    reaps the same orphans.)"""
     from concurrent.futures import ThreadPoolExecutor
 
     from tui_agent.tools.transports.docker_engine import reap_orphans
@@ -312,7 +315,7 @@ def test_two_reapers_at_once_both_finish_and_remove_every_orphan(client: Any) ->
         results = list(pool.map(lambda _: reap_orphans(client), range(2)))
     left = [c.id for c in made if c.id in {e["Id"] for e in client.api.containers(all=True)}]
     assert left == []
-    assert len(results[0]) + len(results[1]) >= len(made)  # each removed by one or both
+    assert all(isinstance(names, list) for names in results)
 
 
 # -- the gateway -------------------------------------------------------------------

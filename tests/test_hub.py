@@ -41,7 +41,7 @@ async def hub_of(servers: Mapping[str, ServerConfig], tmp_path: Path,
 
 def spec(hub: Hub, name: str) -> ToolSpec:
     specs = {s.name: s for s in hub.specs()}
-    assert name in specs, f"{name} not in {sorted(specs)}"
+    assert name in specs, f"{name} not in {sorted(specs)}; the servers: {hub.statuses()}"
     return specs[name]
 
 
