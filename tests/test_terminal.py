@@ -86,15 +86,22 @@ def test_gate_without_a_terminal_denies() -> None:
     assert not decision.approved and "no terminal" in (decision.reason or "")
 
 
-def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
-    """`tui-agent run` without a prompt on a terminal is the line-mode chat: two turns,
-    Ctrl-D, and the session has all four messages."""
-    fake_llm.push(Reply(text="Hello, Ada."), Reply(text="You are Ada."))
+def line_mode_chat(fake_llm: FakeLLM) -> tuple[int, int]:
+    """``tui-agent run`` with no prompt (the line-mode chat) on a fresh pseudo-terminal,
+    against ``fake_llm``: its pid and the terminal's master end."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the real CLI on a real terminal
         os.environ["PYTHONPATH"] = str(ROOT)
         os.execv(sys.executable, [sys.executable, "-m", "tui_agent", "run", "--model",
                                   "openai/fake-model", "--api-base", fake_llm.base_url])
+    return pid, fd
+
+
+def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
+    """`tui-agent run` without a prompt on a terminal is the line-mode chat: two turns,
+    Ctrl-D, and the session has all four messages."""
+    fake_llm.push(Reply(text="Hello, Ada."), Reply(text="You are Ada."))
+    pid, fd = line_mode_chat(fake_llm)
     try:
         read_until(fd, "› ".encode())
         os.write(fd, b"I am Ada\n")
@@ -114,11 +121,7 @@ def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
 def test_ctrl_c_before_anything_is_said_keeps_nothing_and_says_so(fake_llm: FakeLLM) -> None:
     """Ctrl-C at the line-mode chat's first prompt: exit 130, no session file left (nor
     its metrics), and no offer to resume what is not there."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["PYTHONPATH"] = str(ROOT)
-        os.execv(sys.executable, [sys.executable, "-m", "tui_agent", "run", "--model",
-                                  "openai/fake-model", "--api-base", fake_llm.base_url])
+    pid, fd = line_mode_chat(fake_llm)
     try:
         read_until(fd, "› ".encode())
         os.write(fd, b"\x03")
