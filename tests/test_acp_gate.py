@@ -43,15 +43,22 @@ def tool_message(fake: FakeLLM, index: int) -> str:
     return str(fake.requests[index]["messages"][-1]["content"])
 
 
-def test_allow_once_runs_the_call_and_the_next_asks_again(fake_llm: FakeLLM,
-                                                          tmp_path: Path) -> None:
+def two_echo_turns(fake_llm: FakeLLM, tmp_path: Path, *answers: str) -> tuple[Editor, Path]:
+    """Two turns that each call the fake server's ``echo`` (ids c1, c2), the editor
+    answering ``answers``; both end ``end_turn``. The editor, and the server's marks."""
     marks = tmp_path / "marks"
     marks.mkdir()
     echo_turn(fake_llm, "c1")
     echo_turn(fake_llm, "c2")
-    editor = Editor(["allow_once", "allow_once"])
+    editor = Editor(list(answers))
     conf = config(tmp_path, fake_llm, fake_server_toml("fake", "--marks", str(marks)))
     assert run_turns(editor, conf, tmp_path, "echo", "again") == ["end_turn", "end_turn"]
+    return editor, marks
+
+
+def test_allow_once_runs_the_call_and_the_next_asks_again(fake_llm: FakeLLM,
+                                                          tmp_path: Path) -> None:
+    editor, marks = two_echo_turns(fake_llm, tmp_path, "allow_once", "allow_once")
     assert len(editor.asked) == 2 and marked(marks, "echo") == 2
     question, options = editor.asked[0]
     assert question.tool_call_id == "c1" and question.title == "fake: echo"
@@ -161,13 +168,7 @@ def test_an_option_never_offered_for_the_call_rejects_it(fake_llm: FakeLLM,
                                                          tmp_path: Path) -> None:
     """``allow_script`` answered for a call no script made, and an id never offered at
     all: each denies the call, which the server never sees."""
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    echo_turn(fake_llm, "c1")
-    echo_turn(fake_llm, "c2")
-    editor = Editor(["allow_script", "yes_please"])
-    conf = config(tmp_path, fake_llm, fake_server_toml("fake", "--marks", str(marks)))
-    assert run_turns(editor, conf, tmp_path, "echo", "again") == ["end_turn", "end_turn"]
+    editor, marks = two_echo_turns(fake_llm, tmp_path, "allow_script", "yes_please")
     assert len(editor.asked) == 2 and marked(marks, "echo") == 0
     failed = [u for u in editor.of("tool_call_update") if u.status == "failed"]
     for call in ("c1", "c2"):
