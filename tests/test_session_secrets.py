@@ -39,12 +39,13 @@ def tui_agent(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[bytes], timeout: float,
-             what: str) -> None:
-    """Poll ``condition`` while ``proc`` runs; ``what`` fails the test after ``timeout``."""
+             what: Callable[[], str]) -> None:
+    """Poll ``condition`` while ``proc`` runs; after ``timeout`` the test fails with
+    ``what()``."""
     deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() < deadline, what
-        assert proc.poll() is None, "run ended before it was killed"
+        assert time.monotonic() < deadline, what()
+        assert proc.poll() is None, f"run ended before it was killed ({what()})"
         time.sleep(0.05)
 
 
@@ -97,20 +98,32 @@ def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
     fake_llm.push(Reply(text=text, chunk_chars=3, delay=0.05))
     conf = conf_with_key(tmp_path, fake_llm)
     env = {**os.environ, **tagged_env(), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "--config", str(conf),
-                             "what is my key?"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    events = tmp_path / "events.jsonl"  # what the run got of the stream, to say where it stuck
+    with events.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "--config",
+                                 str(conf), "--output", "jsonl", "what is my key?"],
+                                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+    found: list[Path] = []
+
+    def after_in_file() -> bool:
+        found[:] = paths.sessions_dir().glob("*.jsonl")
+        return bool(found) and b"AFTER" in found[0].read_bytes()
+
+    def stuck(what: str) -> str:
+        """Where the stream got to: the fake's chunks sent, the run's events, the file."""
+        got = events.read_bytes()
+        lines = got.count(b"\n")
+        held = found[0].read_bytes() if found else b"(no session file)"
+        return (f"{what}: the fake sent {fake_llm.chunks_sent} chunks; the run printed "
+                f"{lines} events (AFTER among them: {b'AFTER' in got}), the last "
+                f"{got[-300:]!r}; the session file ends {held[-300:]!r}")
     try:
         # Two waits, two guards against a hang: the real command's start-up (its imports
         # take 5 s on a quiet machine and 30 s or more at load 10), then the stream.
-        wait_for(lambda: bool(fake_llm.requests), proc, 180, "run never asked the model")
-        found: list[Path] = []
-
-        def after_in_file() -> bool:
-            found[:] = paths.sessions_dir().glob("*.jsonl")
-            return bool(found) and b"AFTER" in found[0].read_bytes()
-
-        wait_for(after_in_file, proc, 60, "the reply never reached the session file")
+        wait_for(lambda: bool(fake_llm.requests), proc, 180,
+                 lambda: stuck("run never asked the model"))
+        wait_for(after_in_file, proc, 60,
+                 lambda: stuck("the reply never reached the session file"))
     finally:
         proc.kill()  # mid-reply when the waits held; otherwise no run is left behind
         proc.wait(30)

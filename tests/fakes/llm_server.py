@@ -138,6 +138,9 @@ class FakeLLM:
         """The ``Authorization`` header of each POST, in order."""
         self.paths: list[str] = []
         """The path of each POST served, in order."""
+        self.chunks_sent = 0
+        """Stream chunks written so far, over all streams (a test that waits on a stream
+        says how far the stream got when the wait fails)."""
         self._stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._serve, name="fake-llm", daemon=True)
@@ -329,6 +332,8 @@ class FakeLLM:
                         if reply.delay:
                             time.sleep(reply.delay)
                         self._send(b"data: " + json.dumps(chunk).encode() + b"\n\n", chunked)
+                        with fake._lock:
+                            fake.chunks_sent += 1
                     self._send(b"data: [DONE]\n\n", chunked)
                     self._send(b"", chunked)
                 except (BrokenPipeError, ConnectionResetError):
