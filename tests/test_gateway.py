@@ -148,7 +148,7 @@ async def test_the_model_picker_offers_the_gateways_models(gateway: Gateway,
     """``/model`` on a gateway model lists what the proxy serves, learnt after it opens."""
     from textual.widgets import OptionList
 
-    from tests.ui.kit import SIZE, make_app, ready, send, until
+    from tests.ui.kit import SIZE, make_app, ready, send, shown, until
     from tui_agent.ui.screens.picker import Picker
 
     config = tmp_path / "c.toml"
@@ -158,7 +158,7 @@ async def test_the_model_picker_offers_the_gateways_models(gateway: Gateway,
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, app, "/model")
-        await until(pilot, lambda: isinstance(app.screen, Picker))
+        await shown(pilot, app, Picker)
         options = app.screen.query_one(OptionList)
 
         def offered() -> list[str]:

@@ -47,7 +47,7 @@ async def test_attach_fills_a_template_with_the_servers_suggestions(
         tmp_path: Path, fake_llm: FakeLLM) -> None:
     from textual.widgets import Input
 
-    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+    from tests.ui.kit import SIZE, make_app, ready, shown, until, with_asking_server
     from tui_agent.ui.screens.picker import Picker
     from tui_agent.ui.screens.template import TemplateForm
 
@@ -55,13 +55,12 @@ async def test_attach_fills_a_template_with_the_servers_suggestions(
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"/attach", "enter")
-        await until(pilot, lambda: isinstance(app.screen, Picker), what="the picker")
+        await shown(pilot, app, Picker, "the picker")
         await pilot.press(*"template")
         await pilot.pause(0.2)
         await pilot.press("down", "enter")
-        await until(pilot, lambda: isinstance(app.screen, TemplateForm), what="the form")
+        await shown(pilot, app, TemplateForm, "the form")
         form = app.screen
         await pilot.press("m", "a")
         course = form.query_one("#var-0", Input)
@@ -169,7 +168,7 @@ async def test_a_typed_prompt_lacking_an_argument_asks_for_it_in_a_form(
     from textual.widgets import Input
 
     from tests.reference import everything
-    from tests.ui.kit import SIZE, make_app, ready, until
+    from tests.ui.kit import SIZE, make_app, ready, shown, until
     from tui_agent.ui.screens.prompt_args import PromptArguments
     from tui_agent.ui.widgets.messages import Note
 
@@ -179,10 +178,9 @@ async def test_a_typed_prompt_lacking_an_argument_asks_for_it_in_a_form(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await pilot.press(*"/asking:args-prompt state=Ohio", "enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptArguments), what="the form")
-        form = app.screen
-        shown = " ".join(str(w.render()) for w in form.query("Static"))
-        assert "city *" in shown and "Name of the city" in shown and "state" in shown
+        form = await shown(pilot, app, PromptArguments, "the form")
+        said = " ".join(str(w.render()) for w in form.query("Static"))
+        assert "city *" in said and "Name of the city" in said and "state" in said
         assert form.query_one("#field-1", Input).value == "Ohio"
         city = form.query_one("#field-0", Input)
         await until(pilot, lambda: app.focused is city, what="the missing one focused")
@@ -211,7 +209,7 @@ async def test_the_palette_offers_the_servers_prompts(tmp_path: Path,
     from textual.command import CommandList, CommandPalette
     from textual.widgets import Input
 
-    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+    from tests.ui.kit import SIZE, make_app, ready, shown, until, with_asking_server
     from tui_agent.ui.screens.prompt_args import PromptArguments
 
     fake_llm.push(Reply(text="A risotto."))
@@ -220,7 +218,7 @@ async def test_the_palette_offers_the_servers_prompts(tmp_path: Path,
         await ready(pilot, app)
         await until(pilot, lambda: app.prompt_list, what="the prompts")
         await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await shown(pilot, app, CommandPalette, "the palette")
         await pilot.press(*"plan_dinner")
         hits = app.screen.query_one(CommandList)
 
@@ -256,7 +254,7 @@ async def test_an_argument_cleared_in_the_prompt_form_is_not_sent(
     from textual.widgets import Input
 
     from tests.reference import everything
-    from tests.ui.kit import SIZE, make_app, ready, until
+    from tests.ui.kit import SIZE, make_app, ready, shown, until
     from tui_agent.ui.screens.prompt_args import PromptArguments
 
     fake_llm.push(Reply(text="Sunny."))
@@ -265,7 +263,7 @@ async def test_an_argument_cleared_in_the_prompt_form_is_not_sent(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await pilot.press(*"/asking:args-prompt state=Ohio", "enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptArguments), what="the form")
+        await shown(pilot, app, PromptArguments, "the form")
         form = app.screen
         form.query_one("#field-1", Input).clear()
         await pilot.press(*"Columbus", "enter")  # the city has the focus

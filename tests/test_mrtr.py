@@ -77,7 +77,7 @@ async def test_the_app_asks_embedded_requests_in_its_modals(tmp_path: Path,
     modals for the embedded request for the model (``y`` sends the reply), the project's
     roots for the embedded ``roots/list``: each answer reaches the server's second round,
     and so the tool's result."""
-    from tests.ui.kit import SIZE, make_app, ready, until, write_config
+    from tests.ui.kit import SIZE, make_app, ready, shown, until, write_config
     from tui_agent.ui.screens.elicit import ElicitScreen
     from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
 
@@ -97,18 +97,16 @@ async def test_the_app_asks_embedded_requests_in_its_modals(tmp_path: Path,
 
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"book", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
-                    and app.screen.is_mounted, what="the form")
+        await shown(pilot, app, ElicitScreen, "the form")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: len(fake_llm.requests) >= 2, what="the booking")
         assert told(1) == f"accept: {BOOKED}"
         await until(pilot, lambda: not app.turn_running(), what="the turn's end")
         await pilot.press(*"haiku", "enter")
-        await until(pilot, lambda: isinstance(app.screen, SamplingScreen), what="the request")
+        await shown(pilot, app, SamplingScreen, "the request")
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, SampledReply), what="the reply")
+        await shown(pilot, app, SampledReply, "the reply")
         await pilot.press("y")
         await until(pilot, lambda: len(fake_llm.requests) >= 5, what="the haiku")
         assert told(4) == "openai/fake-model wrote: Rain on the window"

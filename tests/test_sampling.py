@@ -84,7 +84,7 @@ async def test_the_app_shows_the_request_and_the_reply_before_it_goes_back(
     ``y``: the server gets the reply to the edited request."""
     from textual.widgets import TextArea
 
-    from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+    from tests.ui.kit import SIZE, make_app, ready, shown, until, with_asking_server
     from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
 
     fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__haiku", {}, id="h")]),
@@ -93,12 +93,11 @@ async def test_the_app_shows_the_request_and_the_reply_before_it_goes_back(
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"haiku", "enter")
-        await until(pilot, lambda: isinstance(app.screen, SamplingScreen), what="the request")
+        await shown(pilot, app, SamplingScreen, "the request")
         app.screen.query_one("#last", TextArea).text = "Write a haiku about rain."
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, SampledReply), what="the reply")
+        await shown(pilot, app, SampledReply, "the reply")
         assert "Rain on the window" in str(app.screen.query_one("#body Static").render())
         keys = str(app.screen.query_one(".keys").render())  # what each key does, not "keep"
         assert "y  send it to the server" in keys and "n  don't send" in keys, keys

@@ -9,9 +9,11 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
@@ -23,6 +25,7 @@ from tui_agent.ui.widgets.messages import Note
 from tui_agent.wiring.runtime import Options
 
 SIZE = (100, 32)
+S = TypeVar("S", bound=Screen[Any])
 
 
 def toml_value(value: Any) -> str:
@@ -65,10 +68,7 @@ def with_asking_server(path: Path, base_url: str, *, auto: bool = True) -> Path:
 async def open_servers(pilot: Pilot[Any], app: AgentApp) -> ServersScreen:
     """The servers screen, opened with its key."""
     await pilot.press("ctrl+s")
-    await until(pilot, lambda: isinstance(app.screen, ServersScreen))
-    screen = app.screen
-    assert isinstance(screen, ServersScreen)
-    return screen
+    return await shown(pilot, app, ServersScreen, "the servers screen")
 
 
 def make_app(config: Path | None = None, **options: Any) -> AgentApp:
@@ -83,6 +83,17 @@ async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: flo
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         await pilot.pause(0.05)
+
+
+async def shown(pilot: Pilot[Any], app: App[Any], kind: type[S], what: str = "the screen",
+                timeout: float = 20) -> S:
+    """The screen on top, once it is a ``kind`` and mounted (a modal pushed but not yet
+    mounted has no widgets to query or keys to take)."""
+    await until(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted,
+                timeout, what)
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
 
 
 def laid_out(root: Widget) -> list[Widget]:

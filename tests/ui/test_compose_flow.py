@@ -16,7 +16,7 @@ from textual import events
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import filesystem
 from tests.test_media import png
-from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tests.ui.kit import SIZE, finish, make_app, ready, send, shown, turn, until, write_config
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.screens.files import FilePicker
 from tui_agent.ui.widgets.messages import CodeBlock, Note, UserMessage
@@ -85,9 +85,7 @@ async def test_files_images_copy_and_editor(project: Path, tmp_path: Path,
             prompt = app.chat.query_one(PromptInput)
             prompt.focus()
             await pilot.press("w", "h", "a", "t", "space", "@")
-            await until(pilot, lambda: isinstance(app.screen, FilePicker), what="the picker")
-            picker = app.screen
-            assert isinstance(picker, FilePicker)
+            picker = await shown(pilot, app, FilePicker, "the picker")
             await until(pilot, lambda: picker.files is not None)
             assert picker.files == [".gitignore", "notes.md", "red.png", "src/app.py"]
             await pilot.press("a", "p", "p", "enter")
@@ -103,8 +101,8 @@ async def test_files_images_copy_and_editor(project: Path, tmp_path: Path,
             sent = server.requests[0]["messages"][-1]["content"]
             assert sent.startswith("what @src/app.py  and make it short\n\n"
                                    '<file path="src/app.py" size="26 B">\ndef main():')
-            shown = app.transcript.query(UserMessage).last()
-            assert "file src/app.py · 26 B" in str(shown.render())
+            sent = app.transcript.query(UserMessage).last()
+            assert "file src/app.py · 26 B" in str(sent.render())
 
             await send(pilot, app, "/copy")
             await until(pilot, lambda: app.clipboard.startswith("It returns 42:"))

@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
 from tests.test_elicitation import SCHEMA, asking_config
-from tests.ui.kit import SIZE, make_app, ready, until, with_asking_server
+from tests.ui.kit import SIZE, make_app, ready, shown, until, with_asking_server
 from tui_agent.tools.elicit import Answer, parse_form
 
 
@@ -30,12 +30,8 @@ async def test_the_form_modal_checks_and_sends(tmp_path: Path, fake_llm: FakeLLM
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"book", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
-                    and app.screen.is_mounted, what="the form")
-        screen = app.screen
-        assert isinstance(screen, ElicitScreen)
+        screen = await shown(pilot, app, ElicitScreen, "the form")
         guests = screen.query_one("#field-0", Input)
         assert guests.value == "2"  # the default, filled in
         guests.value = "20"
@@ -69,15 +65,14 @@ async def test_a_link_the_server_needs_first_is_opened_on_consent(
     app = make_app(conf)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await app.backend.hub.wait_all()  # type: ignore[union-attr]
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: isinstance(app.screen, UrlConsent), what="the consent")
+        await shown(pilot, app, UrlConsent, "the consent")
         from textual.widgets import Static
 
-        shown = " ".join(str(w.render()) for w in app.screen.query(Static))
-        assert "asking asks you to open a link" in shown
-        assert "Confirm the subscription on our site" in shown
-        assert "https://shop.example.com/confirm?id=9" in shown
+        said = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert "asking asks you to open a link" in said
+        assert "Confirm the subscription on our site" in said
+        assert "https://shop.example.com/confirm?id=9" in said
         assert not opened.exists()  # nothing opens by itself
         await pilot.press("o")
         await until(pilot, lambda: len(fake_llm.requests) >= 2, what="the result")
@@ -107,10 +102,9 @@ async def test_what_is_typed_right_after_an_approval_lands_in_the_first_field(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await pilot.press(*"book", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
+        await shown(pilot, app, ApprovalScreen, "the approval")
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
-                    and app.screen.is_mounted, what="the form")
+        await shown(pilot, app, ElicitScreen, "the form")
         await pilot.press("backspace", "5")  # at once: nothing waits for the focus
         guests = app.screen.query_one("#field-0", Input)
         assert app.focused is guests and guests.value == "5"
@@ -164,10 +158,7 @@ async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot, app)
         await pilot.press(*"ask me", "enter")
-        await until(pilot, lambda: isinstance(app.screen, ElicitScreen)
-                    and app.screen.is_mounted, what="the form")
-        screen = app.screen
-        assert isinstance(screen, ElicitScreen)
+        screen = await shown(pilot, app, ElicitScreen, "the form")
         await pilot.press(*"Ada")
         body, send = screen.query_one("#body"), screen.query_one("#do-send", Button)
         screen_area = app.screen.region

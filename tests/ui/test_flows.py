@@ -21,6 +21,7 @@ from tests.ui.kit import (
     open_servers,
     ready,
     send,
+    shown,
     turn,
     until,
     write_config,
@@ -91,7 +92,7 @@ async def approve_flow(fake_llm: FakeLLM, tmp_path: Path, keys: list[str],
         await ready(pilot, app)
         before = app.turns_ended
         await send(pilot, app, "echo something")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await shown(pilot, app, ApprovalScreen, "the modal")
         await pilot.press(*keys)
         await until(pilot, lambda: app.turns_ended > before, what="the turn to end")
         card = app.transcript.cards["c1"]
@@ -110,7 +111,7 @@ async def test_the_servers_screen_and_the_session_keep_call_metrics(
         kept = json.loads(metrics_path(session.path).read_text())["servers"]["r"]
         assert (kept["calls"], kept["errors"], kept["tools"]["echo"]["bytes"]) == (1, 0, 8)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ServersScreen), what="/servers")
+        await shown(pilot, app, ServersScreen, "/servers")
         detail = str(app.screen.query_one("#detail", Static).render())
         assert "calls: 1 call · 0 errors · 0 timeouts · p50 " in detail
         assert "  echo: 1 call ·" in detail and "8 B" in detail
@@ -164,9 +165,7 @@ async def test_two_pending_calls_are_asked_in_order(fake_llm: FakeLLM, tmp_path:
         await send(pilot, app, "two")
         asked = []
         for answer in ("y", "n"):
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="a modal")
-            screen = app.screen
-            assert isinstance(screen, ApprovalScreen)
+            screen = await shown(pilot, app, ApprovalScreen, "a modal")
             asked.append(screen.call.arguments["text"])
             assert app.transcript.cards[screen.call.id].status == "waiting"
             await pilot.press(answer)
@@ -248,9 +247,7 @@ async def test_a_script_card_nests_its_calls_and_s_approves_the_rest(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, app, "run a script")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="a modal")
-        screen = app.screen
-        assert isinstance(screen, ApprovalScreen)
+        screen = await shown(pilot, app, ApprovalScreen, "a modal")
         assert screen.call.parent == "s1" and screen.call.arguments == {"a": 1, "b": 2}
         assert "r.echo" in screen.call.script
         await pilot.press("s")
@@ -286,7 +283,7 @@ async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, app, "hello")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="save_note")
+        await shown(pilot, app, ApprovalScreen, "save_note")
         await pilot.press("y")
         await until(pilot, lambda: app.turns_ended == 1, timeout=60)
         assert (notes / "tui-agent-tour.md").exists()
@@ -385,7 +382,7 @@ async def test_tools_screen_switches_tools_for_this_conversation(fake_llm: FakeL
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, app, "/tools")
-        await until(pilot, lambda: isinstance(app.screen, ToolsScreen), what="/tools")
+        await shown(pilot, app, ToolsScreen, "/tools")
         options = app.screen.query_one(SelectionList)
         values = [options.get_option_at_index(i).value for i in range(options.option_count)]
         assert values[0] == "a" and "a__echo" in values
@@ -398,7 +395,7 @@ async def test_tools_screen_switches_tools_for_this_conversation(fake_llm: FakeL
         assert "a__crash" not in offered(0)
 
         await send(pilot, app, "/tools")
-        await until(pilot, lambda: isinstance(app.screen, ToolsScreen), what="/tools")
+        await shown(pilot, app, ToolsScreen, "/tools")
         options = app.screen.query_one(SelectionList)
         assert "a__echo" not in options.selected, "the switch is remembered meanwhile"
         options.highlighted = 0

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import tagged_processes
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.ui.kit import SIZE, finish, noted, notes, ready, send, until, write_config
+from tests.ui.kit import SIZE, finish, noted, notes, ready, send, shown, until, write_config
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.startup import Startup
@@ -80,7 +80,7 @@ async def test_always_allow_written_by_the_app_restarts_nothing(
         first_a = hub.connections["a"]
         before = app.turns_ended
         await send(pilot, app, "echo")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the modal")
+        await shown(pilot, app, ApprovalScreen, "the modal")
         await pilot.press("a")
         await until(pilot, lambda: app.turns_ended > before, what="the turn")
         assert 'auto = ["echo"]' in config.read_text()

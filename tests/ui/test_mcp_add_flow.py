@@ -15,7 +15,18 @@ from textual.widgets import Input, Static
 
 from tests.conftest import ROOT, TAG_VAR
 from tests.fakes.llm_server import FakeLLM
-from tests.ui.kit import SIZE, finish, noted, notes, open_servers, ready, send, until, write_config
+from tests.ui.kit import (
+    SIZE,
+    finish,
+    noted,
+    notes,
+    open_servers,
+    ready,
+    send,
+    shown,
+    until,
+    write_config,
+)
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.add_server import AddServerScreen
 from tui_agent.ui.screens.servers import ServersScreen
@@ -69,7 +80,7 @@ async def test_servers_screen_a_adds_one_and_shows_it(fake_llm: FakeLLM, tmp_pat
         await ready(pilot, app)
         screen = await open_servers(pilot, app)
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, AddServerScreen), what="the dialog")
+        await shown(pilot, app, AddServerScreen, "the dialog")
         dialog = app.screen
         field = dialog.query_one("#words", Input)
         field.value = "bad.name -- echo"
@@ -102,7 +113,7 @@ async def test_escape_closes_the_dialog_and_writes_nothing(fake_llm: FakeLLM,
         await ready(pilot, app)
         screen = await open_servers(pilot, app)
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, AddServerScreen))
+        await shown(pilot, app, AddServerScreen)
         app.screen.query_one("#words", Input).value = words("never")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen)

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.test_media import png
-from tests.ui.kit import make_app, until, write_config
+from tests.ui.kit import make_app, shown, until, write_config
 from tests.ui.test_snapshots import SIZE, WRITE, Snap, app_for, settle
 from tui_agent.core.attachments import prepare, read_attachment
 from tui_agent.core.diffs import FileScope, change_of
@@ -42,7 +42,7 @@ def test_file_picker(snap_compare: Snap, tmp_path: Path, project: Path) -> None:
         await settle(pilot)
         await pilot.press("r", "e", "a", "d", "space", "@")
         app = pilot.app
-        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        await shown(pilot, app, FilePicker)
         assert isinstance(app.screen, FilePicker)
         picker = app.screen
         for field in picker.query(Input):  # a blinking cursor is on or off by the clock
