@@ -70,7 +70,10 @@ def boxed(*args: str, **config: Any) -> ServerConfig:
     values: dict[str, Any] = {
         "image": IMAGE, "command": [sys.executable, "-m", "tests.fakes.mcp_server", *args],
         "workdir": str(ROOT), "volumes": [*mounts(), *config.pop("volumes", [])],
-        "user": "65534:65534", "pull": "never", "env": env}
+        "user": "65534:65534", "pull": "never", "env": env,
+        # A container's start and the server's imports in it can take past the default
+        # 10 s with three suites on these 2 CPUs (a boxed server was once missing).
+        "startup_timeout": 60}
     values.update(config)
     return ServerConfig(**values)
 
