@@ -49,6 +49,14 @@ def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[bytes], timeo
         time.sleep(0.05)
 
 
+def streamed(jsonl: bytes) -> str:
+    """The ``delta`` texts of the whole lines of ``jsonl`` (the run's events or the session
+    file's ``partial`` records), joined: a word streamed in two pieces may land in two
+    records (a flush every 0.25 s falls where it falls), so the raw bytes need not hold it."""
+    lines = jsonl.split(b"\n")[:-1]  # the last one may be still being written
+    return "".join(json.loads(line).get("delta", "") for line in lines if line.strip())
+
+
 def sent_text(fake_llm: FakeLLM, index: int) -> str:
     return json.dumps(fake_llm.requests[index]["messages"], ensure_ascii=False)
 
@@ -64,7 +72,7 @@ def test_a_key_streamed_in_pieces_is_masked_across_partial_records(tmp_path: Pat
         writer.flush_partial()  # one record per piece, as a slow stream writes them
     writer.close()
     raw = writer.path.read_text(encoding="utf-8")
-    deltas = "".join(json.loads(line).get("delta", "") for line in raw.splitlines())
+    deltas = streamed(raw.encode("utf-8"))
     assert deltas == "It is *** and sk-no more"
     assert "sk-streamed" not in raw and "0123456789" not in raw
     conv = load(writer.path)
@@ -107,16 +115,16 @@ def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
 
     def after_in_file() -> bool:
         found[:] = paths.sessions_dir().glob("*.jsonl")
-        return bool(found) and b"AFTER" in found[0].read_bytes()
+        return bool(found) and "AFTER" in streamed(found[0].read_bytes())
 
     def stuck(what: str) -> str:
         """Where the stream got to: the fake's chunks sent, the run's events, the file."""
         got = events.read_bytes()
-        lines = got.count(b"\n")
         held = found[0].read_bytes() if found else b"(no session file)"
+        count = got.count(b"\n")
         return (f"{what}: the fake sent {fake_llm.chunks_sent} chunks; the run printed "
-                f"{lines} events (AFTER among them: {b'AFTER' in got}), the last "
-                f"{got[-300:]!r}; the session file ends {held[-300:]!r}")
+                f"{count} events (AFTER in their text: {'AFTER' in streamed(got)}), "
+                f"the last {got[-300:]!r}; the session file ends {held[-300:]!r}")
     try:
         # Two waits, two guards against a hang: the real command's start-up (its imports
         # take 5 s on a quiet machine and 30 s or more at load 10), then the stream.
@@ -130,7 +138,7 @@ def test_a_crash_mid_stream_never_leaves_the_key_whole(tmp_path: Path,
     session = found[0]
     raw = session.read_text(encoding="utf-8")
     assert KEY not in raw
-    deltas = "".join(json.loads(line).get("delta", "") for line in raw.splitlines())
+    deltas = streamed(raw.encode("utf-8"))
     assert KEY not in deltas and deltas.startswith("Here: *** and *** and *** and AFTER")
     exported = tui_agent("export", session.stem)
     assert exported.returncode == 0, exported.stderr
