@@ -115,6 +115,19 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def learned_here() -> Iterator[None]:
+    """The secrets a test's logins learn in this process (OAuth tokens, a key's private
+    members) are forgotten after it: the set is the process's, and a later test's masking
+    must not see them (a stream holds back a tail that could begin one: a learned
+    ``eyJ...`` token held back the last ``e`` of a later test's reply)."""
+    from tui_agent.config import interpolate
+
+    before = set(interpolate._LEARNED)
+    yield
+    interpolate._LEARNED.intersection_update(before)
+
+
 _real_connect = socket.socket.connect
 
 

@@ -32,18 +32,6 @@ from tui_agent.tools.hub import Hub
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(autouse=True)
-def learned_here() -> Iterator[None]:
-    """The secrets a test's logins learn in this process (tokens, a key's private members)
-    are forgotten after it: the set is the process's, and a later test's masking (a stream
-    holding back what could start a secret) must not see them."""
-    from tui_agent.config import interpolate
-
-    before = set(interpolate._LEARNED)
-    yield
-    interpolate._LEARNED.intersection_update(before)
-
-
 @contextmanager
 def server(tmp_path: Path, *flags: str) -> Iterator[tuple[str, Path]]:
     """The OAuth fake behind the guard, and the record of what it was sent."""
