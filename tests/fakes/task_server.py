@@ -12,7 +12,12 @@ It declares ``tasks.requests.tools.call`` (unless ``--no-tasks``) and serves
 Every ``tools/call``, ``tasks/get``, ``tasks/result`` and ``tasks/cancel`` is written to
 ``--marks FILE`` (one JSON line: time, method, task, tool) for the tests to read.
 
-    python tests/fakes/task_server.py [--poll-ms N] [--step S] [--marks FILE] [--no-tasks]
+``--step-until-seen``: a step's work starts only once a ``tasks/get`` has answered with its
+status (at most 60 s later), so a test sees every status however late the polls come on a
+busy machine (they come at the server's pollInterval, which a step may outlast or not).
+
+    python tests/fakes/task_server.py [--poll-ms N] [--step S] [--step-until-seen]
+                                      [--marks FILE] [--no-tasks]
 """
 
 from __future__ import annotations
@@ -94,6 +99,9 @@ def work(opts: argparse.Namespace, task: dict[str, Any], name: str, args: dict[s
             send({"jsonrpc": "2.0", "method": "notifications/progress",
                   "params": {"progressToken": token, "progress": step, "total": steps,
                              "message": f"step {step}"}})
+        if opts.step_until_seen:
+            with CHANGED:
+                CHANGED.wait_for(lambda: task.get("seen") == task["statusMessage"], 60)
         time.sleep(opts.step)
         if name == "doomed":
             task["result"] = text("the index is gone", error=True)
@@ -152,7 +160,11 @@ def on_tasks(opts: argparse.Namespace, method: str, params: dict[str, Any]) -> d
     task = the_task(params)
     mark(opts, method, task=task["taskId"])
     if method == "tasks/get":
-        return snapshot(task)
+        with CHANGED:
+            shown = snapshot(task)
+            task["seen"] = shown["statusMessage"]
+            CHANGED.notify_all()
+        return shown
     if method == "tasks/cancel":
         if not update(task, "cancelled", "cancelled at the client's request"):
             raise Failure(-32602, "the task already ended")
@@ -196,6 +208,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--poll-ms", type=int, default=200)
     parser.add_argument("--step", type=float, default=0.2)
+    parser.add_argument("--step-until-seen", action="store_true")
     parser.add_argument("--marks")
     parser.add_argument("--no-tasks", action="store_true")
     opts = parser.parse_args()
