@@ -123,13 +123,17 @@ async def test_an_attached_resource_that_changes_goes_again(tmp_path: Path,
                     what="the message with the resource")
         assert "risotto" in fake_llm.requests[0]["messages"][-1]["content"]
         spec = next(s for s in hub.specs() if s.tool == "change_menu")
-        for _ in range(100):
+        # Changed until the change is noticed: the subscription may not be in place yet.
+        # By the clock, not by a count: a call takes far longer on a busy machine.
+        loop = asyncio.get_running_loop()
+        deadline, calls = loop.time() + 60, 0
+        while not app.attachments:
+            assert loop.time() < deadline, f"no change noticed after {calls} changes in 60 s"
             await hub.call(spec, {"text": "soup"})
-            if app.attachments:
-                break
-            await asyncio.sleep(0.05)
+            calls += 1
+            await pilot.pause(0.05)
         await until(pilot, lambda: any("asking:menu://today changed" in str(n.render())
-                                       for n in app.query(Note)), what="the note")
+                                       for n in app.query(Note)), 30, "the note")
         assert app.attachments == ["asking:menu://today"]
         await app.shut_down(0)
 
