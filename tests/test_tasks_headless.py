@@ -155,7 +155,8 @@ def test_server_everythings_research_query_through_run(
     told = [m for m in said if m is not None]
     assert told and set(told) <= set(stages), said
     assert told == sorted(set(told), key=stages.index), said
-    assert of(events, "task")[-1]["status"] == "completed"
+    assert of(events, "task")[-1]["status"] == "completed", \
+        [e for e in events if e["type"] not in ("text", "context")]
     result = of(events, "tool_result")[0]
     assert not result["is_error"] and "# Research Report: owls" in result["text"]
 

@@ -178,6 +178,9 @@ async def _answered(client: Any, tool: str, task: Any, alive: Callable[[], None]
     if current.status not in TERMINAL:  # the result came before a poll saw the task end:
         with contextlib.suppress(MCPError):  # its last status (failed?) decides the reading
             current = await _get(client, task.task_id)
+        said = (str(current.status), _said(current.status_message))
+        if said != last and news is not None:  # the card ends as the task did, not working
+            news(TaskNews(clean(task.task_id)[:200], *said))
     if isinstance(outcome[0], MCPError):
         raise ServerError(_ended(tool, current, last[1] or clean(outcome[0].message)))
     return _checked(tool, current, outcome[0], last[1])
