@@ -2,7 +2,8 @@
 them: an image block (or an embedded image) is an image part for a model that reads
 images, and a JSON-RPC error saying why (nothing sent) for one that does not; a resource
 link to a file and an embedded resource (the editor's selection) go as ``@`` files do, a
-``<file>`` block after the words."""
+``<file>`` block after the words; beside an MCP prompt's command they go with its text, and
+a built-in command refuses them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from acp import image_block, resource_block, resource_link_block, text_block
 from acp.helpers import embedded_blob_resource, embedded_text_resource
 
-from tests.acp_kit import Editor, config, prompt, running
+from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
 from tests.fakes.llm_server import FakeLLM, Reply
 
 pytestmark = pytest.mark.slow
@@ -123,3 +124,40 @@ def test_resource_links_and_embedded_selections_go_as_at_files_do(
     assert sent(fake_llm, 1) == f"explain\n\n{file_block('src/app.py', buffer)}"
     assert sent(fake_llm, 2) == f"explain\n\n{file_block('src/app.py', selection)}"
     assert sent(fake_llm, 3) == "see [docs](https://example.com/docs)"
+
+
+def test_a_commands_files_go_with_an_mcp_prompt_and_a_built_in_refuses_them(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """An MCP prompt's command with the editor's selection beside it: the prompt's text and
+    the file go to the model together. A built-in command sent with an image is refused
+    (JSON-RPC -32602, saying so) before it does anything: ``/code on`` leaves the mode as
+    it was, and the session goes on."""
+    from acp import RequestError
+
+    selection = "def selected():\n    pass\n"
+    fake_llm.push(Reply(text="Hello, Ada!"), Reply(text="tools still"))
+    editor = Editor()
+    conf = config(tmp_path, fake_llm, fake_server_toml())
+
+    async def scenario() -> tuple[str, Any, str]:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await editor.until(lambda: any(c.name == "fake:greet" for u in editor.of(
+                "available_commands_update") for c in u.available_commands))
+            greeted = await prompt(conn, sid, [
+                text_block("/fake:greet name=Ada"),
+                resource_block(embedded_text_resource((tmp_path / "a.py").as_uri(),
+                                                      selection))])
+            with pytest.raises(RequestError) as caught:
+                await prompt(conn, sid, [text_block("/code on"), image_block(PNG, "image/png")])
+            return greeted, caught.value, await prompt(conn, sid, "and now?")
+
+    greeted, refused, then = asyncio.run(scenario())
+    assert greeted == "end_turn" and then == "end_turn"
+    assert sent(fake_llm, 0) == f"Say hello to Ada.\n\n{file_block('a.py', selection)}"
+    assert refused.code == -32602
+    assert refused.data == {"message": "/code takes no files or images (1 sent with it): "
+                                       "nothing was done; send them with a prompt"}
+    offered = [t["function"]["name"] for t in fake_llm.requests[1]["tools"]]
+    assert "fake__echo" in offered  # the server's tools as they are: /code on did not run
+    assert not any(u.current_mode_id == "code" for u in editor.of("current_mode_update"))

@@ -38,11 +38,11 @@ from acp.schema import (
 from tui_agent import __version__
 from tui_agent.acp import commands
 from tui_agent.acp.gate import EditorGate
-from tui_agent.acp.prompt import ReadText, user_message
+from tui_agent.acp.prompt import ReadText, prepared
 from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession, SessionSetupError, open_session
 from tui_agent.acp.updates import Updates, replay
 from tui_agent.config import Settings
-from tui_agent.core.attachments import AttachError
+from tui_agent.core.attachments import AttachError, Prepared, content
 from tui_agent.core.events import ContextSize, Event, TurnDone
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionError, load
@@ -203,6 +203,16 @@ class TuiAgent:
         was_mode = session.code_mode
         try:
             if commands.is_command(session, text):
+                # The blocks beside the command's words (a file, a selection, an image) go
+                # with an MCP prompt's turn; a built-in command takes none. Read first: one
+                # that cannot go stops the command before it has done anything.
+                others = [b for b in blocks if getattr(b, "type", "") != "text"]
+                if others and not commands.starts_a_turn(session, text):
+                    raise ValueError(f"{text.split()[0]} takes no files or images "
+                                     f"({len(others)} sent with it): nothing was done; "
+                                     "send them with a prompt")
+                attached = await self._prepared(session, others) if others else None
+
                 async def send(update: Any) -> None:
                     await self._send(session.id, update)
 
@@ -212,14 +222,18 @@ class TuiAgent:
                         "code" if session.code_mode else "tools"))
                 if turn_text is None:
                     return "end_turn"
-                message: str | list[dict[str, Any]] = turn_text
+                message: str | list[dict[str, Any]] = turn_text if attached is None else \
+                    content(Prepared(f"{turn_text} {attached.text}".strip(),
+                                     attached.attachments))
             else:
-                message = await user_message(blocks, session.cwd, self._reader(session),
-                                             session.agent.llm.model or "",
-                                             session.reads_images)
+                message = content(await self._prepared(session, blocks))
         except (AttachError, ValueError, ServerError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         return await self._run(session, message)
+
+    async def _prepared(self, session: AcpSession, blocks: list[Any]) -> Prepared:
+        return await prepared(blocks, session.cwd, self._reader(session),
+                              session.agent.llm.model or "", session.reads_images)
 
     async def _run(self, session: AcpSession, message: str | list[dict[str, Any]]) -> str:
         updates = Updates(session.settings.secrets, session.cwd, session.agent.scopes)

@@ -1,7 +1,8 @@
 """The slash commands an editor offers (``available_commands_update``) and what each does
 when a prompt starts with one: ``/compact``, ``/context``, ``/code on|off``, ``/model
 [NAME]``, and each server's MCP prompt (``/server:prompt KEY=VALUE ...``), which puts the
-prompt's messages into the conversation and runs the turn they start.
+prompt's messages into the conversation and runs the turn they start (with the files and
+images the editor sent beside the command; a built-in command refuses those).
 
 A command's answer is text of the reply; what the editor knows as state (the mode) is
 also sent as its own update.
@@ -78,8 +79,18 @@ def _said(session: AcpSession, text: str) -> Any:
 
 
 def is_command(session: AcpSession, text: str) -> bool:
-    name = text.strip()[1:].partition(" ")[0] if text.strip().startswith("/") else ""
+    name = _name(text)
     return name in BUILT_IN or any(ref == name for ref, _ in session.prompts)
+
+
+def starts_a_turn(session: AcpSession, text: str) -> bool:
+    """The command is a server's MCP prompt: its messages start a turn (which takes the
+    files and images sent with it), where a built-in command only answers."""
+    return any(ref == _name(text) for ref, _ in session.prompts)
+
+
+def _name(text: str) -> str:
+    return text.strip()[1:].partition(" ")[0] if text.strip().startswith("/") else ""
 
 
 async def _compact(session: AcpSession, send: Send) -> None:

@@ -32,7 +32,6 @@ from tui_agent.core.attachments import (
     AttachError,
     Attachment,
     Prepared,
-    content,
     read_attachment,
     references,
     refuse_images,
@@ -46,10 +45,12 @@ ReadsImages = Callable[[], Awaitable[bool]]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 
-async def user_message(blocks: Sequence[Any], root: Path, read: ReadText | None,
-                       model: str, reads_images: ReadsImages) -> str | list[dict[str, Any]]:
-    """The message for ``blocks`` to ``model``; :class:`AttachError` names the first that
-    cannot go, or the images when the model reads none."""
+async def prepared(blocks: Sequence[Any], root: Path, read: ReadText | None,
+                   model: str, reads_images: ReadsImages) -> Prepared:
+    """``blocks`` read for ``model``: the words and the files (``content()`` makes them the
+    user message); :class:`AttachError` names the first that cannot go, or the images when
+    the model reads none. A slash command's other blocks are read so before it runs, so one
+    that cannot go stops the command before it has done anything."""
     words: list[str] = []
     files: list[Attachment] = []
     for block in blocks:
@@ -70,10 +71,10 @@ async def user_message(blocks: Sequence[Any], root: Path, read: ReadText | None,
         else:
             raise AttachError(f"a {getattr(block, 'type', '?')} block: this agent takes text, "
                               "resources and images")
-    prepared = Prepared(" ".join(w for w in words if w), tuple(files))
-    if prepared.images:
-        refuse_images(prepared, model, await reads_images())
-    return content(prepared)
+    found = Prepared(" ".join(w for w in words if w), tuple(files))
+    if found.images:
+        refuse_images(found, model, await reads_images())
+    return found
 
 
 async def _file(path: Path, shown: str, read: ReadText | None) -> Attachment:
