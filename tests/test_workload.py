@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-# learned_here is autouse: what a test here learns is forgotten after it, as in test_dpop
-from tests.test_dpop import learned_here, noted, server, session, store_in  # noqa: F401
+from tests.test_dpop import noted, server, session, store_in
 
 pytestmark = pytest.mark.slow
 
