@@ -100,7 +100,9 @@ def test_reject_and_a_cancelled_question_deny_the_call(fake_llm: FakeLLM, tmp_pa
 
 
 def test_a_scripts_call_asks_naming_the_script(fake_llm: FakeLLM, tmp_path: Path) -> None:
-    code = 'r = fake.echo(text="from the script")\nresult = r'
+    """A script calling a read-only tool twice: one question, naming the script, whose
+    "allow the script" answers the second call too."""
+    code = 'r = fake.add(a=2, b=3)\ns = fake.add(a=4, b=5)\nresult = [r, s]'
     fake_llm.push(Reply(tool_calls=[FakeToolCall("executeToolCode", {"code": code},
                                                  id="s1")]), Reply(text="ran"))
     editor = Editor(["allow_script"])
@@ -109,11 +111,29 @@ def test_a_scripts_call_asks_naming_the_script(fake_llm: FakeLLM, tmp_path: Path
         ["end_turn"]
     assert len(editor.asked) == 1
     question, options = editor.asked[0]
-    assert question.title == "fake: echo (called by the script s1)"
+    assert question.title == "fake: add (called by the script s1)"
     assert "allow_script" in [o.option_id for o in options]
     script = editor.of("tool_call")[0]
     assert (script.tool_call_id, script.kind, script.title) == ("s1", "execute",
                                                                 "code-mode script")
+    assert "5" in tool_message(fake_llm, 1) and "9" in tool_message(fake_llm, 1)
+
+
+def test_a_script_that_names_nothing_to_approve_ahead_offers_no_script_answer(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``echo`` is not marked read-only: approving the script could approve no call
+    ahead, so the option is not offered and the question says each call asks."""
+    code = 'r = fake.echo(text="from the script")\nresult = r'
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("executeToolCode", {"code": code},
+                                                 id="s1")]), Reply(text="ran"))
+    editor = Editor(["allow_once"])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake"))
+    assert run_turns(editor, conf, tmp_path, "script it", args=("--code-mode",)) == \
+        ["end_turn"]
+    question, options = editor.asked[0]
+    assert "allow_script" not in [o.option_id for o in options]
+    said = " ".join(c.content.text for c in question.content or [] if c.type == "content")
+    assert "each call of this script asks" in said
     assert "from the script" in tool_message(fake_llm, 1)
 
 

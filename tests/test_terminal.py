@@ -76,9 +76,21 @@ def test_terminal_gate_asks_on_the_tty(answer: bytes, approved: bool, reason: st
 
 
 def test_a_call_from_a_script_can_approve_the_rest_of_the_script() -> None:
-    decision, shown = ask_on_a_pty(replace(CALL, id="s1.1", parent="s1"), b"s\n")
+    decision, shown = ask_on_a_pty(replace(CALL, id="s1.1", parent="s1",
+                                           script_tools=("fs.write",)), b"s\n")
     assert decision.approved and decision.script
     assert b"called by the script s1" in shown and b"[s] approve the listed tools" in shown
+
+
+def test_a_script_that_names_nothing_to_approve_ahead_is_not_offered_s() -> None:
+    """Every tool it names is held (it writes files, say): ``s`` would approve this call
+    once, as ``y`` does, so it is neither offered nor taken, and the question says why."""
+    call = replace(CALL, id="s1.1", parent="s1", script_held=(("fs.write", "writes files"),))
+    decision, shown = ask_on_a_pty(call, b"s\nn\n")
+    assert not decision.approved and not decision.script
+    assert b"[s]" not in shown
+    assert b"each call of this script asks: none of the tools it names can be approved " \
+        b"ahead" in shown and b"still asks at each call: fs.write (writes files)" in shown
 
 
 def test_gate_without_a_terminal_denies() -> None:

@@ -70,12 +70,16 @@ async def test_s_on_a_read_leaves_the_scripts_write_asking_with_its_diff(
         assert isinstance(first, ApprovalScreen) and first.call.tool == "read_text_file"
         await until(pilot, lambda: "still asks" in labels(first), what="the scope line")
         said = labels(first)  # read now: the labels go with the modal
+        assert "approve the listed tools" in str(first.query_one(".keys").render())
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen)
                     and app.screen is not first, 30, "the write's own question")
         second = app.screen
         assert isinstance(second, ApprovalScreen)
         assert second.call.tool == "write_file"  # the second read did not ask
+        # It names nothing left to approve ahead: s is not offered (it would approve once).
+        assert "approve the listed tools" not in str(second.query_one(".keys").render())
+        assert "each call of this script asks" in labels(second)
         assert second.call.change is not None
         diff = str(second.query_one(".diff").render())
         assert "-old" in diff and "+hello" in diff

@@ -97,7 +97,7 @@ def options_for(call: PendingCall) -> list[PermissionOption]:
         options.append(PermissionOption(option_id=ALLOW_ALWAYS,
                                         name=f"Always allow {clean(call.tool)}",
                                         kind="allow_always"))
-    if call.parent:
+    if call.script_approvable:
         options.append(PermissionOption(option_id=ALLOW_SCRIPT,
                                         name="Allow the script (its listed tools)",
                                         kind="allow_once"))

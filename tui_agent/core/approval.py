@@ -59,15 +59,25 @@ class PendingCall:
     """The file the call would write, as a diff against the file as it is (computed here
     from the arguments)."""
 
+    @property
+    def script_approvable(self) -> bool:
+        """A script's call that approving the script would approve more with: it names
+        tools that can be approved ahead. Only then is that answer offered (without them
+        it would approve this call once, as ``y`` does)."""
+        return bool(self.parent and self.script_tools)
+
     def script_scope(self, key: str = "s") -> list[str]:
         """What approving the script (``key``) does, in words for the question: the tools
-        it approves for the rest of the run, and those it leaves asking, grouped by why."""
+        it approves for the rest of the run, and those it leaves asking, grouped by why.
+        When it names none that can be approved ahead, the answer is not offered: each of
+        its calls asks."""
         if self.script_tools:
             first = (f"{key} approves this call and, for the rest of this run, the script's "
                      f"calls of: {', '.join(map(clean, self.script_tools))} (any other "
                      "tool it reaches asks again)")
         else:
-            first = f"{key} approves this call only: no tool the script names can be approved ahead"
+            first = ("each call of this script asks: none of the tools it names can be "
+                     "approved ahead")
         reasons: dict[str, list[str]] = {}
         for name, why in self.script_held:
             reasons.setdefault(why, []).append(clean(name))

@@ -60,9 +60,10 @@ class TerminalGate:
             tty.writelines(f"  {line}\n" for line in call.script_scope("[s]"))
         while True:
             always = "  [a] always allow" if call.fingerprint else ""
-            rest = "  [s] approve the listed tools" if call.parent else ""
-            rest += "  [d] show the arguments" if change is not None else ""
-            tty.write(f"  [y] approve once{always}{rest}  [n] deny  [r] deny with a reason: ")
+            script = "  [s] approve the listed tools" if call.script_approvable else ""
+            shown = "  [d] show the arguments" if change is not None else ""
+            tty.write(f"  [y] approve once{always}{script}{shown}  [n] deny  "
+                      "[r] deny with a reason: ")
             tty.flush()
             answer = tty_in.readline()
             if not answer:
@@ -72,7 +73,7 @@ class TerminalGate:
                 return Decision.approve()
             if choice in ("a", "always") and always:
                 return Decision.approve("always allowed", always=True)
-            if choice in ("s", "script") and rest:
+            if choice in ("s", "script") and script:
                 return Decision.whole_script()
             if choice in ("d", "arguments") and change is not None:
                 tty.write(arguments)

@@ -105,7 +105,7 @@ class ApprovalScreen(Question[Decision]):
         if self.call.fingerprint:
             where = f" (in {clean(self.remember_in)})" if self.remember_in else ""
             keys.append(("a", f"always allow{where}"))
-        if self.call.parent:
+        if self.call.script_approvable:
             keys.append(("s", "approve the listed tools"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
         if self.call.change is not None:
@@ -124,7 +124,7 @@ class ApprovalScreen(Question[Decision]):
             self.dismiss(Decision.approve("always allowed", always=True))
 
     def action_script(self) -> None:
-        if self.call.parent:
+        if self.call.script_approvable:
             self.dismiss(Decision.whole_script())
 
     def action_deny(self) -> None:
