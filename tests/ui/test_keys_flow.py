@@ -11,6 +11,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
+from tests.fakes.llm_server import FakeLLM
 from tests.test_compaction import Summarizing, words
 from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
 from tui_agent.ui.app import AgentApp
@@ -145,3 +146,33 @@ async def long_transcript(pilot: Pilot[Any], app: AgentApp) -> Transcript:
                 and transcript.scroll_y == transcript.max_scroll_y,
                 what="a transcript taller than two screens, at its end")
     return transcript
+
+
+async def test_a_message_that_cannot_go_stays_in_the_prompt(fake_llm: FakeLLM,
+                                                            tmp_path: Path) -> None:
+    """Enter with no model yet, or while a reply is still coming: the app says why, and
+    the words stay in the prompt to send later (they were cleared, and lost)."""
+    from tests.fakes.llm_server import Reply
+    from tui_agent.ui.widgets.messages import Note
+
+    app = make_app(write_config(tmp_path / "none.toml", model=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        prompt = app.chat.query_one("#prompt", PromptInput)
+        await send(pilot, app, "my first question")
+        await until(pilot, lambda: any("No model yet" in str(n.render())
+                                       for n in app.transcript.query(Note)), what="why")
+        assert prompt.text == "my first question" and not app.transcript.query(UserMessage)
+        await finish(app)
+
+    fake_llm.push(Reply(text="slow " * 200, chunk_chars=5, delay=0.05))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        prompt = app.chat.query_one("#prompt", PromptInput)
+        await send(pilot, app, "tell me a long story")
+        await until(pilot, lambda: app.transcript.query(AssistantMessage), what="the reply")
+        await send(pilot, app, "and a second one")
+        await until(pilot, lambda: prompt.text == "and a second one", what="the words back")
+        assert len(app.transcript.query(UserMessage)) == 1 and len(fake_llm.requests) == 1
+        await finish(app)

@@ -70,6 +70,8 @@ class AgentApp(ChatApp):
             await self.run_command(command)
             return
         await self.loaded.wait()
+        if await self.turns.refused(event.text):
+            return
         from tui_agent.ui import composer  # attachments and Markdown: not on the first frame
 
         files = await composer.outgoing(self, unescape(event.text))

@@ -16,7 +16,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from tui_agent.config.interpolate import mask
 from tui_agent.ui.widgets.history import tokens_text, with_markers
@@ -40,18 +40,31 @@ class Turns:
     def running(self) -> bool:
         return any(w.group == GROUP and w.is_running for w in self.app.workers)
 
-    async def send(self, text: str, files: Prepared | None = None) -> None:
-        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
+    async def refused(self, typed: str | None = None) -> bool:
+        """Whether a turn cannot start now (a reply is still coming, or there is no model
+        yet), saying why; ``typed`` (the prompt's text, just cleared) goes back into the
+        prompt then, so nothing written is lost."""
         app = self.app
-        await app.loaded.wait()
         if self.running():
             app.notify("a reply is still coming: esc stops it", severity="warning")
-            return
-        if not app.backend.has_model():
+        elif not app.backend.has_model():
             from tui_agent.core.llm import NO_MODEL_HELP
 
             await app.transcript.note(NO_MODEL_HELP.replace("no model is configured",
                                                             "No model yet"), "warning")
+        else:
+            return False
+        prompt = app.chat.query_one("#prompt", TextArea)
+        if typed and not prompt.text:
+            prompt.load_text(typed)
+            prompt.move_cursor(prompt.document.end)
+        return True
+
+    async def send(self, text: str, files: Prepared | None = None) -> None:
+        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
+        app = self.app
+        await app.loaded.wait()
+        if await self.refused():
             return
         from tui_agent.core.attachments import Prepared
 
