@@ -297,7 +297,7 @@ async def test_the_demo_tour_ends_with_a_code_mode_script(tmp_path: Path,
         screen = app.screen
         assert isinstance(screen, ApprovalScreen)
         assert screen.call.tool == "save_note" and "word_count" in screen.call.script
-        await pilot.press("s")
+        await pilot.press("y")
         await until(pilot, lambda: app.turns_ended == 3, timeout=60)
         script = next(c for c in app.transcript.cards.values() if c.script is not None)
         assert script.status == "done"

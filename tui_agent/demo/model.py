@@ -96,7 +96,9 @@ then send `script` again.
 SCRIPT_TEXT = """\
 Here is the script. It reads every note and counts its words (those tools are
 auto-approved), then saves the counts as a new note: that call asks you, with
-the script beside it. Press `s` to approve every call of this script run.
+the script beside it. Press `y` to let it run. (Where a script calls tools its
+server marks read-only, `s` approves them for the rest of the script's run;
+a call that writes asks every time.)
 """
 
 SCRIPT = """\
