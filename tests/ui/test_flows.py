@@ -58,7 +58,10 @@ async def test_send_and_stream(fake_llm: FakeLLM, tmp_path: Path) -> None:
         await finish(app)
 
 
-async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path, key: str) -> None:
+    """Esc stops the reply in flight; so does ctrl+c, which a terminal's user presses
+    (with nothing running it only says how to quit: see the next test)."""
     fake_llm.push(Reply(text="word " * 400, chunk_chars=5, delay=0.02))
     app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
     async with app.run_test(size=SIZE) as pilot:
@@ -66,7 +69,7 @@ async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path) -> N
         await send(pilot, app, "talk")
         await until(pilot, lambda: any(r.source for r in app.transcript.query(AssistantMessage)),
                     what="the first words")
-        await pilot.press("escape")
+        await pilot.press(key)
         await until(pilot, lambda: app.turns_ended > before, what="the stop")
         reply = app.transcript.query_one(AssistantMessage)
         assert reply.has_class("-incomplete")
@@ -76,6 +79,19 @@ async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path) -> N
         assert session is not None
         saved = load(session.path)
         assert saved.entries[-1].incomplete and saved.entries[-1].message["role"] == "assistant"
+        await finish(app)
+
+
+async def test_ctrl_c_with_nothing_running_says_how_to_quit(fake_llm: FakeLLM,
+                                                            tmp_path: Path) -> None:
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: app._notifications, what="the hint")
+        said = " ".join(str(n.message) for n in app._notifications)
+        assert "ctrl+q" in said and "quit" in said
+        assert app.is_running
         await finish(app)
 
 

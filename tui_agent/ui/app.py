@@ -36,6 +36,7 @@ class AgentApp(ChatApp):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses find it too
     BINDINGS = [
         Binding("escape", "stop", "Stop", show=False),
+        Binding("ctrl+c", "interrupt", show=False, system=True),
         Binding("ctrl+s", "command('servers')", "Servers"),
         Binding("ctrl+t", "command('model')", "Model"),
         Binding("ctrl+n", "command('new')", "New"),
@@ -93,6 +94,16 @@ class AgentApp(ChatApp):
         from tui_agent.ui import composer
 
         await composer.edit_prompt(self)
+
+    def action_interrupt(self) -> None:
+        """Ctrl-C, which a terminal's user presses to stop what runs: the reply in flight
+        stops, as with esc. Otherwise (or over a modal, whose own keys answer it) it says
+        how to quit, as Textual does. A selection in the prompt is copied first (the
+        prompt takes ctrl+c when it has one)."""
+        if self.turn_running() and len(self.screen_stack) == 1:
+            self.action_stop()
+        else:
+            self.action_help_quit()
 
     async def action_command(self, name: str) -> None:
         from tui_agent.ui.commands import Command
