@@ -153,10 +153,10 @@ class ServersScreen(Screen[None]):
                           key=spec.tool)
         if tools.row_count:
             tools.move_cursor(row=min(keep, tools.row_count - 1))
-        elif st.state == "idle":
-            tools.add_row("", plain("(starts when a turn needs its tools)"), "")
+        elif st.state == "idle":  # in the wide column: the approval one cut it short
+            tools.add_row("", "", plain("(starts when a turn needs its tools)"))
         elif st.state != "connected":
-            tools.add_row("", plain(f"(no tools while {st.state})"), "")
+            tools.add_row("", "", plain(f"(no tools while {st.state})"))
 
     def _detail_lines(self, st: Any) -> list[str]:
         """What the pane says of a server: its state, login and errors first (they must
