@@ -1,5 +1,6 @@
-"""The chat itself: the screen, start-up (the config loaded after the first frame, the
-project question, the servers), and the one way out (quit key, ``/quit``, signals).
+"""The chat itself: start-up (the config loaded after the first frame, the project
+question, the servers) and the one way out (quit key, ``/quit``, signals); its screen is
+``chat_screen.py``'s.
 The app composes its collaborators and routes to them: the turn (send, run, stop,
 resume) is ``turn.py``'s, the backend's callbacks (servers, resources, logs, logins)
 ``listeners.py``'s, the ways out ``exits.py``'s.
@@ -18,17 +19,15 @@ import importlib
 import signal
 from typing import TYPE_CHECKING
 
-from textual import events, work
-from textual.app import App, ComposeResult
-from textual.binding import Binding
-from textual.containers import Container
+from textual import work
+from textual.app import App
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widget import MountError
-from textual.widgets import Static
+from textual.widget import MountError, Widget
 
 from tui_agent.config import paths
 from tui_agent.ui import exits, gcpause, textual_fixes
+from tui_agent.ui.chat_screen import ChatScreen
 from tui_agent.ui.listeners import Listeners
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
@@ -46,71 +45,6 @@ if TYPE_CHECKING:
     from tui_agent.core.approval import PendingCall
     from tui_agent.core.attachments import Attachment, Prepared
     from tui_agent.wiring.runtime import Options, Runtime
-
-
-class ChatScreen(Screen[None]):
-    """The transcript above the prompt. Page up / page down (and ctrl+home / ctrl+end)
-    scroll the transcript wherever the focus is; typing or pasting with the focus on
-    anything that does not take text (a message, a code block, the transcript) goes on
-    in the prompt."""
-
-    BINDINGS = [
-        Binding("pageup", "scroll_transcript('page_up')", show=False, priority=True),
-        Binding("pagedown", "scroll_transcript('page_down')", show=False, priority=True),
-        Binding("ctrl+home", "scroll_transcript('home')", show=False, priority=True),
-        Binding("ctrl+end", "scroll_transcript('end')", show=False, priority=True),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
-        yield Static(id="pending")
-        yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
-        yield StatusBar(id="status")
-        yield Container(id="footer-row")
-
-    def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
-
-    def show_footer(self) -> None:
-        """The key bar, in its row. Textual's ``Footer`` draws its keys only after the first
-        frame anyway; it comes then, and its CSS (bigger than all of ours) is not parsed
-        twice on the way to that frame."""
-        from textual.widgets import Footer
-
-        self.query_one("#footer-row").mount(Footer())
-
-    def action_scroll_transcript(self, how: str) -> None:
-        """``how``: page_up, page_down, home or end (at once: a page must not lag). A page
-        down that reaches the bottom follows the reply again, as ``end`` does."""
-        transcript = self.query_one(Transcript)
-        getattr(transcript, f"scroll_{how}")(animate=False)
-        if how == "page_down" and transcript.scroll_target_y >= transcript.max_scroll_y:
-            transcript.scroll_end(animate=False)
-
-    def on_key(self, event: events.Key) -> None:
-        """A key that reached the screen unused: a printable one, or enter, goes to the
-        prompt, unless the focused widget (or one around it) has a binding for it, such
-        as a message's ``c``. (A text field never lets such keys through.)"""
-        if not (event.is_printable or event.key == "enter") or event.key in self.active_bindings:
-            return
-        prompt = self.query_one(PromptInput)
-        if self.focused is prompt or prompt.disabled:
-            return
-        self._to_prompt(prompt, event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        """A paste that reached the screen unused goes into the prompt too."""
-        prompt = self.query_one(PromptInput)
-        if self.focused is not prompt and not prompt.disabled:
-            self._to_prompt(prompt, event)
-
-    @staticmethod
-    def _to_prompt(prompt: PromptInput, event: events.Key | events.Paste) -> None:
-        """The prompt handles ``event`` as its own. The same event goes on, stopped: it
-        must not bubble back up to the app, which would hand it to the prompt again."""
-        event.stop()
-        prompt.focus()
-        prompt.post_message(event)
 
 
 class ChatApp(App[int]):
@@ -265,9 +199,21 @@ class ChatApp(App[int]):
         if self.options.resume is not None:
             await self.resume(self.options.resume)
         elif not self.backend.has_model() or self.options.demo:
-            await self.transcript.add(welcome(self.options.demo))
+            panel = welcome(self.options.demo)
+            await self.transcript.add(panel)
+            self.transcript.call_after_refresh(self._welcome_from_its_title, panel)
             if self.options.demo:
                 self.query_one(PromptInput).load_text("Show me around")
+
+    def _welcome_from_its_title(self, panel: Widget) -> None:
+        """On a terminal too short for the first-run ``panel``, it is read from its title:
+        the anchored view would open at its end (the first message sent brings the view
+        down again). Not once anything came after it: the view follows that."""
+        transcript = self.transcript
+        if transcript.children and transcript.children[-1] is panel \
+                and transcript.max_scroll_y > 0:
+            transcript.release_anchor()
+            transcript.scroll_home(animate=False)
 
     @work(group="backend", exit_on_error=False)
     async def start_backend(self) -> None:
