@@ -162,3 +162,22 @@ def test_snapshot_model_picker_80x24(snap_compare: Callable[..., bool],
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SMALL, run_before=before)
+
+
+@pytest.mark.anyio
+async def test_the_welcome_opens_at_its_title_on_a_short_terminal(tmp_path: Path) -> None:
+    """60x20, no model: the first-run panel is taller than the view; it opens at its top
+    (the anchored view opened at its end, the title off screen), and the answer to the
+    first message sent (there is no model yet) is brought into view."""
+    app = make_app(write_config(tmp_path / "c.toml", model=None))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await ready(pilot, app)
+        transcript = app.transcript
+        await until(pilot, lambda: transcript.query(".welcome") and transcript.max_scroll_y > 0,
+                    what="a welcome taller than the view")
+        await pilot.pause(0.2)
+        assert transcript.scroll_y == 0
+        await send(pilot, app, "hello?")
+        await until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y - 1
+                    and transcript.max_scroll_y > 15, what="the note in view")
+        await app.action_quit()

@@ -52,6 +52,7 @@ class Turns:
 
             await app.transcript.note(NO_MODEL_HELP.replace("no model is configured",
                                                             "No model yet"), "warning")
+            app.transcript.scroll_end(animate=False)  # the answer to enter: in view
         else:
             return False
         prompt = app.chat.query_one("#prompt", TextArea)
