@@ -238,17 +238,17 @@ def parse_strictly(parser: argparse.ArgumentParser, words: list[str]) -> argpars
     how ``mcp add`` is used, not the whole program's usage)."""
     args, extra = parser.parse_known_args(words)
     if extra:
-        parser = _chosen(parser, args)
+        parser = innermost(parser, args)
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args
 
 
-def _chosen(parser: argparse.ArgumentParser,
+def innermost(parser: argparse.ArgumentParser,
             args: argparse.Namespace) -> argparse.ArgumentParser:
     """The innermost (sub)command parser ``args`` went through."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             chosen = action.choices.get(getattr(args, action.dest, None) or "")
             if chosen is not None:
-                return _chosen(chosen, args)
+                return innermost(chosen, args)
     return parser
