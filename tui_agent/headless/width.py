@@ -3,13 +3,14 @@ fixed width when it is a pipe or a file (what reads it there is not a screen), a
 lines cut to it with an ellipsis rather than left to wrap mid-word.
 
 ``$COLUMNS`` wins over both, as :func:`shutil.get_terminal_size` lets it: a person (or a
-test) can ask for a width.
+test) can ask for a width. The terminal asked is ``out``'s own (``shutil`` would ask
+``sys.__stdout__``'s, which is not always where the table goes).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import unicodedata
 from typing import IO
 
@@ -19,15 +20,16 @@ PIPE_COLUMNS = 100
 
 
 def columns(out: IO[str]) -> int:
-    """The width ``out``'s lines should keep to."""
-    try:
-        terminal = out.isatty()
-    except (AttributeError, ValueError):
-        terminal = False
-    if terminal:
-        return max(shutil.get_terminal_size((PIPE_COLUMNS, 24)).columns, 20)
+    """The width ``out``'s lines should keep to (at least 20)."""
     given = os.environ.get("COLUMNS", "")
-    return max(int(given), 20) if given.isdigit() and int(given) > 0 else PIPE_COLUMNS
+    if given.isdigit() and int(given) > 0:
+        return max(int(given), 20)
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        if out.isatty():
+            found = os.get_terminal_size(out.fileno()).columns
+            if found > 0:  # a new pseudo-terminal says 0 until someone sets its size
+                return max(found, 20)
+    return PIPE_COLUMNS
 
 
 def cells(char: str) -> int:
