@@ -16,8 +16,8 @@ from typing import IO, TYPE_CHECKING
 
 from tui_agent.cli.interrupt import was_interrupt, watching
 from tui_agent.cli.parser import (
-    innermost,
     build_parser,
+    innermost,
     misplaced,
     parse_strictly,
     run_flags_before_run,
