@@ -15,13 +15,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.cli.interrupt import was_interrupt, watching
-from tui_agent.cli.parser import (
-    build_parser,
-    innermost,
-    misplaced,
-    parse_strictly,
-    run_flags_before_run,
-)
+from tui_agent.cli.parser import build_parser, misplaced, parse_strictly, run_flags_before_run
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -81,40 +75,13 @@ def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespa
         cut = words.index("--")
         args = parse_strictly(parser, words[:cut])
         if args.command == "mcp" and args.mcp_command == "add":
-            return _add_words(parser, args, words[cut + 1:])
+            from tui_agent.cli.mcp_command import add_words
+
+            return add_words(parser, args, words[cut + 1:])
     if "mcp" in words and "add" in words:
-        return _add_without_dashes(parser, words)
-    return parse_strictly(parser, words)
+        from tui_agent.cli.mcp_command import add_without_dashes
 
-
-def _add_words(parser: argparse.ArgumentParser, args: argparse.Namespace,
-               command: list[str]) -> argparse.Namespace:
-    """``mcp add``'s command, what follows ``--``; a word between NAME and ``--`` is
-    refused (``mcp add bad name -- x`` would otherwise run ``name x``)."""
-    from tui_agent.wiring.mcp_words import one_word
-
-    problem = one_word(args.name, args.words)
-    if problem:
-        innermost(parser, args).error(problem)
-    args.words = command
-    return args
-
-
-def _add_without_dashes(parser: argparse.ArgumentParser,
-                        words: list[str]) -> argparse.Namespace:
-    """``mcp add t3 python3 -m server``: the server's ``-m`` is not ours; say to put
-    ``--`` before its command rather than only that ``-m`` is unknown."""
-    args, extra = parser.parse_known_args(words)
-    if extra and args.command == "mcp" and args.mcp_command == "add":
-        from tui_agent.wiring.mcp_words import with_dashes
-
-        after = words[words.index("add", words.index("mcp")) + 1:]
-        # argparse leaves the command among the extras when a flag of ours came between
-        # NAME and it (``add t5 --no-start python3 x.py``).
-        command = args.words or ([] if extra[0].startswith("-") else extra)
-        innermost(parser, args).error(
-            f"unrecognized arguments: {' '.join(extra)}\n"
-            + with_dashes("tui-agent mcp add", after, args.name, command))
+        return add_without_dashes(parser, words)
     return parse_strictly(parser, words)
 
 

@@ -1,5 +1,6 @@
 """``tui-agent mcp``'s flags: add, remove, list, get and import. ``add`` takes the words
-the app's ``/mcp add`` takes (:mod:`tui_agent.wiring.mcp_add` holds them for both)."""
+the app's ``/mcp add`` takes (:mod:`tui_agent.wiring.mcp_add` holds them for both); its server's
+command after ``--`` is :mod:`tui_agent.cli.mcp_command`'s."""
 
 from __future__ import annotations
 
@@ -98,3 +99,4 @@ def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Co
                          help="where to write them (default: your config file)")
     imports.add_argument("--force", action="store_true",
                          help="replace servers of the same name")
+
