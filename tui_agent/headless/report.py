@@ -57,7 +57,7 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
 
 
 def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
-            columns: int) -> None:
+            width: int) -> None:
     about = " · ".join(x for x in (status.server_info, status.protocol and
                                    f"protocol {status.protocol}") if x)
     specs = hub.tools_of(status.name)
@@ -67,13 +67,13 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
     own = f" + {extra} to read its resources" if extra else ""
     out.write(fit(f"{status.name}  {status.state}  {status.transport}  "
                   f"{counted(status.tools, 'tool')}{own}{f'  ({about})' if about else ''}",
-                  columns) + "\n")
-    width = max((len(s.name) for s in specs), default=0)
+                  width) + "\n")
+    names = max((len(s.name) for s in specs), default=0)
     for spec in specs:
         verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
         first = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
-        out.write(fit(f"  {spec.name:<{width}}  {verdict:<4}  {clean(first)}".rstrip(),
-                      columns) + "\n")
+        out.write(fit(f"  {spec.name:<{names}}  {verdict:<4}  {clean(first)}".rstrip(),
+                      width) + "\n")
     for why in status.held_back:
         out.write(f"  not offered: {why}\n")
     if status.state not in ("connected", "idle"):
