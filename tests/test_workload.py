@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-# learned_here is autouse: what a test here learns is forgotten after it, as in test_dpop
-from tests.test_dpop import learned_here, noted, server, session, store_in  # noqa: F401
+# conftest's learned_here is autouse: what a test here learns is forgotten after it
+from tests.test_dpop import noted, server, session, store_in  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
