@@ -103,6 +103,8 @@ def test_a_server_that_fails_to_start_stays_added_and_the_exit_code_says_so(
     assert done.returncode == 1
     assert "broken  failed  stdio  0 tools" in done.stdout
     assert "stderr: no such module: missing_dep" in done.stdout
+    report = done.stdout.partition("\n")[2]  # after the line that shows the command
+    assert report.count("no such module: missing_dep") == 1, "the server's words once"
     line = box.user_config.read_text().splitlines().index("[servers.broken]") + 1
     assert (f"broken is kept in {box.user_config}:{line}: fix it there, or remove it with "
             "'tui-agent mcp remove broken'") in done.stdout

@@ -71,13 +71,17 @@ async def test_a_failed_turn_costs_what_a_reply_of_its_model_would(
     assert done.usage.cost == cost and done.to_json()["usage"]["cost"] == cost
 
 
-@pytest.mark.parametrize("command", ["sessions", "export"])
+@pytest.mark.parametrize("command", ["sessions", "export", "mcp list", "mcp get",
+                                     "mcp remove"])
 def test_every_subcommand_describes_itself(command: str) -> None:
-    done = subprocess.run([*TUI_AGENT, command, "--help"],
+    done = subprocess.run([*TUI_AGENT, *command.split(), "--help"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0
     usage, _, rest = done.stdout.partition("\n\n")
     assert rest.split("\n\n")[0].strip() and not rest.startswith(("positional", "options"))
+    assert "write and read" not in done.stdout, "list and get only read --config"
+    for line in done.stdout.splitlines():  # every option says what it is for
+        assert not line.strip().startswith("--") or len(line.split()) > 2, line
 
 
 @pytest.mark.parametrize(("argv", "said"), [
@@ -92,6 +96,11 @@ def test_every_subcommand_describes_itself(command: str) -> None:
     (["--max-depth", "3"], "--max-depth is an option of 'run': tui-agent run --max-depth ... "
                            "PROMPT"),
     (["--output=jsonl", "hello"], "--output is an option of 'run'"),
+    # login and logout name their one server: the filters are not theirs.
+    (["login", "--servers", "a", "s"], "unrecognized arguments: --servers"),
+    (["logout", "s", "--exclude-tools", "t"], "unrecognized arguments: --exclude-tools t"),
+    (["--tools", "x", "logout", "s"], "--tools does not apply to 'tui-agent logout'"),
+    (["--servers", "x", "mcp", "list"], "--servers does not apply to 'tui-agent mcp'"),
 ])
 def test_a_flag_a_command_does_not_use_is_refused_by_name(
         argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:

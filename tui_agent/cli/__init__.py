@@ -75,8 +75,13 @@ def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespa
         cut = words.index("--")
         args = parse_strictly(parser, words[:cut])
         if args.command == "mcp" and args.mcp_command == "add":
-            args.words = [*args.words, *words[cut + 1:]]
-            return args
+            from tui_agent.cli.mcp_command import add_words
+
+            return add_words(parser, args, words[cut + 1:])
+    if "mcp" in words and "add" in words:
+        from tui_agent.cli.mcp_command import add_without_dashes
+
+        return add_without_dashes(parser, words)
     return parse_strictly(parser, words)
 
 

@@ -1,5 +1,6 @@
 """``tui-agent mcp``'s flags: add, remove, list, get and import. ``add`` takes the words
-the app's ``/mcp add`` takes (:mod:`tui_agent.wiring.mcp_add` holds them for both)."""
+the app's ``/mcp add`` takes (:mod:`tui_agent.wiring.mcp_add` holds them for both); its server's
+command after ``--`` is :mod:`tui_agent.cli.mcp_command`'s."""
 
 from __future__ import annotations
 
@@ -13,14 +14,23 @@ from tui_agent.wiring.mcp_words import USAGE, add_arguments
 Common = Callable[..., None]
 
 
-def _files(parser: argparse.ArgumentParser) -> None:
+CONFIG_HELP = {
+    "write": "the config file to write to (and read; default: your user config, "
+             "$XDG_CONFIG_HOME/tui-agent/config.toml)",
+    "remove": "also read this config file (it comes after your user config and the "
+              "project's: a server it defines is the one removed)",
+    "read": "also read this config file (after your user config and the project's)",
+}
+"""``--config``'s help by what the command does with the file."""
+
+
+def _files(parser: argparse.ArgumentParser, config: str) -> None:
     """The flags that choose the config files (given after the command too, without
     resetting what was given before it); the chat's and the tool filters mean nothing
-    here."""
+    here. ``config``: what the command does with ``--config`` (a key of ``CONFIG_HELP``)."""
     keep: dict[str, Any] = {"default": argparse.SUPPRESS}
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="the config file to write and read (default: your user "
-                             "config, $XDG_CONFIG_HOME/tui-agent/config.toml)", **keep)
+    parser.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP[config],
+                        **keep)
     parser.add_argument("--mcp-config", type=Path, action="append", metavar="FILE",
                         help="also read these MCP server JSON files", **keep)
     parser.add_argument("--trust-project", action="store_true",
@@ -50,24 +60,36 @@ def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Co
         epilog="Examples: tui-agent mcp add time -- uvx mcp-server-time  |  "
                "tui-agent mcp add docs --url https://example.com/mcp --header "
                "'Authorization: Bearer ${DOCS_TOKEN}'")
-    _files(add)
+    _files(add, "write")
     add_arguments(add)
     add.add_argument("words", nargs="*", metavar="COMMAND",
                      help="after --: the program and its arguments")
-    remove = verbs.add_parser("remove", help="remove a server from the file that defines it")
-    _files(remove)
-    remove.add_argument("name", metavar="NAME")
-    listing = verbs.add_parser("list", help="every server: name, transport, scope and file")
-    _files(listing)
-    get = verbs.add_parser("get", help="one server's settings (secrets hidden)")
-    _files(get)
-    get.add_argument("name", metavar="NAME")
+    remove = verbs.add_parser(
+        "remove", help="remove a server from the file that defines it",
+        description="Remove a server's table from the file that defines it (the one that "
+                    "wins when several do); every other line of the file is kept.")
+    _files(remove, "remove")
+    remove.add_argument("name", metavar="NAME", help="the server, as the config names it")
+    listing = verbs.add_parser(
+        "list", help="every server: name, transport, scope and file",
+        description="List every server the config files define, with its transport, scope "
+                    "(user, project, --config, --mcp-config) and file:line; an entry that "
+                    "is not valid is listed with what is wrong, as 'run' words it. Nothing "
+                    "is started ('tui-agent servers' starts them).")
+    _files(listing, "read")
+    get = verbs.add_parser(
+        "get", help="one server's settings (secrets hidden)",
+        description="Print one server's settings as written (${VAR} references kept, "
+                    "other env and header values and secrets hidden), with its scope and "
+                    "file:line. Exit 1 if the entry is not valid.")
+    _files(get, "read")
+    get.add_argument("name", metavar="NAME", help="the server, as the config names it")
     imports = verbs.add_parser(
         "import", help="import servers other clients have configured",
         description="Find the servers Claude Desktop, Claude Code, Cursor, VS Code, "
                     "Windsurf and Zed have configured on this machine (and in this "
                     "project) and list them; import the ones named (or --all).")
-    _files(imports)
+    _files(imports, "write")
     imports.add_argument("names", nargs="*", metavar="NAME", help="the servers to import")
     imports.add_argument("--all", action="store_true", help="import every server found "
                          "whose name is not taken yet")
@@ -77,3 +99,4 @@ def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Co
                          help="where to write them (default: your config file)")
     imports.add_argument("--force", action="store_true",
                          help="replace servers of the same name")
+

@@ -24,16 +24,25 @@ where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "export": set(), "config": {"model", "api_base", "code_mode", "reasoning_effort"},
          "mcp": set()}
+FILTER_FLAGS = {"servers": "--servers", "exclude_servers": "--exclude-servers",
+                "tools": "--tools", "exclude_tools": "--exclude-tools"}
+"""The flags that narrow which servers and tools are offered (by their destination)."""
+NO_FILTERS = ("login", "logout", "sessions", "export", "mcp")
+"""Commands the filters mean nothing to: ``login NAME`` names its one server, the others
+start none. Their parsers do not take them, and given before the command they are refused
+by name."""
 RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "--verbose",
             "--output", "--session", "--max-depth", "--compact", "--image", "--login",
             "--show-reasoning")
 
 
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
-            chat: frozenset[str] | set[str] = frozenset(CHAT_FLAGS)) -> None:
+            chat: frozenset[str] | set[str] = frozenset(CHAT_FLAGS),
+            filters: bool = True) -> None:
     """Flags accepted before and after the command; after it they must not reset
     what was given before it (``tui-agent --config F run ...``). ``chat``: which of the
-    chat's own flags (``CHAT_FLAGS``) this parser takes."""
+    chat's own flags (``CHAT_FLAGS``) this parser takes; ``filters``: whether it takes
+    ``--servers``, ``--tools`` and their ``--exclude-`` pair."""
     keep: dict[str, Any] = {"default": argparse.SUPPRESS} if inner else {}
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="config file (default: $TUI_AGENT_CONFIG, else "
@@ -70,6 +79,11 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
     parser.add_argument("--no-project", action="store_true",
                         help="ignore project config files; only the user config and flags",
                         **keep)
+    if filters:
+        _filters(parser, keep)
+
+
+def _filters(parser: argparse.ArgumentParser, keep: dict[str, Any]) -> None:
     for flag, what in (("--servers", "only these servers"),
                        ("--exclude-servers", "not these servers"),
                        ("--tools", "only these tools (server__tool, or a tool name on any "
@@ -175,13 +189,14 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                   "registration")):
         parser_ = sub.add_parser(verb, help=what.split(":")[0].split(" (")[0],
                                  description=what[0].upper() + what[1:] + ".")
-        _common(parser_, inner=True, chat=TAKES[verb])
+        _common(parser_, inner=True, chat=TAKES[verb], filters=False)
         parser_.add_argument("name", metavar="NAME", help="the server, as the config names it")
 
     sessions = sub.add_parser("sessions", help="list saved conversations",
                               description="List saved conversations, newest first: id, "
                                           "when, messages, model and title.")
-    sessions.add_argument("--limit", type=int, default=20, metavar="N")
+    sessions.add_argument("--limit", type=int, default=20, metavar="N",
+                          help="list at most N conversations, the newest (default: 20)")
 
     export = sub.add_parser("export", help="write a conversation as Markdown",
                             description="Write a saved conversation as Markdown (tool calls "
@@ -230,6 +245,12 @@ def misplaced(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None
             if dest not in TAKES[args.command] and getattr(args, dest, None):
                 parser.error(f"{flag} does not apply to 'tui-agent {args.command}' (it is "
                              "for the chat and 'run')")
+    if args.command in NO_FILTERS:
+        for dest, flag in FILTER_FLAGS.items():
+            if getattr(args, dest, None):
+                parser.error(f"{flag} does not apply to 'tui-agent {args.command}' (it "
+                             "narrows the servers and tools of the chat, 'run', 'servers' "
+                             "and 'stubs')")
 
 
 def parse_strictly(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
@@ -238,17 +259,17 @@ def parse_strictly(parser: argparse.ArgumentParser, words: list[str]) -> argpars
     how ``mcp add`` is used, not the whole program's usage)."""
     args, extra = parser.parse_known_args(words)
     if extra:
-        parser = _chosen(parser, args)
+        parser = innermost(parser, args)
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args
 
 
-def _chosen(parser: argparse.ArgumentParser,
+def innermost(parser: argparse.ArgumentParser,
             args: argparse.Namespace) -> argparse.ArgumentParser:
     """The innermost (sub)command parser ``args`` went through."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             chosen = action.choices.get(getattr(args, action.dest, None) or "")
             if chosen is not None:
-                return _chosen(chosen, args)
+                return innermost(chosen, args)
     return parser

@@ -71,7 +71,9 @@ def describe(error: ValidationError, locate: Locator, base: tuple[str | int, ...
         kind = err["type"]
         if kind == "extra_forbidden":
             key = str(loc[-1])
-            problem = f"unknown key '{key}'" + _suggest(key, fields(loc[len(base):-1]))
+            # The keys of the table it is in, named by its whole path (``servers.x`` is
+            # a server's, whether pydantic checked the whole file or that one entry).
+            problem = f"unknown key '{key}'" + _suggest(key, fields(loc[:-1]))
             dotted = ".".join(str(p) for p in loc[:-1]) or "(top level)"
         elif kind == "missing":
             problem = "is required but missing"

@@ -4,8 +4,11 @@
 A TOML file is edited with tomlkit, so every comment, blank line and table order the
 person wrote survives; a JSON file (a project's ``.mcp.json``) is rewritten with the
 indentation it had. Writes are atomic (:mod:`tui_agent.config.atomic`). Finding where a
-name is already defined reads each file on its own, without validating it: one broken
-file must not stop a person from adding or removing a server in another.
+name is already defined reads each file on its own, without validating it: one server
+entry that does not validate must not stop a person from adding or removing another.
+A file that cannot be parsed at all stops every edit, though: what it defines is
+unknown, so a name it may hold could not be checked, and ``run`` would refuse the
+config anyway.
 """
 
 from __future__ import annotations
@@ -66,8 +69,9 @@ def servers_in(file: Path) -> tuple[dict[str, tuple[tuple[str, ...], Any]], str]
     if file.suffix.lower() == ".json":
         try:
             data = json.loads(text)
-        except ValueError as exc:
-            raise ConfigError(f"not valid JSON: {exc}", file) from None
+        except json.JSONDecodeError as exc:  # worded as the loader words it
+            raise ConfigError(f"line {exc.lineno}, column {exc.colno}: not valid JSON: "
+                              f"{exc.msg}", file) from None
         for key in ("mcpServers", "servers"):
             block = data.get(key) if isinstance(data, dict) else None
             if isinstance(block, dict):
@@ -87,14 +91,15 @@ def servers_in(file: Path) -> tuple[dict[str, tuple[tuple[str, ...], Any]], str]
 
 
 def places(files: Sequence[tuple[str, Path]], name: str) -> list[Place]:
-    """Where ``name`` is defined among ``files`` (kind, path), lowest precedence first;
-    a file that cannot be read is passed over (its own load names the problem)."""
+    """Where ``name`` is defined among ``files`` (kind, path), lowest precedence first.
+    A file that does not exist is passed over (``mcp add --config NEW`` creates it); one
+    that cannot be read or parsed raises :class:`ConfigError`: whether it holds the name
+    is unknown."""
     found = []
     for kind, file in files:
-        try:
-            entries, text = servers_in(file)
-        except ConfigError:
+        if not file.exists():
             continue
+        entries, text = servers_in(file)
         if name in entries:
             path = entries[name][0]
             locate = json_line if file.suffix.lower() == ".json" else toml_line

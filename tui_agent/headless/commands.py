@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 
 
 def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
-            resources: bool = False, config: Path | None = None) -> int:
-    """``servers``: start every configured server, report on each, stop them."""
+            resources: bool = False, config: Path | None = None,
+            width: int | None = None) -> int:
+    """``servers``: start every configured server, report on each, stop them (``width``:
+    the columns its tables keep to; default ``out``'s)."""
     from tui_agent.headless.report import report
 
     logins = terminal_logins(err)
@@ -32,7 +34,7 @@ def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], 
     if hub is None:
         return _no_servers(config, out)
     return asyncio.run(report(settings, build.policy_from(settings, chosen), hub, out,
-                              resources=resources, logins=logins))
+                              resources=resources, logins=logins, width=width))
 
 
 def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,

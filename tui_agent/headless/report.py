@@ -4,7 +4,8 @@ For each server: its state, transport and tool count, each tool's approval
 (auto / ask / deny, as the policy would judge a call now), and for one that
 failed, the error, the last lines of its stderr and where its log is. With
 ``--resources``, its resources, resource templates and prompts too. Exit 1 if
-any enabled server failed.
+any enabled server failed. The tables (tools, resources) keep to the terminal's width
+(:mod:`tui_agent.headless.width`), each description cut with an ellipsis.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from tui_agent.config import Settings
 from tui_agent.core.approval import Policy
 from tui_agent.core.scripts import CodeMode
 from tui_agent.headless.login import describe_login
+from tui_agent.headless.width import columns, fit
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.hub import Hub, Listing
 from tui_agent.tools.text import clean
@@ -26,14 +28,17 @@ if TYPE_CHECKING:
 
 
 async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
-                 resources: bool = False, logins: Logins | None = None) -> int:
+                 resources: bool = False, logins: Logins | None = None,
+                 width: int | None = None) -> int:
+    """``width``: the columns a table row may take (default: ``out``'s own width)."""
+    width = columns(out) if width is None else width
     hub.start()
     try:
         await hub.wait_all()
         failed = False
         for status in hub.statuses():
             failed |= status.state in ("failed", "connecting", "degraded")
-            _server(status, hub, policy, out)
+            _server(status, hub, policy, out, width)
             config = hub.connections[status.name].config
             if logins is not None and logins.applies(config):
                 login = logins.status(config)
@@ -45,13 +50,14 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
             if cfg.disabled:
                 out.write(f"{name}  disabled\n")
         if resources:
-            await _resources(hub, out)
+            await _resources(hub, out, width)
         return 1 if failed else 0
     finally:
         await hub.close()
 
 
-def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> None:
+def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
+            width: int) -> None:
     about = " · ".join(x for x in (status.server_info, status.protocol and
                                    f"protocol {status.protocol}") if x)
     specs = hub.tools_of(status.name)
@@ -59,32 +65,45 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str]) -> Non
     # and counted apart from the server's.
     extra = hub.resource_tools_of(status.name)
     own = f" + {extra} to read its resources" if extra else ""
-    out.write(f"{status.name}  {status.state}  {status.transport}  {counted(status.tools, 'tool')}"
-              f"{own}{f'  ({about})' if about else ''}\n")
-    width = max((len(s.name) for s in specs), default=0)
+    out.write(fit(f"{status.name}  {status.state}  {status.transport}  "
+                  f"{counted(status.tools, 'tool')}{own}{f'  ({about})' if about else ''}",
+                  width) + "\n")
+    names = max((len(s.name) for s in specs), default=0)
     for spec in specs:
         verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
-        first = spec.description.strip().splitlines()[0][:80] if spec.description.strip() else ""
-        out.write(f"  {spec.name:<{width}}  {verdict:<4}  {first}\n")
+        first = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
+        out.write(fit(f"  {spec.name:<{names}}  {verdict:<4}  {clean(first)}".rstrip(),
+                      width) + "\n")
     for why in status.held_back:
         out.write(f"  not offered: {why}\n")
     if status.state not in ("connected", "idle"):
-        out.write(f"  error: {clean(status.last_error or 'unknown')}\n")
-        for line in status.stderr[-5:]:
+        tail = status.stderr[-5:]
+        out.write(f"  error: {clean(_unquoted(status.last_error or 'unknown', tail))}\n")
+        for line in tail:
             out.write(f"  stderr: {line}\n")
         if status.log_file is not None:
             out.write(f"  log: {status.log_file}\n")
 
 
-async def _resources(hub: Hub, out: IO[str]) -> None:
+def _unquoted(error: str, tail: tuple[str, ...]) -> str:
+    """``error`` without the stderr line it quotes at its end when that line is printed
+    below it anyway (the server's words once, not twice)."""
+    for line in tail:
+        quoted = f" (stderr: {line[:200]})"
+        if error.endswith(quoted):
+            return error.removesuffix(quoted)
+    return error
+
+
+async def _resources(hub: Hub, out: IO[str], width: int) -> None:
     listings = await asyncio.gather(hub.resources(), hub.resource_templates(), hub.prompts())
     titles = ("resources", "resource templates", "prompts")
     for title, found in zip(titles, listings, strict=True):
         out.write(f"\n{title}:\n")
-        _listing(found, out)
+        _listing(found, out, width)
 
 
-def _listing(found: list[Listing], out: IO[str]) -> None:
+def _listing(found: list[Listing], out: IO[str], width: int) -> None:
     any_item = False
     for listing in found:
         if listing.error:
@@ -95,7 +114,9 @@ def _listing(found: list[Listing], out: IO[str]) -> None:
             args = getattr(item, "arguments", None) or []
             sig = f"({', '.join(a.name for a in args)})" if args else ""
             text = clean(getattr(item, "description", None) or getattr(item, "name", "") or "")
-            out.write(f"  {listing.server}  {clean(str(ref))}{sig}  {text[:80]}\n")
+            text = text.strip().splitlines()[0] if text.strip() else ""
+            out.write(fit(f"  {listing.server}  {clean(str(ref))}{sig}  {text}".rstrip(),
+                          width) + "\n")
     if not any_item:
         out.write("  (none)\n")
 

@@ -26,7 +26,7 @@ from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import mask
 from tui_agent.config.scopes import Target, keep_trusted, target, trusted
 from tui_agent.config.server_edit import Place, add_server, check_name, places
-from tui_agent.wiring.mcp_words import USAGE, add_arguments
+from tui_agent.wiring.mcp_words import USAGE, add_arguments, one_word, with_dashes
 
 HIDDEN = "********"
 CONNECT_TIMEOUT = 3.0
@@ -109,15 +109,23 @@ def parse_add(words: Sequence[str]) -> AddRequest:
     """``NAME [flags] [-- COMMAND ARGS...]`` as the app's ``/mcp add`` takes them."""
     words = list(words)
     command: list[str] = []
-    if "--" in words:
+    dashes = "--" in words
+    if dashes:
         cut = words.index("--")
         words, command = words[:cut], words[cut + 1:]
     parser = _Parser(prog="mcp add", add_help=False)
     add_arguments(parser)
     args, rest = parser.parse_known_args(words)
     unknown = [w for w in rest if w.startswith("-")]
+    if unknown and not dashes:  # most likely the server's own flag (python3 -m ...)
+        given = rest if not rest[0].startswith("-") else []
+        raise AddError(f"mcp add: unknown option {unknown[0]}; "
+                       + with_dashes("mcp add", words, args.name, given))
     if unknown:
         raise AddError(f"mcp add: unknown option {unknown[0]} (mcp add {USAGE})")
+    problem = one_word(args.name, rest) if dashes else None
+    if problem:
+        raise AddError(f"mcp add: {problem}")
     return request(args, [*rest, *command])
 
 
@@ -274,7 +282,10 @@ def add(req: AddRequest, *, config_file: Path | None, layers: Sequence[tuple[str
         raise AddError(f"mcp add {req.name}: " + "; ".join(
             e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
     files = list(layers) + ([(where.kind, where.file)] if where.file.exists() else [])
-    taken = places(_unique(files), req.name)
+    try:
+        taken = places(_unique(files), req.name)
+    except ConfigError as exc:  # a file that cannot be parsed is never written over
+        raise AddError(str(exc)) from None
     elsewhere = [p for p in taken if p.file.resolve() != where.file.resolve()]
     if taken and not req.force:
         raise AddError(f"a server named '{req.name}' is already configured at {taken[-1]} "

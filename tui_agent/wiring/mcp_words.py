@@ -5,6 +5,8 @@ mean is :mod:`tui_agent.wiring.mcp_add`'s."""
 from __future__ import annotations
 
 import argparse
+import shlex
+from collections.abc import Sequence
 
 USAGE = ("NAME -- COMMAND [ARGS...] | NAME --url URL [--transport http|sse] | "
          "NAME --docker IMAGE [-- COMMAND [ARGS...]]")
@@ -38,3 +40,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="replace a server of the same name")
     parser.add_argument("--no-start", action="store_true",
                         help="write it without checking the URL or starting the server")
+
+
+def with_dashes(prog: str, words: Sequence[str], name: str, command: Sequence[str]) -> str:
+    """The hint for a server command given without ``--`` (its ``-m``, ``-y`` were then
+    taken for ours): ``words`` (what followed ``add``) again, with ``--`` put before
+    ``command``, the positional words argparse found after ``name``."""
+    if command and name in words:
+        after = words.index(name) + 1
+        if command[0] in words[after:]:
+            cut = words.index(command[0], after)
+            fixed = shlex.join([*words[:cut], "--", *words[cut:]])
+            return f"put -- before the server's command: {prog} {fixed}"
+    return (f"if it is the server command's, put -- before the command: {prog} NAME -- "
+            "COMMAND [ARGS...]")
+
+
+def one_word(name: str, before: Sequence[str]) -> str | None:
+    """Why words between NAME and ``--`` are refused (``mcp add bad name -- x`` would
+    run ``name x``), or None."""
+    if not before:
+        return None
+    return (f"NAME is one word, but '{shlex.join([name, *before])}' came before -- (the "
+            "server's command and its arguments go after --)")

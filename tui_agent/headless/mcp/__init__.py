@@ -17,6 +17,10 @@ from typing import IO
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     verb = args.mcp_command
+    problem = unreadable(args)
+    if problem is not None:
+        err.write(f"tui-agent: {problem}\n")
+        return 2
     if verb == "add":
         from tui_agent.headless.mcp.add import add
 
@@ -42,3 +46,23 @@ def layers(args: argparse.Namespace) -> list[tuple[str, Path]]:
     files, _ = layer_files(args.config, args.mcp_config or [], os.environ,
                            project=not args.no_project)
     return files
+
+
+def unreadable(args: argparse.Namespace) -> str | None:
+    """Why a config file the command reads cannot be parsed (as ``run`` says it: the file,
+    the line), or None. Every ``mcp`` command refuses such a file: ``list`` would say no
+    servers are configured, ``get`` and ``remove`` that the name is unknown, and ``add``
+    could not tell whether the name is taken there. The ``--config`` file ``add`` or
+    ``import`` is about to create may be missing."""
+    from tui_agent.config.errors import ConfigError
+    from tui_agent.config.server_edit import servers_in
+
+    creating = args.mcp_command in ("add", "import")
+    for kind, file in layers(args):
+        if creating and kind == "--config" and not file.exists():
+            continue
+        try:
+            servers_in(file)
+        except ConfigError as exc:
+            return str(exc)
+    return None

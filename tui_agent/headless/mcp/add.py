@@ -70,7 +70,9 @@ def start_once(req: AddRequest, added: Added, out: IO[str], err: IO[str]) -> int
         return 1
     settings = Settings(config=Config(servers={req.name: server}),
                         secrets=frozenset(expander.secrets))
-    report = io.StringIO()
-    code = commands.servers(settings, ToolFilter(), report, err)
+    from tui_agent.headless.width import columns
+
+    report = io.StringIO()  # masked before it is shown: sized for where it goes
+    code = commands.servers(settings, ToolFilter(), report, err, width=columns(out))
     out.write(mask(masked(report.getvalue(), req), settings.secrets))
     return code

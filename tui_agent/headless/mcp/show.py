@@ -9,7 +9,6 @@ secret, are hidden.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,45 +31,52 @@ class Entry:
     name: str
     place: Place
     server: Any
-    problem: str | None
+    problems: list[str] | None
     shadowed: bool = False
 
 
-def entries(files: list[tuple[str, Path]], err: IO[str]) -> list[Entry]:
+def entries(files: list[tuple[str, Path]]) -> list[Entry]:
     """Every server in ``files``; a later file's server of the same name shadows the
-    earlier one, as the loader merges them."""
+    earlier one, as the loader merges them. Raises :class:`ConfigError` for a file that
+    cannot be read or parsed (never "no servers" for a file not read)."""
     found: list[Entry] = []
     for kind, file in files:
-        try:
-            servers, _ = servers_in(file)
-        except ConfigError as exc:
-            err.write(f"tui-agent: warning: {exc}\n")
-            continue
+        servers, text = servers_in(file)
         for name in servers:
             place = places([(kind, file)], name)[0]
-            server, problem = _validate(name, servers[name][1], place)
+            server, problems = _validate(name, servers[name][1], place, text)
             for earlier in found:
                 if earlier.name == name:
                     earlier.shadowed = True
-            found.append(Entry(name, place, server, problem))
+            found.append(Entry(name, place, server, problems))
     return found
 
 
-def _validate(name: str, raw: Any, place: Place) -> tuple[Any, str | None]:
+def _validate(name: str, raw: Any, place: Place,
+              text: str) -> tuple[Any, list[str] | None]:
+    """The entry as ``run`` would take it, or its problems worded as ``run`` words them
+    (the line of the key at fault, the dotted key, "did you mean")."""
     from pydantic import ValidationError
 
+    from tui_agent.config.locate import json_line, toml_line
     from tui_agent.config.mcp_json import convert
     from tui_agent.config.models import ServerConfig
-    from tui_agent.config.reading import Origin
+    from tui_agent.config.reading import Origin, describe
+
+    json = place.file.suffix.lower() == ".json"
+    locate = (json_line if json else toml_line)
+
+    def line(loc: Any) -> int | None:
+        return locate(text, loc)
 
     try:
-        if place.file.suffix.lower() == ".json":
-            return convert(name, raw, Origin(place.file, place.path, lambda _: None))[0], None
+        if json:
+            return convert(name, raw, Origin(place.file, place.path, line))[0], None
         return ServerConfig.model_validate(raw), None
     except ConfigError as exc:
-        return None, "; ".join(exc.problems)
+        return None, exc.problems
     except ValidationError as exc:
-        return None, "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+        return None, describe(exc, line, place.path)
 
 
 def _project_root() -> Path | None:
@@ -90,7 +96,11 @@ def _held(args: argparse.Namespace) -> bool:
 
 
 def listing(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    found = entries(layers(args), err)
+    try:
+        found = entries(layers(args))
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
     if not found:
         out.write("no MCP servers are configured ('tui-agent mcp add NAME -- COMMAND' adds "
                   "one; 'tui-agent mcp import' finds the ones other clients have)\n")
@@ -102,12 +112,12 @@ def listing(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         notes = list(_notes(entry, held))
         out.write(f"{clean(entry.name):<{width}}  {transport:<14} {entry.place.kind:<12} "
                   f"{entry.place}" + (f"  ({'; '.join(notes)})" if notes else "") + "\n")
+        for problem in entry.problems or ():
+            out.write(f"    invalid: {clean(problem)}\n")
     return 0
 
 
 def _notes(entry: Entry, held: bool) -> Iterator[str]:
-    if entry.problem:
-        yield f"invalid: {clean(entry.problem)}"
     if entry.server is not None and entry.server.disabled:
         yield "disabled"
     if entry.shadowed:
@@ -117,9 +127,14 @@ def _notes(entry: Entry, held: bool) -> Iterator[str]:
 
 
 def _find(args: argparse.Namespace, err: IO[str]) -> list[Entry] | None:
-    found = [e for e in entries(layers(args), err) if e.name == args.name]
+    try:
+        every = entries(layers(args))
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return None
+    found = [e for e in every if e.name == args.name]
     if not found:
-        names = sorted({e.name for e in entries(layers(args), io.StringIO())})
+        names = sorted({e.name for e in every})
         err.write(f"tui-agent: no server named '{clean(args.name)}' (the servers: "
                   f"{', '.join(names) or 'none'})\n")
         return None
@@ -132,8 +147,9 @@ def get(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return 2
     entry = found[-1]
     out.write(f"{clean(entry.name)}\n  scope: {entry.place.kind}\n  file: {entry.place}\n")
-    if entry.problem:
-        out.write(f"  invalid: {clean(entry.problem)}\n")
+    if entry.problems:
+        for problem in entry.problems:
+            out.write(f"  invalid: {clean(problem)}\n")
         return 1
     for key, value in shown(entry.server):
         out.write(f"  {key}: {clean(value)}\n")
