@@ -1,0 +1,62 @@
+"""Ctrl-C while ``tui-agent servers`` or ``tui-agent mcp add`` starts a server: the
+command stops at once with "interrupted" and exit 130, and the server's whole process
+group is ended (:mod:`tui_agent.headless.stoppable`). The server here starts slowly and
+ignores SIGTERM, the worst case: a polite close gives it 2 s after its input ends, then
+SIGTERM, then 2 s more; the hurried close ends it within about a second. Which close
+ran is told by the client's log (the line :mod:`tui_agent.tools.transports.stopping`
+writes), not by a clock: on a busy machine no clock tells them apart."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, TAG_VAR, tagged_processes
+from tests.ui.kit import write_config
+from tests.zygote import TUI_AGENT
+
+SERVER = ["--slow-start", "60", "--ignore-sigterm"]
+
+
+def _command(kind: str, tmp_path: Path) -> list[str]:
+    config = tmp_path / "config.toml"
+    if kind == "servers":
+        write_config(config, servers={"slow": SERVER})
+        return [*TUI_AGENT, "servers", "--config", str(config)]
+    write_config(config)
+    return [*TUI_AGENT, "mcp", "add", "--config", str(config),
+            "--env", f"{TAG_VAR}={os.environ[TAG_VAR]}", "slow", "--",
+            sys.executable, "-m", "tests.fakes.mcp_server", *SERVER]
+
+
+@pytest.mark.parametrize("kind", ["servers", "mcp add"])
+def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path,
+                                      no_leftover_servers: str) -> None:
+    child = subprocess.Popen(_command(kind, tmp_path), cwd=ROOT, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120  # the command's start-up on a loaded machine
+        while not tagged_processes(no_leftover_servers):
+            assert child.poll() is None and time.monotonic() < deadline, \
+                "the server never started"
+            time.sleep(0.05)
+        time.sleep(0.5)  # the server is up and starting (sleeping before it answers)
+        child.send_signal(signal.SIGINT)
+        # A guard against the hang that was (45 s and more), not a speed figure.
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, (out, err)
+    assert b"tui-agent: interrupted" in err and b"Traceback" not in err, err
+    assert not tagged_processes(no_leftover_servers), "the server outlived the command"
+    logged = "".join(p.read_text() for p in (tmp_path / "home").rglob("mcp-client.log"))
+    assert "closing in a hurry): SIGTERM" in logged, \
+        f"the server's close was not hurried; the client's log: {logged!r}"
