@@ -1,6 +1,6 @@
-"""Ctrl-C while ``tui-agent servers`` or ``tui-agent mcp add`` starts a server: the
-command stops at once with "interrupted" and exit 130, and the server's whole process
-group is ended (:mod:`tui_agent.headless.stoppable`). The server here starts slowly and
+"""Ctrl-C while ``tui-agent servers``, ``tui-agent mcp add`` or ``tui-agent run`` starts a
+server: the command stops at once with "interrupted" and exit 130, and the server's whole
+process group is ended (:mod:`tui_agent.headless.stoppable`; ``run``'s own handling). The server here starts slowly and
 ignores SIGTERM, the worst case: a polite close gives it 2 s after its input ends, then
 SIGTERM, then 2 s more; the hurried close ends it within about a second. Which close
 ran is told by the client's log (the line :mod:`tui_agent.tools.transports.stopping`
@@ -18,14 +18,18 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, TAG_VAR, tagged_processes
+from tests.fakes.llm_server import FakeLLM
 from tests.ui.kit import write_config
 from tests.zygote import TUI_AGENT
 
 SERVER = ["--slow-start", "60", "--ignore-sigterm"]
 
 
-def _command(kind: str, tmp_path: Path) -> list[str]:
+def _command(kind: str, tmp_path: Path, fake_llm: FakeLLM) -> list[str]:
     config = tmp_path / "config.toml"
+    if kind == "run":  # the turn waits for the server before it asks the model
+        write_config(config, base_url=fake_llm.base_url, servers={"slow": SERVER})
+        return [*TUI_AGENT, "run", "--config", str(config), "hello"]
     if kind == "servers":
         write_config(config, servers={"slow": SERVER})
         return [*TUI_AGENT, "servers", "--config", str(config)]
@@ -35,10 +39,10 @@ def _command(kind: str, tmp_path: Path) -> list[str]:
             sys.executable, "-m", "tests.fakes.mcp_server", *SERVER]
 
 
-@pytest.mark.parametrize("kind", ["servers", "mcp add"])
-def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path,
+@pytest.mark.parametrize("kind", ["servers", "mcp add", "run"])
+def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path, fake_llm: FakeLLM,
                                       no_leftover_servers: str) -> None:
-    child = subprocess.Popen(_command(kind, tmp_path), cwd=ROOT, stdin=subprocess.DEVNULL,
+    child = subprocess.Popen(_command(kind, tmp_path, fake_llm), cwd=ROOT, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120  # the command's start-up on a loaded machine

@@ -37,6 +37,7 @@ from tui_agent.headless.turn import (
     one_turn,
 )
 from tui_agent.tools.errors import ServerError
+from tui_agent.tools.transports import stopping
 from tui_agent.wiring import build
 
 if TYPE_CHECKING:
@@ -193,6 +194,7 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
         signals[0] += 1
         if signals[0] > 1:
             os._exit(EXIT_INTERRUPTED)  # every message is on disk already
+        stopping.hurry()  # the run ends: no server gets the polite seconds to stop
         cancel_until_done()
 
     def cancel_until_done() -> None:
