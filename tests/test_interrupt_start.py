@@ -1,10 +1,11 @@
 """Ctrl-C while ``tui-agent servers``, ``tui-agent mcp add`` or ``tui-agent run`` starts a
 server: the command stops at once with "interrupted" and exit 130, and the server's whole
-process group is ended (:mod:`tui_agent.headless.stoppable`; ``run``'s own handling). The server here starts slowly and
-ignores SIGTERM, the worst case: a polite close gives it 2 s after its input ends, then
-SIGTERM, then 2 s more; the hurried close ends it within about a second. Which close
-ran is told by the client's log (the line :mod:`tui_agent.tools.transports.stopping`
-writes), not by a clock: on a busy machine no clock tells them apart."""
+process group is ended (:mod:`tui_agent.headless.stoppable`; ``run``'s own handling). The
+server here starts slowly and ignores SIGTERM, the worst case: a polite close gives it 2 s
+after its input ends, then SIGTERM, then 2 s more; the hurried close ends it within about
+a second. Which close ran is told by the client's log (the line
+:mod:`tui_agent.tools.transports.stopping` writes), not by a clock: on a busy machine no
+clock tells them apart."""
 
 from __future__ import annotations
 
