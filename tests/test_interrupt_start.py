@@ -65,3 +65,43 @@ def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path, fake_llm: FakeL
     logged = "".join(p.read_text() for p in (tmp_path / "home").rglob("mcp-client.log"))
     assert "closing in a hurry): SIGTERM" in logged, \
         f"the server's close was not hurried; the client's log: {logged!r}"
+
+
+def test_a_second_ctrl_c_leaves_no_grandchild(tmp_path: Path, no_leftover_servers: str) -> None:
+    """Two Ctrl-Cs in a row: the command leaves at once, and what the server started (a
+    child of a shell here, as ``npx`` starts ``node`` through ``sh``) is killed with it,
+    not left running with no parent."""
+    import shlex
+
+    from tests.ui.kit import toml_value
+
+    # A real child of the shell (not one forked by the test zygote, which no group holds).
+    server = shlex.join([sys.executable, "-m", "tests.fakes.mcp_server", *SERVER])
+    config = tmp_path / "config.toml"
+    config.write_text(f"[servers.wrapped]\ncommand = \"sh\"\n"
+                      f"args = {toml_value(['-c', server + '; :'])}\n"
+                      f"cwd = {toml_value(str(ROOT))}\n"
+                      f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}\n",
+                      encoding="utf-8")
+    child = subprocess.Popen([*TUI_AGENT, "servers", "--config", str(config)], cwd=ROOT,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while len(tagged_processes(no_leftover_servers)) < 2:  # the shell and its child
+            assert child.poll() is None and time.monotonic() < deadline, \
+                "the server never started"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, (out, err)
+    assert b"Traceback" not in err, err
+    time.sleep(0.5)  # a SIGKILL is delivered at once; its reaping by PID 1 may lag
+    assert not tagged_processes(no_leftover_servers), "the server's child was left running"

@@ -11,7 +11,8 @@ instead: it hurries every server's close (:mod:`tui_agent.tools.transports.stopp
 its process group is ended within about a second, whatever it does with its input or
 SIGTERM) and cancels the command at its next ``await``, so its own ``finally`` closes
 the hub as it always does; then ``KeyboardInterrupt`` is raised, which the command line
-turns into "interrupted" and exit 130. A second Ctrl-C raises it at once, as before.
+turns into "interrupted" and exit 130. A second Ctrl-C kills what is being closed
+(:func:`~tui_agent.tools.transports.stopping.end_now`) and raises it at once.
 ``run`` has its own handling (:mod:`.run`), and the chat app Textual's.
 """
 
@@ -53,6 +54,7 @@ async def _guarded(main: Coroutine[Any, Any, T], interrupted: list[bool]) -> T:
 
     def stop() -> None:
         if interrupted:  # a second Ctrl-C: no more waiting for the close
+            stopping.end_now()
             raise KeyboardInterrupt
         interrupted.append(True)
         stopping.hurry()
