@@ -5,8 +5,10 @@ Python's own Ctrl-C raises ``KeyboardInterrupt`` wherever the main thread happen
 which in an event loop can be inside any task's step: in the middle of a server's start,
 inside the SDK's shielded close, in an anyio task group. From there the loop is torn
 down by ``asyncio.run``'s "cancel what is left and wait for it", which waits on tasks in
-states nobody planned for: a person saw one Ctrl-C do nothing for 45 s, and the second
-one leave the server's ``sh`` and ``node`` running. Here Ctrl-C is the loop's signal
+states nobody planned for, each server's close taking the SDK's polite seconds. A person
+saw one Ctrl-C during ``mcp add`` do nothing for 45 s and the second leave the server's
+``sh`` and ``node`` running (not reproduced here; this takes away the ground it needs).
+Here Ctrl-C is the loop's signal
 instead: it hurries every server's close (:mod:`tui_agent.tools.transports.stopping`:
 its process group is ended within about a second, whatever it does with its input or
 SIGTERM) and cancels the command at its next ``await``, so its own ``finally`` closes

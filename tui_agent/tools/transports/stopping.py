@@ -1,4 +1,5 @@
-"""Stopping a stdio server when nobody is waiting for it: the terminal went away.
+"""Stopping a stdio server when nobody is waiting for it: the terminal went away, or the
+person pressed Ctrl-C.
 
 The SDK stops a stdio server politely: its stdin closes, it gets 2 s to exit, then its
 process group gets SIGTERM, and SIGKILL once the group has not vanished 2 s later. Two
@@ -9,8 +10,9 @@ vanishes only once every member is *reaped*: a grandchild orphaned by its parent
 (the ``node`` that ``npx`` started through ``sh``) is reaped by PID 1, which on some
 machines does so only every two seconds or so, so the second wait runs out on a zombie.
 
-Once :func:`hurry` was called (the app's terminal went away), each stdio server that is
-being closed gets :data:`GRACE` seconds after the end of its input, then SIGTERM to its
+Once :func:`hurry` was called (the app's terminal went away, or a command was stopped by
+Ctrl-C: :mod:`tui_agent.headless.stoppable`), each stdio server that is being closed
+gets :data:`GRACE` seconds after the end of its input, then SIGTERM to its
 process group, then, :data:`KILL_AFTER` seconds later, SIGKILL to whatever of the group
 still runs; a zombie counts as gone. The SDK's own close then finds its process exited
 and returns. :func:`watch` starts this beside a close; :func:`finish` ends it;
