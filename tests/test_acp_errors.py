@@ -5,6 +5,7 @@ the run cleanly. Every line on stdout is JSON-RPC: no traceback, no stray print.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -178,3 +179,33 @@ def test_a_file_for_stdio_is_named_not_a_traceback(fake_llm: FakeLLM, tmp_path: 
     assert f"its {side} is a file; it talks over pipes" in done.stderr
     assert "Traceback" not in done.stderr
     assert out_file.read_text() == "" and not (done.stdout or "")
+
+
+def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM,
+                                                       tmp_path: Path) -> None:
+    """`tui-agent acp` on a terminal says, on stderr, that it speaks ACP and waits for an
+    editor, then waits as before (Ctrl-C ends it); from an editor (pipes) it says nothing,
+    as the other tests here show by reading every stdout line as JSON-RPC."""
+    import pty
+    import signal
+
+    from tests.test_terminal import read_until
+
+    conf = config(tmp_path, fake_llm)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command on a real terminal
+        os.chdir(tmp_path)
+        os.execvp(command()[0], [*command(), "acp", "--config", str(conf)])
+    try:
+        seen = read_until(fd, b"Ctrl-C ends it", timeout=120)
+        assert b"Agent Client Protocol on stdin/stdout" in seen and b"editor" in seen
+        time.sleep(0.5)
+        assert os.waitpid(pid, os.WNOHANG) == (0, 0), "it did not wait for an editor"
+        os.kill(pid, signal.SIGINT)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) in (130, -signal.SIGINT)
+    finally:
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)

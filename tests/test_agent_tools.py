@@ -41,7 +41,10 @@ async def test_a_changed_tool_asks_again_and_says_why(fake_llm: FakeLLM, tmp_pat
                       policy=Policy({"r": ServerRules(auto=["echo", "rug"])}))
         events = await run_turn(agent, "go")
         assert [e.decision for e in events if isinstance(e, ApprovalDecided)] == ["auto", "auto"]
-        assert isinstance(events[0], Notice)  # it waited for the server and said so
+        # It waited for the server (its tools went with the first request), and said so
+        # if the start took longer than a moment (Hub's NOTE_AFTER).
+        notes = [e.message for e in events if isinstance(e, Notice)]
+        assert notes in ([], ["waiting for 1 MCP server(s) still starting: r (up to 10 s)"])
         tools = fake_llm.requests[0]["tools"]
         assert "r__echo" in {t["function"]["name"] for t in tools}
         for _ in range(50):  # the list_changed refresh is debounced

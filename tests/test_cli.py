@@ -107,8 +107,16 @@ def test_no_model_shows_the_way(capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "no model is configured" in err
     assert "OPENAI_API_KEY" in err and "ollama/" in err and "--api-base" in err
-    assert main([]) == 0  # a first start is not a mistake
+    assert main([]) == 2  # without a terminal, bare tui-agent is a script's run
     assert "no model is configured" in capsys.readouterr().err
+
+
+def test_piped_input_without_a_model_fails() -> None:
+    """`echo hi | tui-agent` with no model: the help, and exit 2 as `run` gives (a script
+    must not take it for an answer)."""
+    done = subprocess.run([*TUI_AGENT], input=b"hi\n", capture_output=True, timeout=120)
+    assert done.returncode == 2, done
+    assert b"no model is configured" in done.stderr and b"Traceback" not in done.stderr
 
 
 def test_bad_config_exits_2_naming_file_and_line(tmp_path: Path,

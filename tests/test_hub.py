@@ -79,6 +79,18 @@ async def test_start_is_in_the_background_and_a_turn_waits_and_says_so(tmp_path:
         assert await call(hub, "slow__echo", text="ready") == ("ready", False)
 
 
+async def test_the_wait_names_only_the_servers_still_starting(tmp_path: Path) -> None:
+    """A server whose command does not exist fails at once: the turn's "still starting"
+    note leaves it out (it is told as not available), though the turn began before it
+    had failed."""
+    servers = {"slow": fake_server("--slow-start", "1.5"),
+               "ghost": ServerConfig(command="tui-agent-test-no-such-command")}
+    async with hub_of(servers, tmp_path, wait=False) as hub:
+        notes = [note async for note in hub.prepare()]
+        assert notes[0].startswith("waiting for 1 MCP server(s) still starting: slow "), notes
+        assert any(n.startswith("MCP server 'ghost' is not available") for n in notes), notes
+
+
 async def test_a_server_that_takes_20_s_to_start_fails_alone(tmp_path: Path) -> None:
     servers = {"sluggish": fake_server("--slow-start", "20", startup_timeout=1.0),
                "fine": fake_server()}
@@ -328,8 +340,10 @@ async def test_a_lazy_server_starts_for_the_first_turn_and_stops_when_idle(
         assert hub.statuses()[0].state == "idle"
         assert tagged_processes(no_leftover_servers) == []  # not started with the hub
         notes = [note async for note in hub.prepare()]  # the first turn starts it
-        assert notes[0].startswith("waiting for 1 MCP server(s) still starting: l")
+        # and waits for it (a start quicker than NOTE_AFTER is not announced).
         assert hub.statuses()[0].state == "connected"
+        assert notes in ([], [f"waiting for 1 MCP server(s) still starting: l (up to "
+                              f"{servers['l'].startup_timeout:g} s)"]), notes
         assert await call(hub, "l__echo", text="one") == ("one", False)
         await eventually(lambda: hub.statuses()[0].state == "idle", timeout=10)
         await eventually(lambda: tagged_processes(no_leftover_servers) == [], timeout=10)

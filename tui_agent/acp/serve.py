@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Bytes of one message (an image in a prompt is large)."""
+TERMINAL_HINT = ("tui-agent acp: this speaks the Agent Client Protocol on stdin/stdout and "
+                 "waits for an editor to start it (set one up as the README's 'In your "
+                 "editor (ACP)' says); Ctrl-C ends it")
+"""Said on stderr when stdin is a terminal: a person typed the command, not an editor."""
 
 
 def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr) -> int:
@@ -36,6 +40,9 @@ def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr
             err.write(f"tui-agent acp: its {name} is a file; it talks over pipes, as an "
                       "editor starts it (see docs/acp.md)\n")
             return 2
+    if sys.stdin.isatty():  # typed in a terminal: what it waits for, or it looks hung
+        err.write(TERMINAL_HINT + "\n")
+        err.flush()
     protocol_out = _take_stdout()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="tui-agent acp: %(levelname)s %(name)s: %(message)s")

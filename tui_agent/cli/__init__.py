@@ -205,8 +205,10 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
         return turn.EXIT_USAGE
     if not settings.config.model.name:
         err.write(f"tui-agent: {NO_MODEL_HELP}\n")
-        # Bare `tui-agent` on a fresh machine is a first run, not a mistake.
-        return turn.EXIT_USAGE if args.command == "run" else 0
+        # Bare `tui-agent` comes here only without a terminal (`echo hi | tui-agent`):
+        # a script's use, which must see that nothing was answered. On a terminal the
+        # first start is the app's, whose welcome says the same.
+        return turn.EXIT_USAGE
     preload()  # litellm's import overlaps reading the prompt and opening the session
     words = list(getattr(args, "prompt", []))
     if args.resume and any(c.isspace() for c in args.resume) and args.resume != LATEST:

@@ -4,7 +4,6 @@ settled and returns the exit code; problems are printed to ``err``."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -12,6 +11,7 @@ from typing import IO, TYPE_CHECKING
 from tui_agent.config import ServerConfig, Settings
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import Conversation, SessionError, load
+from tui_agent.headless import stoppable
 from tui_agent.headless.login import describe_login, show_login, terminal_logins
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
@@ -33,8 +33,8 @@ def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], 
     hub = build.open_hub(settings, logins=lambda: logins, desk=_desk(settings, err))
     if hub is None:
         return _no_servers(config, out)
-    return asyncio.run(report(settings, build.policy_from(settings, chosen), hub, out,
-                              resources=resources, logins=logins, width=width))
+    return stoppable.run(report(settings, build.policy_from(settings, chosen), hub, out,
+                                resources=resources, logins=logins, width=width))
 
 
 def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
@@ -46,7 +46,7 @@ def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
                          desk=_desk(settings, err))
     if hub is None:
         return _no_servers(config, out)
-    return asyncio.run(print_stubs(build.code_mode(settings, on=True),
+    return stoppable.run(print_stubs(build.code_mode(settings, on=True),
                                    build.policy_from(settings, chosen), hub, out, err,
                                    only=only, names_only=names_only))
 
@@ -97,7 +97,7 @@ def login(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:
         out.write(logged_in(name, describe_login(who)) + "\n")
         return 0
 
-    return asyncio.run(connect())
+    return stoppable.run(connect())
 
 
 def logout(settings: Settings, name: str, out: IO[str], err: IO[str]) -> int:

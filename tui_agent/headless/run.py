@@ -37,6 +37,7 @@ from tui_agent.headless.turn import (
     one_turn,
 )
 from tui_agent.tools.errors import ServerError
+from tui_agent.tools.transports import stopping
 from tui_agent.wiring import build
 
 if TYPE_CHECKING:
@@ -192,7 +193,9 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     def stop() -> None:  # the first signal stops the work; a second leaves at once
         signals[0] += 1
         if signals[0] > 1:
+            stopping.end_now()  # what a server started must not outlive us
             os._exit(EXIT_INTERRUPTED)  # every message is on disk already
+        stopping.hurry()  # the run ends: no server gets the polite seconds to stop
         cancel_until_done()
 
     def cancel_until_done() -> None:

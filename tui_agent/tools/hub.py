@@ -37,6 +37,9 @@ ClientSides = Callable[[str, ServerConfig], ClientSide]
 CLOSE_TIMEOUT = 8.0
 """The SDK gives a stdio server 2 s after EOF and 2 s after SIGTERM before SIGKILL."""
 SPEC_MARGIN = 5.0
+NOTE_AFTER = 0.3
+"""Seconds a turn waits for the servers still starting before it says it waits for them:
+what fails at once (a command not found) or is just ready is not named."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,12 +219,24 @@ class Hub(ServerContext):
         now: the turn needs its tools. Yields notes for the user."""
         self._wake_lazy()
         starting = [c for c in self.connections.values() if not c.settled]
+        waits = [asyncio.ensure_future(c.wait_started(c.config.startup_timeout + 1))
+                 for c in starting]
+        try:
+            if waits:
+                # A turn often begins as the servers do: a command that is not there fails
+                # within moments, and is told as not available below, not as starting.
+                await asyncio.wait(waits, timeout=NOTE_AFTER)
+            still = [c for c in starting if not c.settled]
+            if still:
+                longest = max(c.config.startup_timeout for c in still)
+                yield (f"waiting for {len(still)} MCP server(s) still starting: "
+                       f"{', '.join(c.name for c in still)} (up to {longest:g} s)")
+            if waits:
+                await asyncio.gather(*waits)
+        finally:
+            for wait in waits:
+                wait.cancel()
         if starting:
-            longest = max(c.config.startup_timeout for c in starting)
-            yield (f"waiting for {len(starting)} MCP server(s) still starting: "
-                   f"{', '.join(c.name for c in starting)} (up to {longest:g} s)")
-            await asyncio.gather(*(c.wait_started(c.config.startup_timeout + 1)
-                                   for c in starting))
             late = [c.name for c in starting if not c.settled]
             if late:
                 yield f"going on without {', '.join(late)}: still starting"

@@ -1,4 +1,5 @@
-"""Stopping a stdio server when nobody is waiting for it: the terminal went away.
+"""Stopping a stdio server when nobody is waiting for it: the terminal went away, or the
+person pressed Ctrl-C.
 
 The SDK stops a stdio server politely: its stdin closes, it gets 2 s to exit, then its
 process group gets SIGTERM, and SIGKILL once the group has not vanished 2 s later. Two
@@ -9,11 +10,13 @@ vanishes only once every member is *reaped*: a grandchild orphaned by its parent
 (the ``node`` that ``npx`` started through ``sh``) is reaped by PID 1, which on some
 machines does so only every two seconds or so, so the second wait runs out on a zombie.
 
-Once :func:`hurry` was called (the app's terminal went away), each stdio server that is
-being closed gets :data:`GRACE` seconds after the end of its input, then SIGTERM to its
+Once :func:`hurry` was called (the app's terminal went away, or a command was stopped by
+Ctrl-C: :mod:`tui_agent.headless.stoppable`), each stdio server that is being closed
+gets :data:`GRACE` seconds after the end of its input, then SIGTERM to its
 process group, then, :data:`KILL_AFTER` seconds later, SIGKILL to whatever of the group
 still runs; a zombie counts as gone. The SDK's own close then finds its process exited
-and returns. :func:`watch` starts this beside a close; :func:`finish` ends it. The rest of
+and returns. :func:`watch` starts this beside a close; :func:`finish` ends it;
+:func:`end_now` kills at once every group being closed (a second Ctrl-C). The rest of
 the way out (the turn, the session, the hub) is the caller's; the transport that uses
 this is :mod:`.sdk`.
 
@@ -54,6 +57,8 @@ _hurried = False
 _blind = False
 """A server's pid could not be learnt: the SDK's own waits are shortened instead."""
 _waiting: set[asyncio.Event] = set()
+_closing: set[int] = set()
+"""The process groups of the stdio servers being closed now (what :func:`end_now` ends)."""
 
 
 def hurry() -> None:
@@ -91,6 +96,7 @@ def watch(pgid: int | None) -> asyncio.Task[None] | None:
     server as a group leader): stop it quickly if :func:`hurry` is called meanwhile."""
     if pgid is None or not hasattr(os, "killpg"):
         return None
+    _closing.add(pgid)
     return asyncio.get_running_loop().create_task(_hasten(pgid, time.monotonic()),
                                                   name=f"stop-group:{pgid}")
 
@@ -100,10 +106,24 @@ async def finish(watcher: asyncio.Task[None] | None, pgid: int | None) -> None:
     (waited for, within ``GRACE + KILL_AFTER``); otherwise the watcher just ends."""
     if watcher is None:
         return
-    if not (_hurried and pgid is not None and group_runs(pgid)):
-        watcher.cancel()
-        return
-    await asyncio.shield(watcher)  # a cancelled close leaves it to end the group alone
+    try:
+        if not (_hurried and pgid is not None and group_runs(pgid)):
+            watcher.cancel()
+            return
+        await asyncio.shield(watcher)  # a cancelled close leaves it to end the group alone
+    finally:
+        if pgid is not None:
+            _closing.discard(pgid)
+
+
+def end_now() -> None:
+    """SIGKILL to the process group of every stdio server being closed: the person asked
+    twice (a second Ctrl-C), and the process is about to leave without waiting for the
+    closes, which would otherwise leave what a server started (``npx``'s ``node``)
+    running with no parent."""
+    for pgid in list(_closing):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
 
 
 async def _hasten(pgid: int, began: float) -> None:

@@ -1,0 +1,107 @@
+"""Ctrl-C while ``tui-agent servers``, ``tui-agent mcp add`` or ``tui-agent run`` starts a
+server: the command stops at once with "interrupted" and exit 130, and the server's whole
+process group is ended (:mod:`tui_agent.headless.stoppable`; ``run``'s own handling). The
+server here starts slowly and ignores SIGTERM, the worst case: a polite close gives it 2 s
+after its input ends, then SIGTERM, then 2 s more; the hurried close ends it within about
+a second. Which close ran is told by the client's log (the line
+:mod:`tui_agent.tools.transports.stopping` writes), not by a clock: on a busy machine no
+clock tells them apart."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, TAG_VAR, tagged_processes
+from tests.fakes.llm_server import FakeLLM
+from tests.ui.kit import write_config
+from tests.zygote import TUI_AGENT
+
+SERVER = ["--slow-start", "60", "--ignore-sigterm"]
+
+
+def _command(kind: str, tmp_path: Path, fake_llm: FakeLLM) -> list[str]:
+    config = tmp_path / "config.toml"
+    if kind == "run":  # the turn waits for the server before it asks the model
+        write_config(config, base_url=fake_llm.base_url, servers={"slow": SERVER})
+        return [*TUI_AGENT, "run", "--config", str(config), "hello"]
+    if kind == "servers":
+        write_config(config, servers={"slow": SERVER})
+        return [*TUI_AGENT, "servers", "--config", str(config)]
+    write_config(config)
+    return [*TUI_AGENT, "mcp", "add", "--config", str(config),
+            "--env", f"{TAG_VAR}={os.environ[TAG_VAR]}", "slow", "--",
+            sys.executable, "-m", "tests.fakes.mcp_server", *SERVER]
+
+
+@pytest.mark.parametrize("kind", ["servers", "mcp add", "run"])
+def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path, fake_llm: FakeLLM,
+                                      no_leftover_servers: str) -> None:
+    child = subprocess.Popen(_command(kind, tmp_path, fake_llm), cwd=ROOT, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120  # the command's start-up on a loaded machine
+        while not tagged_processes(no_leftover_servers):
+            assert child.poll() is None and time.monotonic() < deadline, \
+                "the server never started"
+            time.sleep(0.05)
+        time.sleep(0.5)  # the server is up and starting (sleeping before it answers)
+        child.send_signal(signal.SIGINT)
+        # A guard against the hang that was (45 s and more), not a speed figure.
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, (out, err)
+    assert b"tui-agent: interrupted" in err and b"Traceback" not in err, err
+    assert not tagged_processes(no_leftover_servers), "the server outlived the command"
+    logged = "".join(p.read_text() for p in (tmp_path / "home").rglob("mcp-client.log"))
+    assert "closing in a hurry): SIGTERM" in logged, \
+        f"the server's close was not hurried; the client's log: {logged!r}"
+
+
+def test_a_second_ctrl_c_leaves_no_grandchild(tmp_path: Path, no_leftover_servers: str) -> None:
+    """Two Ctrl-Cs in a row: the command leaves at once, and what the server started (a
+    child of a shell here, as ``npx`` starts ``node`` through ``sh``) is killed with it,
+    not left running with no parent."""
+    import shlex
+
+    from tests.ui.kit import toml_value
+
+    # A real child of the shell (not one forked by the test zygote, which no group holds).
+    server = shlex.join([sys.executable, "-m", "tests.fakes.mcp_server", *SERVER])
+    config = tmp_path / "config.toml"
+    config.write_text(f"[servers.wrapped]\ncommand = \"sh\"\n"
+                      f"args = {toml_value(['-c', server + '; :'])}\n"
+                      f"cwd = {toml_value(str(ROOT))}\n"
+                      f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}\n",
+                      encoding="utf-8")
+    child = subprocess.Popen([*TUI_AGENT, "servers", "--config", str(config)], cwd=ROOT,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while len(tagged_processes(no_leftover_servers)) < 2:  # the shell and its child
+            assert child.poll() is None and time.monotonic() < deadline, \
+                "the server never started"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, (out, err)
+    assert b"Traceback" not in err, err
+    time.sleep(0.5)  # a SIGKILL is delivered at once; its reaping by PID 1 may lag
+    assert not tagged_processes(no_leftover_servers), "the server's child was left running"
