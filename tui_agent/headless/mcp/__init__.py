@@ -52,14 +52,15 @@ def unreadable(args: argparse.Namespace) -> str | None:
     """Why a config file the command reads cannot be parsed (as ``run`` says it: the file,
     the line), or None. Every ``mcp`` command refuses such a file: ``list`` would say no
     servers are configured, ``get`` and ``remove`` that the name is unknown, and ``add``
-    could not tell whether the name is taken there. The ``--config`` file ``add`` or
-    ``import`` is about to create may be missing."""
+    could not tell whether the name is taken there. A file ``add`` or ``import`` may be
+    about to create (``--config``, or the one ``$TUI_AGENT_CONFIG`` names) may be
+    missing: it holds no servers, and is written whole."""
     from tui_agent.config.errors import ConfigError
     from tui_agent.config.server_edit import servers_in
 
     creating = args.mcp_command in ("add", "import")
-    for kind, file in layers(args):
-        if creating and kind == "--config" and not file.exists():
+    for _kind, file in layers(args):
+        if creating and not file.exists():
             continue
         try:
             servers_in(file)
