@@ -50,6 +50,8 @@ def load_mcp_json(path: Path) -> tuple[dict[str, Any], Imported]:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}",
                           path) from None
+    except ValueError as exc:  # json's own limits (an integer of 4,300+ digits)
+        raise ConfigError(f"not valid JSON: {exc}", path) from None
 
     def locate(loc: Any) -> int | None:
         return json_line(text, loc)

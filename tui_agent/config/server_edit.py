@@ -72,6 +72,8 @@ def servers_in(file: Path) -> tuple[dict[str, tuple[tuple[str, ...], Any]], str]
         except json.JSONDecodeError as exc:  # worded as the loader words it
             raise ConfigError(f"line {exc.lineno}, column {exc.colno}: not valid JSON: "
                               f"{exc.msg}", file) from None
+        except ValueError as exc:  # json's own limits (an integer of 4,300+ digits)
+            raise ConfigError(f"not valid JSON: {exc}", file) from None
         for key in ("mcpServers", "servers"):
             block = data.get(key) if isinstance(data, dict) else None
             if isinstance(block, dict):
