@@ -52,6 +52,19 @@ def test_a_config_that_is_not_toml_stops_every_mcp_command(tmp_path: Path,
     assert not (box.project / ".tui-agent").exists()
 
 
+def test_add_creates_the_file_tui_agent_config_names(tmp_path: Path) -> None:
+    """``$TUI_AGENT_CONFIG`` names a file not there yet: ``add`` writes it (a file that
+    does not exist is no broken file), and ``list`` then reads it."""
+    box = machine(tmp_path, config=None)
+    target = tmp_path / "fresh" / "config.toml"
+    box.env["TUI_AGENT_CONFIG"] = str(target)
+    done = box.mcp("add", "t", "--no-start", "--", sys.executable, "-V")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[servers.t]" in target.read_text(encoding="utf-8")
+    listed = box.mcp("list")
+    assert listed.returncode == 0 and "t" in listed.stdout, listed.stdout + listed.stderr
+
+
 def test_a_project_json_that_is_not_json_is_named_with_its_line(tmp_path: Path) -> None:
     box = machine(tmp_path)
     (box.project / ".mcp.json").write_text('{"mcpServers": {\n  "a": {"command": "x",}\n}}')
@@ -60,6 +73,24 @@ def test_a_project_json_that_is_not_json_is_named_with_its_line(tmp_path: Path) 
     assert (f"invalid configuration in {box.project / '.mcp.json'}: line 2, column 24: "
             "not valid JSON: Expecting property name enclosed in double quotes"
             ) in done.stderr
+
+
+@pytest.mark.parametrize("verb", ["mcp", "run"])
+def test_a_json_number_past_pythons_limit_is_a_config_error(tmp_path: Path,
+                                                            verb: str) -> None:
+    """An integer of 5,000 digits: json's own ValueError, not a JSONDecodeError (it was a
+    traceback): named as the file that is not valid JSON, exit 2."""
+    box = machine(tmp_path)
+    (box.project / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "x", "n": '
+                                           + "9" * 5000 + "}}}")
+    if verb == "mcp":
+        done = box.mcp("list")
+    else:
+        done = subprocess.run([*command(), "run", "hi"], cwd=box.project, env=box.env,
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"{box.project / '.mcp.json'}: not valid JSON: " in done.stderr
 
 
 BAD_ENTRIES = COMMENTED + """
