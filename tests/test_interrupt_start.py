@@ -105,3 +105,27 @@ def test_a_second_ctrl_c_leaves_no_grandchild(tmp_path: Path, no_leftover_server
     assert b"Traceback" not in err, err
     time.sleep(0.5)  # a SIGKILL is delivered at once; its reaping by PID 1 may lag
     assert not tagged_processes(no_leftover_servers), "the server's child was left running"
+
+
+@pytest.mark.anyio
+async def test_end_now_ends_a_server_whose_close_has_not_begun(
+        tmp_path: Path, no_leftover_servers: str) -> None:
+    """A second Ctrl-C may come before any close began (both handled in one pass of the
+    loop, or a run whose turn is still winding down): ``end_now`` then ends every stdio
+    server started and not closed, with what it started (a shell's child) too."""
+    from tui_agent.config.models import ServerConfig
+    from tui_agent.tools.hub import Hub
+    from tui_agent.tools.transports import stopping
+
+    server = f"{sys.executable} -m tests.fakes.mcp_server"  # itself, as the shell's child
+    wrapped = ServerConfig(command="sh", args=["-c", server + "; :"], cwd=str(ROOT),
+                           env={TAG_VAR: os.environ[TAG_VAR], "PYTHONPATH": str(ROOT)})
+    async with Hub({"wrapped": wrapped}, log_dir=tmp_path / "logs") as hub:
+        await hub.wait_all()
+        assert hub.statuses()[0].state == "connected", hub.statuses()
+        assert len(tagged_processes(no_leftover_servers)) == 2  # the shell and its child
+        stopping.end_now()
+        deadline = time.monotonic() + 10  # a SIGKILL is at once; reaping may lag
+        while tagged_processes(no_leftover_servers):
+            assert time.monotonic() < deadline, "end_now left the server running"
+            time.sleep(0.05)

@@ -92,6 +92,7 @@ class Watched(AbstractAsyncContextManager[Any]):
                         "once the terminal goes, only the SDK's shorter waits hurry its "
                         "close, and a close already under way is not hurried")
             stopping.cannot_watch()
+        stopping.started(self._pid)
         return WatchedRead(read, self._on_event), write
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -100,7 +101,10 @@ class Watched(AbstractAsyncContextManager[Any]):
         try:
             return await self._inner.__aexit__(exc_type, exc, tb)
         finally:
-            await stopping.finish(watcher, self._pid)
+            try:
+                await stopping.finish(watcher, self._pid)
+            finally:
+                stopping.ended(self._pid)
 
 
 def server_pid(transport: Any) -> int | None:

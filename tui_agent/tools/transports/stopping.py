@@ -16,7 +16,8 @@ gets :data:`GRACE` seconds after the end of its input, then SIGTERM to its
 process group, then, :data:`KILL_AFTER` seconds later, SIGKILL to whatever of the group
 still runs; a zombie counts as gone. The SDK's own close then finds its process exited
 and returns. :func:`watch` starts this beside a close; :func:`finish` ends it;
-:func:`end_now` kills at once every group being closed (a second Ctrl-C). The rest of
+:func:`end_now` kills at once every group running or being closed (a second Ctrl-C;
+:func:`started` and :func:`ended` keep the running ones). The rest of
 the way out (the turn, the session, the hub) is the caller's; the transport that uses
 this is :mod:`.sdk`.
 
@@ -58,7 +59,22 @@ _blind = False
 """A server's pid could not be learnt: the SDK's own waits are shortened instead."""
 _waiting: set[asyncio.Event] = set()
 _closing: set[int] = set()
-"""The process groups of the stdio servers being closed now (what :func:`end_now` ends)."""
+"""The process groups of the stdio servers being closed now."""
+_running: set[int] = set()
+"""The process groups of the stdio servers started and not yet closed: with
+:data:`_closing`, what :func:`end_now` ends (a second Ctrl-C may come before a close
+began)."""
+
+
+def started(pgid: int | None) -> None:
+    """A stdio server's process group is up (until :func:`ended`)."""
+    if pgid is not None:
+        _running.add(pgid)
+
+
+def ended(pgid: int | None) -> None:
+    if pgid is not None:
+        _running.discard(pgid)
 
 
 def hurry() -> None:
@@ -117,11 +133,11 @@ async def finish(watcher: asyncio.Task[None] | None, pgid: int | None) -> None:
 
 
 def end_now() -> None:
-    """SIGKILL to the process group of every stdio server being closed: the person asked
-    twice (a second Ctrl-C), and the process is about to leave without waiting for the
-    closes, which would otherwise leave what a server started (``npx``'s ``node``)
-    running with no parent."""
-    for pgid in list(_closing):
+    """SIGKILL to the process group of every stdio server running or being closed: the
+    person asked twice (a second Ctrl-C), and the process is about to leave without
+    waiting for the closes, which would otherwise leave what a server started (``npx``'s
+    ``node``) running with no parent. (One still being spawned is not known yet.)"""
+    for pgid in list(_closing | _running):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
 
