@@ -181,6 +181,7 @@ async def _answered(client: Any, tool: str, task: Any, alive: Callable[[], None]
         said = (str(current.status), _said(current.status_message))
         if said != last and news is not None:  # the card ends as the task did, not working
             news(TaskNews(clean(task.task_id)[:200], *said))
+        last = said  # its words (a failure's) are the ones the outcome quotes
     if isinstance(outcome[0], MCPError):
         raise ServerError(_ended(tool, current, last[1] or clean(outcome[0].message)))
     return _checked(tool, current, outcome[0], last[1])
