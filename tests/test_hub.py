@@ -79,11 +79,16 @@ async def test_start_is_in_the_background_and_a_turn_waits_and_says_so(tmp_path:
         assert await call(hub, "slow__echo", text="ready") == ("ready", False)
 
 
-async def test_the_wait_names_only_the_servers_still_starting(tmp_path: Path) -> None:
+async def test_the_wait_names_only_the_servers_still_starting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A server whose command does not exist fails at once: the turn's "still starting"
     note leaves it out (it is told as not available), though the turn began before it
-    had failed."""
-    servers = {"slow": fake_server("--slow-start", "1.5"),
+    had failed. (The note's moment is stretched from 0.3 s to 2 s here, the slow start to
+    5 s: a command not found fails well within it however busy the machine.)"""
+    from tui_agent.tools import hub as hub_module
+
+    monkeypatch.setattr(hub_module, "NOTE_AFTER", 2.0)
+    servers = {"slow": fake_server("--slow-start", "5", startup_timeout=30),
                "ghost": ServerConfig(command="tui-agent-test-no-such-command")}
     async with hub_of(servers, tmp_path, wait=False) as hub:
         notes = [note async for note in hub.prepare()]
