@@ -35,6 +35,8 @@ def message(screen: ServersScreen) -> str:
 
 
 def notified(app: Any) -> list[str]:
+    """The notifications shown. ``notify`` posts a message, so one made together with a
+    screen's message line lands a moment after it: wait for it, do not assert at once."""
     return [n.message for n in app._notifications]
 
 
@@ -69,8 +71,8 @@ async def test_a_login_clears_needs_login_which_was_no_breaker_trip(
                 "logged in to guarded: logged in as "), what="the outcome")
             assert "needs login" not in detail(screen)
             assert "login: logged in as " in detail(screen)
-            assert any(n.startswith("logged in to guarded: logged in as ")
-                       for n in notified(app)), notified(app)
+            await until(pilot, lambda: any(n.startswith("logged in to guarded: logged in as ")
+                                           for n in notified(app)), what="the notification")
             assert len(log.read_text().splitlines()) == 1
             await app.action_quit()
 
@@ -102,7 +104,8 @@ async def test_after_a_logout_elsewhere_l_logs_in_for_real(
             assert len(log.read_text().splitlines()) == 2  # a new login, in the browser
             assert any(str(n.render()).startswith("log in to guarded: ")
                        for n in app.query(Note))
-            assert "log in to guarded in your browser" in notified(app)
+            await until(pilot, lambda: "log in to guarded in your browser" in notified(app),
+                        what="the notification")
             assert "login: logged in as " in detail(screen)
             await app.action_quit()
 
@@ -123,7 +126,7 @@ async def test_an_authorization_server_that_is_down_is_named_not_a_browser(
             await pilot.press("l")
             assert "browser" not in message(screen)
             await until(pilot, lambda: message(screen) == said, timeout=30, what="the outcome")
-            assert said in notified(app)
+            await until(pilot, lambda: said in notified(app), what="the notification")
             status = app.backend.statuses()[0]
             assert status.state == "failed" and status.circuit == "closed"
             assert "login: not logged in (l logs in)" in detail(screen)
