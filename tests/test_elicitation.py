@@ -127,10 +127,13 @@ def test_a_link_opens_only_on_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "https://pay.example.com/d" in tty.getvalue() and not opened.exists()
     assert url_dialogue(ask, io.StringIO(""), io.StringIO()).action == "cancel"
     assert url_dialogue(ask, io.StringIO("y\n"), io.StringIO()).action == "accept"
-    for _ in range(100):
-        if opened.exists():
-            break
-        import time
+    import time
+
+    # The shell creates the file before echo writes into it: wait for the line, by the
+    # clock (the browser is a process of its own, slow to come on a busy machine).
+    deadline = time.monotonic() + 30
+    while not (opened.exists() and opened.read_text().endswith("\n")):
+        assert time.monotonic() < deadline, "the browser was never given the link"
         time.sleep(0.05)
     assert opened.read_text().strip() == "https://pay.example.com/d"
 
