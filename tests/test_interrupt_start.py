@@ -40,30 +40,43 @@ def _command(kind: str, tmp_path: Path, fake_llm: FakeLLM) -> list[str]:
             sys.executable, "-m", "tests.fakes.mcp_server", *SERVER]
 
 
-@pytest.mark.parametrize("kind", ["servers", "mcp add", "run"])
-def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path, fake_llm: FakeLLM,
-                                      no_leftover_servers: str) -> None:
-    child = subprocess.Popen(_command(kind, tmp_path, fake_llm), cwd=ROOT, stdin=subprocess.DEVNULL,
+def interrupted(command: list[str], tag: str, *, processes: int, settle: float,
+                signals: int) -> tuple[int, bytes, bytes]:
+    """Run ``command``; once ``processes`` processes carry ``tag`` (the server has started)
+    and ``settle`` seconds more have passed, send it SIGINT ``signals`` times, 0.1 s
+    apart. Its exit code, stdout and stderr."""
+    child = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120  # the command's start-up on a loaded machine
-        while not tagged_processes(no_leftover_servers):
+        while len(tagged_processes(tag)) < processes:
             assert child.poll() is None and time.monotonic() < deadline, \
                 "the server never started"
             time.sleep(0.05)
-        # The server is up and starting (sleeping before it answers). The command's side
-        # of the start (the transport handed over, so the hurried close applies) comes a
-        # moment after the process appears: a moment of seconds at load 15 (with 0.5 s a
-        # busy run once caught the spawn itself, closed by the SDK's cancellation).
-        time.sleep(3)
-        child.send_signal(signal.SIGINT)
+        time.sleep(settle)
+        for n in range(signals):
+            if n:
+                time.sleep(0.1)
+            child.send_signal(signal.SIGINT)
         # A guard against the hang that was (45 s and more), not a speed figure.
         out, err = child.communicate(timeout=30)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
-    assert child.returncode == 130, (out, err)
+    return child.returncode, out, err
+
+
+@pytest.mark.parametrize("kind", ["servers", "mcp add", "run"])
+def test_ctrl_c_while_a_server_starts(kind: str, tmp_path: Path, fake_llm: FakeLLM,
+                                      no_leftover_servers: str) -> None:
+    # The server is up and starting (sleeping before it answers). The command's side of
+    # the start (the transport handed over, so the hurried close applies) comes a moment
+    # after the process appears: a moment of seconds at load 15 (with 0.5 s a busy run
+    # once caught the spawn itself, closed by the SDK's cancellation).
+    code, out, err = interrupted(_command(kind, tmp_path, fake_llm), no_leftover_servers,
+                                 processes=1, settle=3, signals=1)
+    assert code == 130, (out, err)
     assert b"tui-agent: interrupted" in err and b"Traceback" not in err, err
     assert not tagged_processes(no_leftover_servers), "the server outlived the command"
     logged = "".join(p.read_text() for p in (tmp_path / "home").rglob("mcp-client.log"))
@@ -87,25 +100,10 @@ def test_a_second_ctrl_c_leaves_no_grandchild(tmp_path: Path, no_leftover_server
                       f"cwd = {toml_value(str(ROOT))}\n"
                       f"env = {{ {TAG_VAR} = {toml_value(os.environ[TAG_VAR])} }}\n",
                       encoding="utf-8")
-    child = subprocess.Popen([*TUI_AGENT, "servers", "--config", str(config)], cwd=ROOT,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while len(tagged_processes(no_leftover_servers)) < 2:  # the shell and its child
-            assert child.poll() is None and time.monotonic() < deadline, \
-                "the server never started"
-            time.sleep(0.05)
-        time.sleep(0.5)
-        child.send_signal(signal.SIGINT)
-        time.sleep(0.1)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, (out, err)
+    code, out, err = interrupted([*TUI_AGENT, "servers", "--config", str(config)],
+                                 no_leftover_servers, processes=2,  # the shell, its child
+                                 settle=0.5, signals=2)
+    assert code == 130, (out, err)
     assert b"Traceback" not in err, err
     time.sleep(0.5)  # a SIGKILL is delivered at once; its reaping by PID 1 may lag
     assert not tagged_processes(no_leftover_servers), "the server's child was left running"
