@@ -5,7 +5,9 @@ loopback listener that ends a browser login."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import socket
 import stat
 import urllib.error
 import urllib.request
@@ -223,6 +225,42 @@ async def test_a_port_in_use_is_named() -> None:
         with pytest.raises(LoginError, match=f"127.0.0.1:{first.port}.*callback_port"):
             async with LoopbackCallback(first.port):
                 pass
+
+
+async def test_a_port_chosen_for_a_later_login_stays_ours_until_then() -> None:
+    """The redirect URI is fixed before the login starts (the client registers it): a port
+    that was merely free then could be another program's by the time the person logs in
+    (it happened in a busy test run). The port is held from the choice until the first
+    login is over; then it is free (for ``tui-agent login`` in another terminal, which
+    finds it registered), and a second login here (a step-up) binds it again."""
+
+    def taken(port: int) -> bool:
+        with socket.socket() as other:
+            other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as most servers do
+            try:
+                other.bind(("127.0.0.1", port))
+                other.listen()
+            except OSError:
+                return True
+            return False
+
+    callback = LoopbackCallback.on_a_free_port(timeout=10)
+    port = callback.port
+    assert port > 0 and callback.redirect_uri == f"http://127.0.0.1:{port}/callback"
+    assert taken(port)
+    for state in ("s1", "s2"):
+        async with callback:
+            assert callback.port == port
+            waiting = asyncio.create_task(callback.wait(state))
+            await asyncio.to_thread(visit, f"{callback.redirect_uri}?code=c-{state}&state={state}")
+            assert (await waiting).code == f"c-{state}"
+        assert not taken(port)
+    unused = LoopbackCallback.on_a_free_port()
+    held = unused.port
+    assert taken(held)
+    del unused  # a listener let go before any login lets its port go
+    gc.collect()
+    assert not taken(held)
 
 
 def test_oauth_config_in_toml_and_in_peers_json(tmp_path: Path, monkeypatch: Any) -> None:

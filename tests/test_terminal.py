@@ -221,6 +221,35 @@ def test_a_ctrl_c_that_an_import_turned_into_another_error_still_exits_130(
     assert signal.getsignal(signal.SIGINT) is before
 
 
+def test_a_ctrl_c_inside_a_callback_that_swallows_errors_is_not_lost(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A SIGINT can land in a weakref callback or a ``__del__`` (the import system's
+    module-lock callbacks run in the middle of imports: a busy run caught one), where
+    Python prints "Exception ignored in ..." and drops the ``KeyboardInterrupt``. The
+    command must still end as interrupted, without that trace; outside ``main`` Python's
+    own hook is back."""
+    import tui_agent.cli as cli
+
+    class Dropped:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler's KeyboardInterrupt ends this, and is swallowed
+
+    def swallowing_command(words: list[str]) -> int:
+        Dropped()  # gone at once: __del__ runs here
+        time.sleep(20)  # a lost interrupt would let this run out and return 0
+        return 0
+
+    hook = sys.unraisablehook
+    monkeypatch.setattr(cli, "_command", swallowing_command)
+    begun = time.monotonic()
+    assert cli.main(["run", "x"]) == 130
+    assert time.monotonic() - begun < 15
+    err = capsys.readouterr().err
+    assert "tui-agent: interrupted" in err and "Exception ignored" not in err, err
+    assert sys.unraisablehook is hook
+
+
 def test_cancelled_prompt_does_not_hold_up_the_exit() -> None:
     """A turn cancelled while the approval prompt waits must not wait for an answer."""
     master, slave = pty.openpty()

@@ -5,11 +5,21 @@ extension's initialisation, which does not let the ``KeyboardInterrupt`` through
 is: Python 3.11 wraps what a class's ``__set_name__`` raises in a ``RuntimeError``, and
 pydantic-core's (pyo3's) import of the ``datetime`` C API turns it into an ``ImportError``
 and then a ``PanicException``. So the handler notes that the signal came, and whatever
-ends the command after it is an interrupt."""
+ends the command after it is an interrupt.
+
+A SIGINT can also land where Python swallows every exception: a weakref callback (the
+import system's module-lock ones run at any moment of an import), a ``__del__``, a
+garbage-collector callback. There the ``KeyboardInterrupt`` would be printed as
+"Exception ignored in ..." and lost, and the command would go on as if nobody had pressed
+Ctrl-C. While the handler is ours, such a swallowed interrupt is not printed but sent
+again, from a helper thread, so that it lands once that callback is over."""
 
 from __future__ import annotations
 
+import _thread
+import os
 import signal
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -37,9 +47,23 @@ def watching() -> Iterator[Watch]:
         yield watch
         return
     signal.signal(signal.SIGINT, watch.handler)
+    hook_before = sys.unraisablehook
+
+    def swallowed(unraisable: sys.UnraisableHookArgs) -> None:
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            hook_before(unraisable)
+            return
+        # Not raised again here (it would be swallowed with the rest) but delivered again
+        # once this callback is over. A thread from _thread: nothing is imported, and this
+        # may be inside an import.
+        _thread.start_new_thread(os.kill, (os.getpid(), signal.SIGINT))
+
+    sys.unraisablehook = swallowed
     try:
         yield watch
     finally:
+        if sys.unraisablehook is swallowed:
+            sys.unraisablehook = hook_before
         if signal.getsignal(signal.SIGINT) == watch.handler:
             signal.signal(signal.SIGINT, before)
 

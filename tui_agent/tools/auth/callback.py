@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import socket
+import weakref
 from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
 
@@ -78,6 +80,31 @@ class LoopbackCallback:
         """The ``state`` the login sent, once known: the page the browser gets checks it."""
         self._server: asyncio.Server | None = None
         self._arrived: asyncio.Future[Redirect] | None = None
+        self._reserved: socket.socket | None = None
+
+    @classmethod
+    def on_a_free_port(cls, *, timeout: float = 300.0) -> LoopbackCallback:
+        """A listener whose port is taken now, though its login may start much later: the
+        redirect URI must be known before (the client registers it), and a port that was
+        merely free when chosen could be another program's by the time the person logs
+        in. The port is held until the first login here is over (or was not to be: no
+        browser may open). Then it is let go, for a ``tui-agent login`` in another
+        terminal, which finds this port registered and listens on it; a later login here
+        binds it again."""
+        reserved = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            # Listening already: only a listening socket keeps the port from another
+            # program that binds with SO_REUSEADDR (most servers do).
+            reserved.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            reserved.bind(("127.0.0.1", 0))
+            reserved.listen()
+        except OSError:
+            reserved.close()
+            raise
+        callback = cls(int(reserved.getsockname()[1]), timeout=timeout)
+        callback._reserved = reserved
+        weakref.finalize(callback, reserved.close)
+        return callback
 
     @property
     def redirect_uri(self) -> str:
@@ -85,8 +112,12 @@ class LoopbackCallback:
 
     async def __aenter__(self) -> LoopbackCallback:
         self._arrived = asyncio.get_running_loop().create_future()
+        reserved, self._reserved = self._reserved, None
         try:
-            self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+            if reserved is not None:  # closed with the server
+                self._server = await asyncio.start_server(self._serve, sock=reserved)
+            else:
+                self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
         except OSError as exc:
             raise LoginError(f"cannot listen for the login's redirect on 127.0.0.1:"
                              f"{self.port} ({exc.strerror or exc}); free the port or set "

@@ -12,7 +12,6 @@ browser, and the URL shown for an SSH session) and waits on a
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
@@ -128,8 +127,9 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
     from pydantic import AnyUrl
 
-    port = plan.callback_port or _registered_port(slot) or _free_port()
-    listener = LoopbackCallback(port, timeout=timeout)
+    port = plan.callback_port or _registered_port(slot)
+    listener = (LoopbackCallback(port, timeout=timeout) if port
+                else LoopbackCallback.on_a_free_port(timeout=timeout))
     redirect = AnyUrl(listener.redirect_uri)
     auth_method = "client_secret_basic" if plan.client_secret else "none"
     metadata = OAuthClientMetadata(
@@ -259,14 +259,6 @@ def _registered_port(slot: TokenSlot) -> int | None:
         if parts.hostname == "127.0.0.1" and parts.port:
             return parts.port
     return None
-
-
-def _free_port() -> int:
-    """A loopback port free now, for a redirect URI that must be known before the login
-    (the listener binds it when the login starts)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _scope(plan: OAuthSettings) -> str | None:
