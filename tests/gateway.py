@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from typing import Any
 
 from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM
+from tests.reference import free_port
 
 MASTER_KEY = "sk-gateway-master"
 START_TIMEOUT = 90.0
@@ -121,12 +121,6 @@ def _config(provider: FakeLLM, extra: Sequence[dict[str, Any]] = ()) -> str:
     return json.dumps(config, indent=2)  # JSON is YAML
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_gateway(where: Path, provider: FakeLLM,
                   extra: Sequence[dict[str, Any]] = ()) -> Gateway:
     """Start the proxy in front of ``provider`` (and the ``extra`` deployments of its
@@ -135,7 +129,7 @@ def start_gateway(where: Path, provider: FakeLLM,
     where.mkdir(parents=True, exist_ok=True)
     (where / "recorder.py").write_text(RECORDER)
     (where / "config.yaml").write_text(_config(provider, extra))
-    port = _free_port()
+    port = free_port()  # the suite's: kept from other workers' binds and connects
     env = {k: v for k, v in os.environ.items() if k != TAG_VAR and not k.endswith("_API_KEY")}
     env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", GATEWAY_RECORD=str(where / "record.jsonl"),
                LITELLM_DONT_SHOW_FEEDBACK_BOX="true", NO_COLOR="1")
