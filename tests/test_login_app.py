@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.reference import free_port
 from tests.test_login import config, guarded, tui_agent, use_browser
-from tests.ui.kit import SIZE, make_app, open_servers, ready, until
+from tests.ui.kit import SIZE, make_app, notices, open_servers, ready, until
 from tui_agent.ui.screens.servers import ServersScreen
 from tui_agent.ui.widgets.messages import Note
 
@@ -35,9 +35,10 @@ def message(screen: ServersScreen) -> str:
 
 
 def notified(app: Any) -> list[str]:
-    """The notifications shown. ``notify`` posts a message, so one made together with a
-    screen's message line lands a moment after it: wait for it, do not assert at once."""
-    return [n.message for n in app._notifications]
+    """The notifications raised so far. ``notify`` posts a message, so one made together
+    with a screen's message line lands a moment after it: wait for it, do not assert at
+    once."""
+    return notices(app)
 
 
 def browser(monkeypatch: Any, tmp_path: Path) -> Path:

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import tomllib
+import uuid
 from pathlib import Path
 
 import pytest
@@ -135,20 +136,23 @@ def test_a_server_in_a_container_is_added_and_started(tmp_path: Path) -> None:
     need(client is not None, "a Docker engine")
     image = dockerkit.ensure_image(client)
     box = machine(tmp_path, config=None)
+    # A name of its own (another suite on the same engine runs this test too), as short as
+    # "boxed": the line is cut at 80 columns, and the server's name and version must show.
+    name = f"b{uuid.uuid4().hex[:4]}"
     volumes = [w for m in dockerkit.mounts() for w in ("--volume", m)]
-    done = box.mcp("add", "boxed", "--docker", image, *volumes,
+    done = box.mcp("add", name, "--docker", image, *volumes,
                    "--env", "PYTHONDONTWRITEBYTECODE=1",
                    *fake_words("--name", "in-a-box"))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "boxed  connected  docker" in done.stdout and "(in-a-box 1.0" in done.stdout
-    server = tomllib.loads(box.user_config.read_text())["servers"]["boxed"]
+    assert f"{name}  connected  docker" in done.stdout and "(in-a-box 1.0" in done.stdout
+    server = tomllib.loads(box.user_config.read_text())["servers"][name]
     assert server["image"] == image
     assert server["command"] == [sys.executable, "-m", "tests.fakes.mcp_server", "--name",
                                  "in-a-box"]
     assert f"{ROOT}:{ROOT}:ro" in server["volumes"]
     assert client is not None
     left = [c for c in client.containers.list(all=True)
-            if c.labels.get(LABEL_SERVER) == "boxed"]
+            if c.labels.get(LABEL_SERVER) == name]
     assert not left, "the container of the one start is removed"
 
 

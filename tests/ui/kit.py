@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -72,7 +73,29 @@ async def open_servers(pilot: Pilot[Any], app: AgentApp) -> ServersScreen:
 
 
 def make_app(config: Path | None = None, **options: Any) -> AgentApp:
-    return AgentApp(Options(load(config), **options))
+    """The app on ``config``; its notifications are recorded (:func:`notices`) and stay on
+    screen for :data:`TOAST_SECONDS` unless the app gives one its own timeout."""
+    app = AgentApp(Options(load(config), **options))
+    told = NOTICES[app] = []
+    notify = app.notify
+
+    def recording(message: str, *, timeout: float | None = None, **rest: Any) -> None:
+        told.append(str(message))
+        notify(message, timeout=TOAST_SECONDS if timeout is None else timeout, **rest)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return app
+
+
+NOTICES: weakref.WeakKeyDictionary[App[Any], list[str]] = weakref.WeakKeyDictionary()
+TOAST_SECONDS = 120.0
+"""How long a test app's notifications last. Textual's five seconds can pass between a
+notification and a busy machine's next look at the screen (a test found none there)."""
+
+
+def notices(app: App[Any]) -> list[str]:
+    """Every notification an app of :func:`make_app` raised so far, expired or not."""
+    return NOTICES[app]
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 20,

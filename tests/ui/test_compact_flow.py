@@ -10,7 +10,17 @@ from textual.widget import Widget
 
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_compaction import SUMMARY, Summarizing, is_summary_request, words
-from tests.ui.kit import SIZE, finish, make_app, ready, send, turn, until, write_config
+from tests.ui.kit import (
+    SIZE,
+    finish,
+    make_app,
+    notices,
+    ready,
+    send,
+    turn,
+    until,
+    write_config,
+)
 from tui_agent.ui.widgets.messages import CompactedMarker, Note, UserMessage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -112,14 +122,10 @@ async def test_a_failing_compaction_never_shows_the_api_key(tmp_path: Path) -> N
             for text in ("first", "second", "third"):
                 await turn(pilot, app, text)
             server.push(Reply(status=400, error_message="invalid api key: sk-test-key"))
-            told: list[str] = []
-
-            def failure_told() -> bool:  # every notification seen, before any expires
-                told.extend(n.message for n in app._notifications)
-                return any("could not compact" in m for m in told)
-
+            told = notices(app)
             await send(pilot, app, "/compact")
-            await until(pilot, failure_told, what="a notification that /compact failed")
+            await until(pilot, lambda: any("could not compact" in m for m in told),
+                        what="a notification that /compact failed")
             assert not [m for m in told if "sk-test-key" in m]
             assert any("invalid api key" in m for m in told)  # the provider's words stay
             await finish(app)

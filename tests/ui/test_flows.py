@@ -18,6 +18,7 @@ from tests.ui.kit import (
     SIZE,
     finish,
     make_app,
+    notices,
     open_servers,
     ready,
     send,
@@ -88,8 +89,8 @@ async def test_ctrl_c_with_nothing_running_says_how_to_quit(fake_llm: FakeLLM,
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await pilot.press("ctrl+c")
-        await until(pilot, lambda: any("ctrl+q" in str(n.message) and "quit" in str(n.message)
-                                       for n in app._notifications), what="the hint")
+        await until(pilot, lambda: any("ctrl+q" in n and "quit" in n for n in notices(app)),
+                    what="the hint")
         assert app.is_running
         await finish(app)
 
