@@ -118,7 +118,10 @@ async def test_model_picker_fills_in_facts_and_offers_the_level(fake_llm: FakeLL
             "sonnet-4-5  200k window · $3/$15 per M · vision · reasons")
         assert shown["openai/fake-model"].startswith("● openai/fake-model")
         await pilot.press(*"sonnet")
-        assert list(labels(picker)) == ["anthropic/claude-sonnet-4-5"]
+        # The configured one first, then litellm's other sonnets (suggested as you type).
+        found = list(labels(picker))
+        assert found[0] == "anthropic/claude-sonnet-4-5", found
+        assert len(found) > 1 and all("sonnet" in name for name in found)
         await pilot.press("down", "enter")
         await until(pilot, picker_titled(app, "Reasoning for anthropic/claude-sonnet-4-5"))
         await pilot.press(*"high", "enter")
@@ -282,4 +285,44 @@ context_window = 32768
             await until(pilot, partial(meter_is, counted + window),
                         what=f"the meter of {name}")
         assert len(fake_llm.requests) == 1
+        await app.action_quit()
+
+
+async def test_typing_in_the_model_picker_finds_litellms_models(
+        fake_llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new user with no key types part of a model's name: the picker finds it in
+    litellm's catalogue, spelled as tui-agent needs it, with the key to set; choosing it
+    works as for a configured model (a model that reasons gets the level step). Nothing
+    is suggested before two characters are typed (the list stays the configured one)."""
+    from tui_agent.core.llm.catalog import HOSTED
+
+    for variable in HOSTED.values():
+        monkeypatch.delenv(variable, raising=False)
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/model")
+        await until(pilot, picker_titled(app, "Model for the next turn"))
+        picker = app.screen
+        assert isinstance(picker, Picker)
+        await until(pilot, lambda: bool(picker.suggestions), what="litellm's catalogue")
+        await pilot.press("c")
+        assert list(labels(picker)) == []  # "c" is in no configured name; too short to search
+        await pilot.press(*"laude-son")
+        found = labels(picker)
+        assert "anthropic/claude-sonnet-4-5" in found, list(found)
+        assert found["anthropic/claude-sonnet-4-5"].endswith(
+            "vision · reasons · set ANTHROPIC_API_KEY")
+        assert len(found) <= Picker.SUGGESTED
+        options = picker.query_one(OptionList)
+        await pilot.press("down")  # into the list
+        for _ in range(list(found).index("anthropic/claude-sonnet-4-5")):
+            await pilot.press("down")
+        assert options.highlighted_option is not None
+        assert options.highlighted_option.id == "anthropic/claude-sonnet-4-5"
+        await pilot.press("enter")
+        await until(pilot, picker_titled(app, "Reasoning for anthropic/claude-sonnet-4-5"))
+        await pilot.press("escape")
+        await noted(pilot, app, "model: anthropic/claude-sonnet-4-5 (from the next turn)")
+        assert app.backend.model_name == "anthropic/claude-sonnet-4-5"
         await app.action_quit()

@@ -4,7 +4,9 @@ turn on.
 The model picker opens at once with the names; what litellm knows of each (window,
 price, vision, reasoning) is looked up in a worker thread (litellm is imported there,
 and a local server's model may be asked over the network) and filled in when it is
-ready, so typing in the picker never waits. A model litellm says can reason gets a
+ready, so typing in the picker never waits. Typing also searches litellm's chat models
+of the hosted providers (:mod:`tui_agent.core.llm.catalog`), each with its facts and,
+when its provider's key is not set, the variable to set. A model litellm says can reason gets a
 second step: the reasoning level (Escape keeps the current one). ``/think LEVEL`` sets
 the level for every model chosen later, until ``/think default``.
 """
@@ -100,6 +102,7 @@ async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
     if served and picker.is_attached:
         picker.offer([(m, m) for m in served])
         names = list(dict.fromkeys([*names, *served]))
+    await _suggest_known(picker, names, facts)
     for name in names:
         if name == DEMO_MODEL:
             picker.describe({name: "scripted, offline"})
@@ -116,6 +119,20 @@ async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
         text = facts_text(found, settings)
         unknown = "served by the gateway" if name in served else "litellm does not know this model"
         picker.describe({name: text or unknown})
+
+
+async def _suggest_known(picker: Picker, names: list[str],
+                         facts: dict[str, ModelFacts | None]) -> None:
+    """litellm's chat models, searched as the person types; the offered ``names`` keep
+    the facts their own settings give them (filled in after)."""
+    from tui_agent.core.llm.catalog import chat_models
+
+    known = [k for k in await asyncio.to_thread(chat_models) if k.name not in names]
+    if not picker.is_attached:
+        return
+    facts.update({k.name: k.facts for k in known})  # a reasoning one gets the level step
+    picker.describe({k.name: k.summary() for k in known})
+    picker.suggest([(k.name, k.name) for k in known])
 
 
 def facts_text(found: ModelFacts | None, settings: ModelSettings) -> str:

@@ -74,6 +74,12 @@ def model_facts(name: str, api_base: str | None = None) -> ModelFacts | None:
         info: dict[str, Any] = dict(litellm.get_model_info(model=name, api_base=api_base))
     except Exception:  # litellm raises a bare Exception for a model it does not know
         return None
+    return facts_of(info)
+
+
+def facts_of(info: dict[str, Any]) -> ModelFacts:
+    """The facts in one entry of litellm's model information (``get_model_info``, or its
+    ``model_cost`` table)."""
     window = info.get("max_input_tokens")  # its max_tokens is mostly the output limit
     return ModelFacts(
         context_window=window if isinstance(window, int) and window > 0 else None,

@@ -3,7 +3,9 @@
 With ``free_text`` the typed text itself can be chosen (``/model`` takes any
 litellm string, not only the configured ones). :meth:`Picker.describe` adds a dim detail
 to choices while the picker is open (the model picker's facts arrive from a worker after
-it opens), keeping what was typed and which line is highlighted.
+it opens), keeping what was typed and which line is highlighted. :meth:`Picker.suggest`
+adds a long catalogue that is searched, not browsed: its entries show only once what is
+typed matches them, after the choices (the model picker's: litellm's chat models).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ class Picker(ModalScreen[str | None]):
     """
     BOX_SHARE = 0.8
     """The most of the screen's height the box takes (``max-height: 80%`` above)."""
+    SUGGESTED = 30
+    """The most suggestions shown at once (the first that match)."""
+    SUGGEST_FROM = 2
+    """How many characters must be typed before suggestions show."""
     LIST_ROWS = 20
     """The most rows the list shows (``max-height: 20`` above), room permitting."""
     BINDINGS = [Binding("escape", "dismiss_none", "Close"),
@@ -49,6 +55,8 @@ class Picker(ModalScreen[str | None]):
         self.title_text, self.choices = title, list(choices)
         self.free_text, self.placeholder, self.current = free_text, placeholder, current
         self.hint = hint
+        self.suggestions: list[tuple[str, str]] = []
+        """Shown only when what is typed matches them (:meth:`suggest`)."""
         self.details: dict[str, str] = {}
         """A dim line part after a choice's label, by value (:meth:`describe`)."""
 
@@ -79,17 +87,27 @@ class Picker(ModalScreen[str | None]):
 
     def _options(self, query: str) -> list[Option]:
         needle = query.lower()
-        width = max((len(clean(label)) for _, label in self.choices), default=0)
+
+        def matches(value: str, label: str) -> bool:
+            return needle in value.lower() or needle in label.lower()
+
+        shown = [c for c in self.choices if matches(*c)]
+        if len(needle.strip()) >= self.SUGGEST_FROM:
+            offered = {value for value, _ in self.choices}
+            found = (c for c in self.suggestions if c[0] not in offered and matches(*c))
+            suggested = [c for _, c in zip(range(self.SUGGESTED), found, strict=False)]
+        else:
+            suggested = []
+        width = max((len(clean(label)) for _, label in [*self.choices, *suggested]), default=0)
         out = []
-        for value, label in self.choices:
-            if needle in value.lower() or needle in label.lower():
-                mark = "● " if value == self.current else "  "
-                detail = self.details.get(value)
-                text = Content(mark + clean(label))
-                if detail:  # in a column after the widest label, dim
-                    text = Content.assemble(text.pad_right(width - len(clean(label)) + 2),
-                                            Content(clean(detail)).stylize("dim"))
-                out.append(Option(text, id=value))
+        for value, label in [*shown, *suggested]:
+            mark = "● " if value == self.current else "  "
+            detail = self.details.get(value)
+            text = Content(mark + clean(label))
+            if detail:  # in a column after the widest label, dim
+                text = Content.assemble(text.pad_right(width - len(clean(label)) + 2),
+                                        Content(clean(detail)).stylize("dim"))
+            out.append(Option(text, id=value))
         return out
 
     def describe(self, details: Mapping[str, str]) -> None:
@@ -102,6 +120,13 @@ class Picker(ModalScreen[str | None]):
         and the highlighted line: for choices learnt after the picker opened."""
         known = {value for value, _ in self.choices}
         self.choices.extend(c for c in choices if c[0] not in known)
+        self._refresh()
+
+    def suggest(self, choices: Sequence[tuple[str, str]]) -> None:
+        """Search ``choices`` too (value, label) as the person types: shown after the
+        choices once :data:`SUGGEST_FROM` characters are typed, the first
+        :data:`SUGGESTED` that match."""
+        self.suggestions = list(choices)
         self._refresh()
 
     def _refresh(self) -> None:
