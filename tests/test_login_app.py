@@ -63,7 +63,7 @@ async def test_a_login_clears_needs_login_which_was_no_breaker_trip(
             assert status.state == "failed" and status.circuit == "closed", status
             assert app.backend.stats()["servers"]["guarded"]["breaker_trips"] == 0
             assert "last error: needs login: run 'tui-agent login guarded'" in detail(screen)
-            assert "breaker trips" not in detail(screen)
+            assert "paus" not in detail(screen)  # no pause (the breaker), no pause count
             await pilot.press("l")
             assert message(screen) == "logging in to guarded…"
             await until(pilot, lambda: app.backend.statuses()[0].state == "connected",

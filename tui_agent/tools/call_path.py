@@ -52,8 +52,8 @@ class CallPath(LoginAware):
         if not self.breaker.allow():
             raise ServerError(
                 f"server '{self.name}' is failing ({self.last_error or 'unknown error'}); "
-                f"calls are refused for {self.breaker.remaining():.0f} s more (circuit open "
-                f"after {self.breaker.failures} consecutive failures)")
+                f"calls are refused for {self.breaker.remaining():.0f} s more (paused "
+                f"after {self.breaker.failures} failures in a row; a reconnect tries now)")
         if self._client is None:
             if self.lazy:
                 self.demand()

@@ -25,6 +25,10 @@ from tui_agent.ui.widgets.messages import plain
 
 STATE_STYLE = {"connected": "$success", "degraded": "$warning", "connecting": "$accent",
                "failed": "$error", "disabled": "$text-muted", "idle": "$text-muted"}
+RETRY = {"closed": "", "open": "paused", "half-open": "next try"}
+"""The retry column, in words, for the circuit breaker's state: nothing while a server's
+starts and calls go through; "paused" after too many failures in a row (calls fail at
+once until the pause is over); "next try" once it is (the next start or call tries)."""
 
 
 @dataclass
@@ -96,7 +100,7 @@ class ServersScreen(Screen[None]):
     def on_mount(self) -> None:
         servers = self.query_one("#servers", DataTable)
         for label, width in (("server", 20), ("state", 11), ("transport", 14), ("tools", 6),
-                             ("restarts", 9), ("circuit", 10)):
+                             ("restarts", 9), ("retry", 10)):
             servers.add_column(label, width=width)
         tools = self.query_one("#tools", DataTable)
         for label, width in (("tool", 28), ("approval", 12), ("description", 54)):
@@ -117,7 +121,7 @@ class ServersScreen(Screen[None]):
         for st in self.controls.statuses():
             state = Content.styled(st.state, STATE_STYLE.get(st.state, ""))
             table.add_row(plain(st.name), state, st.transport, str(st.tools), str(st.restarts),
-                          st.circuit, key=st.name)
+                          RETRY.get(st.circuit, st.circuit), key=st.name)
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
         self._show_server()
@@ -169,6 +173,9 @@ class ServersScreen(Screen[None]):
             lines.append(f"login: {login} ({hint})")
         if st.last_error:
             lines.append(f"last error: {st.last_error}")
+        if st.circuit == "open":
+            lines.append("retries paused after failures in a row: calls fail at once until "
+                         "the next try (r reconnects now)")
         if st.held_back:
             lines.append("not offered to the model:")
             lines += [f"  {why}" for why in st.held_back]
