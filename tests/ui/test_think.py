@@ -326,3 +326,31 @@ async def test_typing_in_the_model_picker_finds_litellms_models(
         await noted(pilot, app, "model: anthropic/claude-sonnet-4-5 (from the next turn)")
         assert app.backend.model_name == "anthropic/claude-sonnet-4-5"
         await app.action_quit()
+
+
+async def test_model_with_a_url_talks_to_that_server(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``/model NAME URL`` (or the same typed in the picker) points the model at a server
+    from inside the app, as ``--api-base`` does at the start; a second word that is not a
+    URL is named and changes nothing."""
+    fake_llm.push(Reply(text="from the first server"))
+    with FakeLLM([Reply(text="from the local one"), Reply(text="again")]) as local:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            await turn(pilot, app, "one")
+            await send(pilot, app, "/model openai/qwen localhost:8000")
+            said = await noted(pilot, app, "is not a model name")
+            assert "'openai/qwen localhost:8000'" in said and "http://localhost:8000/v1" in said
+            assert app.backend.model_name == "openai/fake-model"
+            await send(pilot, app, f"/model openai/qwen {local.base_url}")
+            await noted(pilot, app, f"model: openai/qwen at {local.base_url} (from the next")
+            await turn(pilot, app, "two")
+            assert [r["model"] for r in local.requests] == ["qwen"]
+            assert len(fake_llm.requests) == 1
+            await send(pilot, app, "/model")
+            await until(pilot, picker_titled(app, "Model for the next turn"))
+            await pilot.press(*f"openai/qwen2 {local.base_url}", "enter")
+            await noted(pilot, app, "model: openai/qwen2 at")
+            await turn(pilot, app, "three")
+            assert [r["model"] for r in local.requests] == ["qwen", "qwen2"]
+            await app.action_quit()

@@ -22,8 +22,8 @@ class CommandInfo:
 
 COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("help", "/help", "keys, commands and MCP prompts", "f1"),
-    CommandInfo("model", "/model [NAME]", "choose the model for the next turn (any litellm "
-                "string)", "ctrl+t"),
+    CommandInfo("model", "/model [NAME [URL]]", "choose the model for the next turn (any "
+                "litellm string; URL: the server it is at)", "ctrl+t"),
     CommandInfo("think", "/think [LEVEL]", "how hard a reasoning model thinks: none ... high, "
                 "default"),
     CommandInfo("servers", "/servers", "MCP servers: state, errors, tools and their approval; "

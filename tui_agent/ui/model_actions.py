@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.reasoning import REASONING_EFFORTS
@@ -34,20 +35,41 @@ MODEL_HINT = ("enter takes what you typed; ↓ then enter picks from the list. P
               "million tokens in/out. /think LEVEL: how hard a reasoning model thinks")
 
 
+def model_and_server(typed: str) -> tuple[str, str | None]:
+    """``NAME`` or ``NAME URL`` (what ``/model`` and its picker take): the model, and the
+    server it is at (an OpenAI-compatible one, a local Ollama elsewhere, a gateway).
+    Raises ``ValueError`` naming what is wrong."""
+    words = typed.split()
+    if len(words) == 1:
+        return words[0], None
+    url = words[-1] if len(words) == 2 else ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"'{typed}' is not a model name, or a name then the server's URL "
+                         "(e.g. openai/NAME http://localhost:8000/v1)")
+    return words[0], url
+
+
 async def model(app: ChatApp, command: Command) -> None:
     facts: dict[str, ModelFacts | None] = {}
 
-    async def chosen(name: str | None) -> None:
-        if not name:
+    async def chosen(typed: str | None) -> None:
+        if not typed or not typed.strip():
             return
         try:
-            app.backend.set_model(name)
+            name, api_base = model_and_server(typed)
+        except ValueError as exc:
+            await app.transcript.note(f"model: {exc}", "error")
+            return
+        try:
+            app.backend.set_model(name, api_base)
         except ConfigError as exc:  # its [models] table names a variable that is not set
             await app.transcript.note(f"model: {name} cannot be used: {exc}", "error")
             return
         app.status.model = name
         _meter_for_new_model(app)
-        await app.transcript.note(f"model: {name} (from the next turn)")
+        at = f" at {api_base}" if api_base else ""
+        await app.transcript.note(f"model: {name}{at} (from the next turn)")
         known = facts.get(name)
         if known is not None and known.reasoning:
             await _level_picker(app, f"Reasoning for {name} (esc keeps "
@@ -62,7 +84,7 @@ async def model(app: ChatApp, command: Command) -> None:
     picker = Picker(
         "Model for the next turn", [(m, m) for m in names], free_text=True,
         current=app.backend.model_name, hint=MODEL_HINT,
-        placeholder="any litellm model, e.g. openai/gpt-4o-mini or ollama/llama3.1")
+        placeholder="a litellm model name, then its server URL if any")
     await app.push_screen(picker, chosen)
     app.run_worker(_fill_facts(app, picker, names, facts), name="model-facts",
                    group="model-facts", exclusive=True)

@@ -27,6 +27,9 @@ class ModelChoice:
         """A model picked with ``/model``: a reloaded config does not override it."""
         self.reasoning_effort: str | None = None
         """A level picked with ``/think``; None: each model's own setting."""
+        self.api_bases: dict[str, str] = {}
+        """Servers given with ``/model NAME URL``, by model: over its settings' ``api_base``
+        for the rest of the run."""
 
     def name(self) -> str | None:
         """The model to use: the one picked, else the settings' own."""
@@ -35,9 +38,12 @@ class ModelChoice:
     def settings_for(self, name: str | None) -> ModelSettings:
         """The settings ``name`` (None: :meth:`name`) is used with. Raises
         ``ConfigError`` when its ``[models]`` table cannot be used."""
-        model = self._settings().model_for(name or self.name())
+        chosen = name or self.name()
+        model = self._settings().model_for(chosen)
         if self.reasoning_effort is not None:
             model = model.model_copy(update={"reasoning_effort": self.reasoning_effort})
+        if chosen in self.api_bases:
+            model = model.model_copy(update={"api_base": self.api_bases[chosen]})
         return model
 
     def make(self, name: str | None = None) -> ChatModel:

@@ -108,12 +108,15 @@ class Runtime:
     def has_model(self) -> bool:
         return bool(self.model_name)
 
-    def set_model(self, name: str) -> None:
-        """Use ``name`` from the next turn on, with its own settings (``[models]``).
-        Raises ``ConfigError`` (and keeps the model in use) when its ``[models]`` table
-        cannot be used (a variable it names is not set)."""
+    def set_model(self, name: str, api_base: str | None = None) -> None:
+        """Use ``name`` from the next turn on, with its own settings (``[models]``), and
+        at ``api_base`` when one is given (for the rest of the run). Raises
+        ``ConfigError`` (and keeps the model in use) when its ``[models]`` table cannot be
+        used (a variable it names is not set)."""
         self.settings.check(name)
         self.models.chosen = name
+        if api_base is not None:
+            self.models.api_bases[name] = api_base
         self._use_model()
 
     def set_reasoning_effort(self, level: str | None) -> None:

@@ -16,6 +16,7 @@ No model is configured yet. Point tui-agent at one:
   `/model openai/gpt-4o-mini` here, or start with `tui-agent --model openai/gpt-4o-mini`.
 - **A local Ollama** (it listens on `http://localhost:11434`): `/model ollama/llama3.1`.
 - **Any OpenAI-compatible server** (vLLM, LM Studio, llama.cpp):
+  `/model openai/NAME http://HOST:PORT/v1` here, or start with
   `tui-agent --model openai/NAME --api-base http://HOST:PORT/v1`.
 - **For good**: `[model] name = "..."` in `{config}`.
 {found}
