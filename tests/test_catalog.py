@@ -14,6 +14,7 @@ def test_each_name_is_one_tui_agent_can_send_and_the_keyed_providers_come_first(
     assert all(n.split("/", 1)[0] in HOSTED for n in names)
     assert not any(n.startswith(("gemini/gemini/", "openai/openai/")) for n in names)
     assert not any("bedrock" in n or "azure" in n or "vertex" in n for n in names)
+    assert not any("ft:" in n or "audio" in n or "realtime" in n for n in names)
     keyed = [k.keyed for k in known]
     assert keyed == sorted(keyed, reverse=True) and keyed[0] and not keyed[-1]
     assert {k.name.split("/")[0] for k in known if k.keyed} == {"anthropic"}
@@ -27,6 +28,6 @@ def test_each_name_is_one_tui_agent_can_send_and_the_keyed_providers_come_first(
 def test_without_a_key_each_model_names_the_variable_to_set() -> None:
     known = {k.name: k for k in chat_models({})}
     assert not any(k.keyed for k in known.values())
-    assert known["openai/gpt-4o"].summary().endswith("· set OPENAI_API_KEY")
+    assert known["openai/gpt-4o"].summary().startswith("set OPENAI_API_KEY · 128k window")
     gemini = [n for n in known if n.startswith("gemini/")]
-    assert gemini and known[gemini[0]].summary().endswith("· set GEMINI_API_KEY")
+    assert gemini and known[gemini[0]].summary().startswith("set GEMINI_API_KEY · ")

@@ -257,7 +257,7 @@ async def test_circuit_opens_after_three_failures_and_half_opens(tmp_path: Path)
         started = time.monotonic()
         text, is_error = await call(hub, "h__echo", text="x")
         assert is_error
-        assert "paused after 3 failures in a row; a reconnect tries now" in text
+        assert "paused after 3 failures in a row; reconnecting the server tries it at once" in text
         assert time.monotonic() - started < 0.1  # failed fast
         await asyncio.sleep(1.1)
         assert await call(hub, "h__echo", text="probe") == ("probe", False)

@@ -33,7 +33,7 @@ def test_percentiles_counts_and_the_breaker_trip_count() -> None:
     assert summary(stats.as_dict()) == ("3 calls · 2 errors · 1 timeout · p50 20 ms · "
                                         "p95 1500 ms · 100 B")
     assert summary({**stats.as_dict(), "restarts": 1, "breaker_trips": 1}).endswith(
-        "100 B · 1 restart · 1 pause")
+        "100 B · 1 restart · 1 retry pause")
     breaker = Breaker(threshold=2, cooldown=0)
     breaker.failure()
     assert breaker.trips == 0
@@ -99,7 +99,7 @@ def test_a_run_keeps_metrics_and_servers_stats_shows_them(
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"metrics of {session.stem}")
     assert out[1].startswith("a  4 calls · 2 errors · 1 timeout · p50 ")
-    assert out[1].endswith("0 restarts · 0 pauses")
+    assert out[1].endswith("0 restarts · 0 retry pauses")
     tools = {line.split()[0]: line for line in out[2:]}
     assert set(tools) == {"echo", "hang", "late", "structured_error"}
     assert "1 call · 0 errors · 0 timeouts" in tools["echo"] and "5 B" in tools["echo"]

@@ -108,3 +108,29 @@ async def test_the_app_shows_the_request_and_the_reply_before_it_goes_back(
         told = [m for m in fake_llm.requests[2]["messages"] if m["role"] == "tool"]
         assert told[0]["content"] == "openai/fake-model wrote: Rain on the window"
         await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_a_model_pointed_at_a_server_in_the_app_samples_there_too(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """``/model NAME URL``: a server's sampling request on the chat's model goes to that
+    server as the turns do, not to the configured one."""
+    from tests.ui.kit import SIZE, make_app, ready, send, shown, until, with_asking_server
+    from tui_agent.ui.screens.sampling import SampledReply, SamplingScreen
+
+    with FakeLLM([Reply(tool_calls=[FakeToolCall("asking__haiku", {}, id="h")]),
+                  Reply(text="Rain on the window"), Reply(text="done")]) as local:
+        app = make_app(with_asking_server(tmp_path / "c.toml", fake_llm.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            await send(pilot, app, f"/model openai/other {local.base_url}")
+            await until(pilot, lambda: app.backend.model_name == "openai/other")
+            await send(pilot, app, "haiku")
+            await shown(pilot, app, SamplingScreen, "the request")
+            await pilot.press("ctrl+s")
+            await shown(pilot, app, SampledReply, "the reply")
+            await pilot.press("y")
+            await until(pilot, lambda: len(local.requests) >= 3, what="the turn's next step")
+            assert [r["model"] for r in local.requests] == ["other"] * 3
+            assert fake_llm.requests == []
+            await app.shut_down(0)

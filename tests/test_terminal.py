@@ -250,6 +250,32 @@ def test_a_ctrl_c_inside_a_callback_that_swallows_errors_is_not_lost(
     assert sys.unraisablehook is hook
 
 
+def test_a_swallowed_ctrl_c_as_the_command_ends_is_still_an_interrupt(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The swallowed interrupt's second delivery may not come before the command ends: it
+    ended interrupted all the same (130, not 0), and no SIGINT is sent once ``main`` is
+    over (it would be the caller's: here, pytest's)."""
+    import tui_agent.cli as cli
+
+    class Dropped:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+
+    def ends_at_once(words: list[str]) -> int:
+        Dropped()
+        return 0
+
+    monkeypatch.setattr(cli, "_command", ends_at_once)
+    try:
+        code = cli.main(["run", "x"])
+    except KeyboardInterrupt:  # the second delivery landed on main's way out: entry()'s
+        code = 130
+    time.sleep(0.5)  # a SIGINT sent after the watch would raise KeyboardInterrupt here
+    assert code == 130
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
 def test_cancelled_prompt_does_not_hold_up_the_exit() -> None:
     """A turn cancelled while the approval prompt waits must not wait for an answer."""
     master, slave = pty.openpty()

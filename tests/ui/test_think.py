@@ -311,10 +311,16 @@ async def test_typing_in_the_model_picker_finds_litellms_models(
         await pilot.press(*"laude-son")
         found = labels(picker)
         assert "anthropic/claude-sonnet-4-5" in found, list(found)
-        assert found["anthropic/claude-sonnet-4-5"].endswith(
-            "vision · reasons · set ANTHROPIC_API_KEY")
+        line = found["anthropic/claude-sonnet-4-5"]
+        assert line.split() == ["anthropic/claude-sonnet-4-5", "set", "ANTHROPIC_API_KEY", "·",
+                                "200k", "window", "·", "$3/$15", "per", "M", "·", "vision",
+                                "·", "reasons"], line
         assert len(found) <= Picker.SUGGESTED
         options = picker.query_one(OptionList)
+        # The key to set is drawn, not cut off with the end of a long line.
+        key_ends = line.index("set ANTHROPIC_API_KEY") + len("set ANTHROPIC_API_KEY")
+        assert key_ends <= options.scrollable_content_region.width, \
+            (key_ends, options.scrollable_content_region.width)
         await pilot.press("down")  # into the list
         for _ in range(list(found).index("anthropic/claude-sonnet-4-5")):
             await pilot.press("down")
@@ -325,6 +331,15 @@ async def test_typing_in_the_model_picker_finds_litellms_models(
         await pilot.press("escape")
         await noted(pilot, app, "model: anthropic/claude-sonnet-4-5 (from the next turn)")
         assert app.backend.model_name == "anthropic/claude-sonnet-4-5"
+        # Typed, then enter (the typed text is taken): litellm's name is pointed out.
+        await send(pilot, app, "/model claude-son")
+        said = await noted(pilot, app, "litellm knows no model 'claude-son'")
+        assert "did you mean anthropic/claude-sonnet" in said
+        await send(pilot, app, "/model gpt-4o")  # litellm knows it: nothing to point out
+        await noted(pilot, app, "model: gpt-4o (from the next turn)")
+        await send(pilot, app, "/model ollama/qwen")
+        await noted(pilot, app, "model: ollama/qwen (from the next turn)")
+        assert not any("'gpt-4o'" in n for n in notes(app))
         await app.action_quit()
 
 
@@ -338,9 +353,16 @@ async def test_model_with_a_url_talks_to_that_server(fake_llm: FakeLLM, tmp_path
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot, app)
             await turn(pilot, app, "one")
-            await send(pilot, app, "/model openai/qwen localhost:8000")
-            said = await noted(pilot, app, "is not a model name")
-            assert "'openai/qwen localhost:8000'" in said and "http://localhost:8000/v1" in said
+            for wrong in ("openai/qwen localhost:8000", "openai/qwen http://:8000/v1",
+                          "openai/qwen http://h:abc/v1", "openai/qwen http://[::1",
+                          "http://localhost:8000/v1", "a b http://h/v1"):
+                await send(pilot, app, f"/model {wrong}")
+                said = await noted(pilot, app, f"'{wrong}' is not a model name")
+                assert "http://localhost:8000/v1)" in said
+            await send(pilot, app, "/model openai/qwen http://me:s3cret@h:1/v1")
+            said = await noted(pilot, app, "model: openai/qwen at")
+            assert "s3cret" not in said and "http://me:***@h:1/v1" in said
+            await send(pilot, app, "/model openai/fake-model")
             assert app.backend.model_name == "openai/fake-model"
             await send(pilot, app, f"/model openai/qwen {local.base_url}")
             await noted(pilot, app, f"model: openai/qwen at {local.base_url} (from the next")
@@ -353,4 +375,6 @@ async def test_model_with_a_url_talks_to_that_server(fake_llm: FakeLLM, tmp_path
             await noted(pilot, app, "model: openai/qwen2 at")
             await turn(pilot, app, "three")
             assert [r["model"] for r in local.requests] == ["qwen", "qwen2"]
+            await send(pilot, app, "/model openai/qwen")  # its server stays, and is said
+            await noted(pilot, app, f"model: openai/qwen at {local.base_url} (from the next")
             await app.action_quit()

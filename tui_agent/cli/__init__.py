@@ -28,7 +28,7 @@ __all__ = ["build_parser", "entry", "main", "startup"]
 def main(argv: Sequence[str] | None = None) -> int:
     with watching() as watch:
         try:
-            return _command(list(sys.argv[1:] if argv is None else argv))
+            code = _command(list(sys.argv[1:] if argv is None else argv))
         except BrokenPipeError:  # `tui-agent run ... | head` closed early: not an error of ours
             sys.stderr.close()
             return 0
@@ -37,6 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             sys.stderr.write("\ntui-agent: interrupted\n")
             return 130
+        if watch.dropped:  # a Ctrl-C Python swallowed, and the command ended before it came back
+            sys.stderr.write("\ntui-agent: interrupted\n")
+            return 130
+        return code
 
 
 def _command(words: list[str]) -> int:

@@ -12,12 +12,12 @@ import system's module-lock ones run at any moment of an import), a ``__del__``,
 garbage-collector callback. There the ``KeyboardInterrupt`` would be printed as
 "Exception ignored in ..." and lost, and the command would go on as if nobody had pressed
 Ctrl-C. While the handler is ours, such a swallowed interrupt is not printed but sent
-again, from a helper thread, so that it lands once that callback is over."""
+again, from a helper thread, so that it lands once that callback is over; a command that
+ends before it lands is an interrupted one (:attr:`Watch.dropped`)."""
 
 from __future__ import annotations
 
 import _thread
-import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -29,9 +29,14 @@ class Watch:
     """Whether a SIGINT came while :func:`watching` held its handler."""
 
     seen = False
+    dropped = False
+    """A ``KeyboardInterrupt`` that Python swallowed has not been raised again yet (its
+    SIGINT is on its way again, or the command ended first: then it is an interrupted
+    command all the same)."""
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.seen = True
+        self.dropped = False
         raise KeyboardInterrupt
 
 
@@ -48,20 +53,35 @@ def watching() -> Iterator[Watch]:
         return
     signal.signal(signal.SIGINT, watch.handler)
     hook_before = sys.unraisablehook
+    watching_now = [True]
+    lock = _thread.allocate_lock()
+    main_thread = _thread.get_ident()
+
+    def send_again() -> None:
+        with lock:  # never once the watch is over: the signal would be someone else's
+            if watching_now[0]:
+                # To the main thread itself: sent to the process, the signal may be taken
+                # by another thread (this one), and a main thread blocked in a wait (a
+                # sleep, a lock) would not see it until the wait ends.
+                signal.pthread_kill(main_thread, signal.SIGINT)
 
     def swallowed(unraisable: sys.UnraisableHookArgs) -> None:
-        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
-            hook_before(unraisable)
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt) or \
+                signal.getsignal(signal.SIGINT) != watch.handler:
+            hook_before(unraisable)  # not our handler's interrupt: as Python would
             return
         # Not raised again here (it would be swallowed with the rest) but delivered again
         # once this callback is over. A thread from _thread: nothing is imported, and this
         # may be inside an import.
-        _thread.start_new_thread(os.kill, (os.getpid(), signal.SIGINT))
+        watch.dropped = True
+        _thread.start_new_thread(send_again, ())
 
     sys.unraisablehook = swallowed
     try:
         yield watch
     finally:
+        with lock:
+            watching_now[0] = False
         if sys.unraisablehook is swallowed:
             sys.unraisablehook = hook_before
         if signal.getsignal(signal.SIGINT) == watch.handler:

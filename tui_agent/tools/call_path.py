@@ -53,7 +53,8 @@ class CallPath(LoginAware):
             raise ServerError(
                 f"server '{self.name}' is failing ({self.last_error or 'unknown error'}); "
                 f"calls are refused for {self.breaker.remaining():.0f} s more (paused "
-                f"after {self.breaker.failures} failures in a row; a reconnect tries now)")
+                f"after {self.breaker.failures} failures in a row; reconnecting the server "
+                "tries it at once)")
         if self._client is None:
             if self.lazy:
                 self.demand()

@@ -119,5 +119,5 @@ def summary(stats: dict[str, Any]) -> str:
     parts.append(format_bytes(int(stats["bytes"])))
     if "restarts" in stats:
         parts += [counted(stats["restarts"], "restart"),
-                  counted(stats["breaker_trips"], "pause")]  # retries paused (the breaker)
+                  counted(stats["breaker_trips"], "retry pause")]  # the breaker opened
     return " · ".join(parts)

@@ -14,6 +14,7 @@ the level for every model chosen later, until ``/think default``.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -38,16 +39,32 @@ MODEL_HINT = ("enter takes what you typed; ↓ then enter picks from the list. P
 def model_and_server(typed: str) -> tuple[str, str | None]:
     """``NAME`` or ``NAME URL`` (what ``/model`` and its picker take): the model, and the
     server it is at (an OpenAI-compatible one, a local Ollama elsewhere, a gateway).
-    Raises ``ValueError`` naming what is wrong."""
+    Raises ``ValueError`` naming what is wrong (a URL's password is not repeated)."""
     words = typed.split()
+    wrong = (f"'{_without_password(typed)}' is not a model name, or a name then the "
+             "server's URL (e.g. openai/NAME http://localhost:8000/v1)")
     if len(words) == 1:
+        if _is_url(words[0]):
+            raise ValueError(wrong)
         return words[0], None
-    url = words[-1] if len(words) == 2 else ""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"'{typed}' is not a model name, or a name then the server's URL "
-                         "(e.g. openai/NAME http://localhost:8000/v1)")
-    return words[0], url
+    if len(words) != 2 or not _is_url(words[1]):
+        raise ValueError(wrong)
+    return words[0], words[1]
+
+
+def _is_url(word: str) -> bool:
+    """An http(s) URL with a host and, if any, a port that is a number."""
+    try:
+        parts = urlsplit(word)
+        _ = parts.port  # raises ValueError for a port that is no number
+    except ValueError:  # e.g. "http://[::1" (an unclosed IPv6 address)
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _without_password(text: str) -> str:
+    """``text`` with any ``user:password@`` of a URL in it cut to ``user:***@``."""
+    return re.sub(r"(//[^/\s:@]*):[^/\s@]*@", r"\1:***@", text)
 
 
 async def model(app: ChatApp, command: Command) -> None:
@@ -68,8 +85,12 @@ async def model(app: ChatApp, command: Command) -> None:
             return
         app.status.model = name
         _meter_for_new_model(app)
-        at = f" at {api_base}" if api_base else ""
+        server = app.backend.models.api_bases.get(name)
+        at = f" at {_without_password(server)}" if server else ""
         await app.transcript.note(f"model: {name}{at} (from the next turn)")
+        if "/" not in name and not server:
+            app.run_worker(_spelled_as_litellm(app, name), name="model-name",
+                           group="model-name", exclusive=True)
         known = facts.get(name)
         if known is not None and known.reasoning:
             await _level_picker(app, f"Reasoning for {name} (esc keeps "
@@ -141,6 +162,23 @@ async def _fill_facts(app: ChatApp, picker: Picker, names: list[str],
         text = facts_text(found, settings)
         unknown = "served by the gateway" if name in served else "litellm does not know this model"
         picker.describe({name: text or unknown})
+
+
+async def _spelled_as_litellm(app: ChatApp, name: str) -> None:
+    """A name without its provider that litellm does not know (``claude-son``: typed,
+    then enter) but that is part of its names: say which, before a turn fails on it."""
+    from tui_agent.core.llm.catalog import chat_models
+    from tui_agent.core.llm.facts import model_facts
+
+    def like() -> list[str]:
+        if model_facts(name) is not None:  # gpt-4o: litellm knows its provider
+            return []
+        return [k.name for k in chat_models() if name.lower() in k.name.lower()]
+
+    found = await asyncio.to_thread(like)
+    if found:
+        await app.transcript.note(f"model: litellm knows no model '{name}'; did you mean "
+                                  f"{found[0]}? (/model, then ↓ picks one)", "warning")
 
 
 async def _suggest_known(picker: Picker, names: list[str],

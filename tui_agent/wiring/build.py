@@ -210,10 +210,13 @@ def save_metrics(hub: Hub | None, session: SessionWriter | None) -> None:
 
 def sampling_complete(settings: Callable[[], Settings],
                       current: Callable[[], str | None],
-                      secrets: Callable[[], frozenset[str]]) -> Complete:
+                      secrets: Callable[[], frozenset[str]],
+                      model_settings: Callable[[str], ModelSettings] | None = None
+                      ) -> Complete:
     """How a server's sampling request runs: on ``[model] sampling_model`` of the
     settings in force, else the chat's model (``current()``), with the settings that model
-    is used with (``[models]`` included: :meth:`Settings.model_for`), within the request's
+    is used with (``model_settings``: the app's, where ``/model NAME URL`` set a server;
+    by default :meth:`Settings.model_for`, ``[models]`` included), within the request's
     ``maxTokens``; the config's ``secrets()`` masked in what goes to it."""
     async def complete(request: SampleRequest) -> tuple[str, str]:
         from tui_agent.core.messages import complete_text
@@ -226,7 +229,8 @@ def sampling_complete(settings: Callable[[], Settings],
         update: dict[str, Any] = {"max_tokens": request.max_tokens}
         if request.temperature is not None:
             update["temperature"] = max(0.0, min(request.temperature, 2.0))
-        llm = LLM(now.model_for(name).model_copy(update=update))
+        used = model_settings(name) if model_settings is not None else now.model_for(name)
+        llm = LLM(used.model_copy(update=update))
         return await complete_text(llm, as_messages(request), secrets()), name
 
     return complete

@@ -96,7 +96,7 @@ class Runtime:
 
             self.desk.sampler = Sampler(*sampling, build.sampling_complete(
                 lambda: self.settings, lambda: self.agent.llm.model,
-                lambda: self.settings.secrets))
+                lambda: self.settings.secrets, self.models.settings_for))
         self.resumed: Conversation | None = None
 
     # -- model ------------------------------------------------------------------

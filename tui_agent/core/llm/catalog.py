@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from tui_agent.core.llm.facts import ModelFacts, facts_of
 from tui_agent.core.llm.loader import load_litellm
 
+NOT_FOR_CHAT = ("ft:", "audio", "realtime", "transcribe", "tts")
+"""Entries of litellm's chat table that are no model to chat with here: fine-tuning
+templates (``ft:gpt-4o-mini``), voice models."""
+
 HOSTED = {
     "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
     "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY", "openrouter": "OPENROUTER_API_KEY",
@@ -43,10 +47,10 @@ class Known:
     """That variable is set."""
 
     def summary(self) -> str:
-        """The facts, and the variable to set when it is not: ``200k window · ... · set
-        ANTHROPIC_API_KEY``."""
+        """The variable to set when it is not, first (a narrow picker cuts the end), then
+        the facts: ``set ANTHROPIC_API_KEY · 200k window · ...``."""
         needs = "" if self.keyed else f"set {self.key_env}"
-        return " · ".join(part for part in (self.facts.summary(), needs) if part)
+        return " · ".join(part for part in (needs, self.facts.summary()) if part)
 
 
 def chat_models(env: Mapping[str, str] | None = None) -> list[Known]:
@@ -57,7 +61,8 @@ def chat_models(env: Mapping[str, str] | None = None) -> list[Known]:
     found: dict[str, Known] = {}
     for key, info in load_litellm().model_cost.items():
         provider = info.get("litellm_provider")
-        if info.get("mode") != "chat" or provider not in HOSTED or not isinstance(key, str):
+        if info.get("mode") != "chat" or provider not in HOSTED or not isinstance(key, str) \
+                or any(word in key for word in NOT_FOR_CHAT):
             continue
         name = key if key.startswith(f"{provider}/") else f"{provider}/{key}"
         if name not in found:
