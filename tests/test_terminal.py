@@ -237,7 +237,11 @@ def test_a_ctrl_c_inside_a_callback_that_swallows_errors_is_not_lost(
 
     def swallowing_command(words: list[str]) -> int:
         Dropped()  # gone at once: __del__ runs here
-        time.sleep(20)  # a lost interrupt would let this run out and return 0
+        # A lost interrupt would let this run out. In short sleeps: a signal that comes
+        # just before a blocking call begins is handled when the call returns (Python's
+        # way with every signal), which one long sleep would stretch to its end.
+        for _ in range(200):
+            time.sleep(0.1)
         return 0
 
     hook = sys.unraisablehook
