@@ -41,6 +41,15 @@ def picker_titled(app: AgentApp, start: str) -> Callable[[], bool]:
     return lambda: isinstance(app.screen, Picker) and app.screen.title_text.startswith(start)
 
 
+async def model_picker(pilot: Pilot[Any], app: AgentApp) -> Picker:
+    """``/model``'s picker, once it is open."""
+    await send(pilot, app, "/model")
+    await until(pilot, picker_titled(app, "Model for the next turn"))
+    picker = app.screen
+    assert isinstance(picker, Picker)
+    return picker
+
+
 async def test_model_and_think_use_the_models_own_settings(fake_llm: FakeLLM,
                                                            tmp_path: Path) -> None:
     with FakeLLM([Reply(text="from the other one")]) as other:
@@ -103,10 +112,7 @@ async def test_model_picker_fills_in_facts_and_offers_the_level(fake_llm: FakeLL
     app = make_app(config)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await send(pilot, app, "/model")
-        await until(pilot, picker_titled(app, "Model for the next turn"))
-        picker = app.screen
-        assert isinstance(picker, Picker)
+        picker = await model_picker(pilot, app)
         assert list(labels(picker)) == ["openai/fake-model", "openai/gpt-4o",
                                         "anthropic/claude-sonnet-4-5", "openai/other"]
         await until(pilot, lambda: "reasons" in labels(picker)["anthropic/claude-sonnet-4-5"]
@@ -241,10 +247,7 @@ context_window = 64000
     app = make_app(config)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await send(pilot, app, "/model")
-        await until(pilot, picker_titled(app, "Model for the next turn"))
-        picker = app.screen
-        assert isinstance(picker, Picker)
+        picker = await model_picker(pilot, app)
         await until(pilot, lambda: "window" in labels(picker)["openai/gpt-4o"]
                     and "window" in labels(picker)["openai/local-thing"], what="the facts")
         shown = labels(picker)
@@ -301,10 +304,7 @@ async def test_typing_in_the_model_picker_finds_litellms_models(
     app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await send(pilot, app, "/model")
-        await until(pilot, picker_titled(app, "Model for the next turn"))
-        picker = app.screen
-        assert isinstance(picker, Picker)
+        picker = await model_picker(pilot, app)
         await until(pilot, lambda: bool(picker.suggestions), what="litellm's catalogue")
         await pilot.press("c")
         assert list(labels(picker)) == []  # "c" is in no configured name; too short to search
