@@ -99,9 +99,16 @@ async def steady(pilot: Pilot[Any]) -> None:
         await pilot.pause(0.05)
         now = (view.scroll_y, view.max_scroll_y, view.virtual_size, view.size)
         if now == last and view.scroll_y <= view.max_scroll_y:
-            return
+            break
         last = now
-    raise AssertionError(f"the transcript never held still: {last}")
+    else:
+        raise AssertionError(f"the transcript never held still: {last}")
+    # The screenshot paints the compositor's map of what is visible, made at the last
+    # layout: one made while the view was still scrolled down left the cards above the
+    # fold unpainted in a busy round's screenshot (blank rows where they belong). A layout
+    # now, with the view at rest, maps them.
+    app.screen.refresh(layout=True)
+    await pilot.pause()
 
 
 def streamed(text: str, size: int = 7) -> list[Event]:
