@@ -150,6 +150,11 @@ BAD = {
     "a header for a program": (["x", "--header", "A: b", "--", "echo"],
                                "--header goes with --url"),
     "an ftp URL": (["x", "--url", "ftp://127.0.0.1/"], "is not an http(s) URL"),
+    # urlsplit refuses these: named as any other URL that is not one, never a traceback.
+    "an unclosed IPv6 address": (["x", "--url", "http://[::1"],
+                                 "'http://[::1' is not an http(s) URL"),
+    "a port that is no number": (["x", "--url", "http://me:R4nd0mT0kenValue@h:abc/"],
+                                 "'http://me:********@h:abc/' is not an http(s) URL"),
     # The config would then not load at all: every command would stop on it.
     "an unset variable": (["x", "--url", "http://127.0.0.1:9/mcp", "--header",
                            "Authorization: Bearer ${NOT_SET_TOKEN_Q}"],

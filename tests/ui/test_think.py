@@ -361,7 +361,7 @@ async def test_model_with_a_url_talks_to_that_server(fake_llm: FakeLLM, tmp_path
                 assert "http://localhost:8000/v1)" in said
             await send(pilot, app, "/model openai/qwen http://me:s3cret@h:1/v1")
             said = await noted(pilot, app, "model: openai/qwen at")
-            assert "s3cret" not in said and "http://me:***@h:1/v1" in said
+            assert "s3cret" not in said and "http://me:********@h:1/v1" in said
             await send(pilot, app, "/model openai/fake-model")
             assert app.backend.model_name == "openai/fake-model"
             await send(pilot, app, f"/model openai/qwen {local.base_url}")

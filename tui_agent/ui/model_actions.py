@@ -14,13 +14,12 @@ the level for every model chosen later, until ``/think default``.
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.reasoning import REASONING_EFFORTS
+from tui_agent.config.urls import is_http_url, mask_url
 from tui_agent.tools.text import clean
 from tui_agent.ui.commands import Command
 
@@ -41,30 +40,15 @@ def model_and_server(typed: str) -> tuple[str, str | None]:
     server it is at (an OpenAI-compatible one, a local Ollama elsewhere, a gateway).
     Raises ``ValueError`` naming what is wrong (a URL's password is not repeated)."""
     words = typed.split()
-    wrong = (f"'{_without_password(typed)}' is not a model name, or a name then the "
+    wrong = (f"'{' '.join(mask_url(w) for w in words)}' is not a model name, or a name then the "
              "server's URL (e.g. openai/NAME http://localhost:8000/v1)")
     if len(words) == 1:
-        if _is_url(words[0]):
+        if is_http_url(words[0]):
             raise ValueError(wrong)
         return words[0], None
-    if len(words) != 2 or not _is_url(words[1]):
+    if len(words) != 2 or not is_http_url(words[1]):
         raise ValueError(wrong)
     return words[0], words[1]
-
-
-def _is_url(word: str) -> bool:
-    """An http(s) URL with a host and, if any, a port that is a number."""
-    try:
-        parts = urlsplit(word)
-        _ = parts.port  # raises ValueError for a port that is no number
-    except ValueError:  # e.g. "http://[::1" (an unclosed IPv6 address)
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-def _without_password(text: str) -> str:
-    """``text`` with any ``user:password@`` of a URL in it cut to ``user:***@``."""
-    return re.sub(r"(//[^/\s:@]*):[^/\s@]*@", r"\1:***@", text)
 
 
 async def model(app: ChatApp, command: Command) -> None:
@@ -86,7 +70,7 @@ async def model(app: ChatApp, command: Command) -> None:
         app.status.model = name
         _meter_for_new_model(app)
         server = app.backend.models.api_bases.get(name)
-        at = f" at {_without_password(server)}" if server else ""
+        at = f" at {mask_url(server)}" if server else ""
         await app.transcript.note(f"model: {name}{at} (from the next turn)")
         if "/" not in name and not server:
             app.run_worker(_spelled_as_litellm(app, name), name="model-name",

@@ -26,9 +26,9 @@ from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import mask
 from tui_agent.config.scopes import Target, keep_trusted, target, trusted
 from tui_agent.config.server_edit import Place, add_server, check_name, places
+from tui_agent.config.urls import HIDDEN, is_http_url, mask_url, url_secrets
 from tui_agent.wiring.mcp_words import USAGE, add_arguments, one_word, with_dashes
 
-HIDDEN = "********"
 CONNECT_TIMEOUT = 3.0
 """Seconds a URL's host may take to accept a connection before ``mcp add`` says nothing
 answers there."""
@@ -217,10 +217,11 @@ def preflight(req: AddRequest, env: Mapping[str, str] = os.environ) -> None:
             raise AddError(f"mcp add {req.name}: command '{program}' was not found on PATH "
                            "(install it, or give its full path)")
     if req.url:
-        parts = urlsplit(req.url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if not is_http_url(req.url):
             raise AddError(f"mcp add {req.name}: '{mask_url(req.url)}' is not an http(s) "
                            "URL")
+        parts = urlsplit(req.url)
+        assert parts.hostname is not None  # is_http_url says so
         if req.start and "${" not in req.url:
             _listening(req.name, req.url, parts.hostname,
                        parts.port or (443 if parts.scheme == "https" else 80))
@@ -236,18 +237,6 @@ def _listening(name: str, url: str, host: str, port: int) -> None:
         why = exc.strerror or str(exc) or type(exc).__name__
     raise AddError(f"mcp add {name}: nothing answers at {mask_url(url)} ({why}); check "
                    "the address, or add it anyway with --no-start", 2)
-
-
-def mask_url(url: str) -> str:
-    """A URL as it may be printed: its password and query values hidden."""
-    parts = urlsplit(url)
-    if parts.password:
-        url = url.replace(f":{parts.password}@", f":{HIDDEN}@")
-    if parts.query:
-        url = url.replace(parts.query, "&".join(
-            f"{p.partition('=')[0]}={HIDDEN}" if "=" in p else p
-            for p in parts.query.split("&")))
-    return url
 
 
 @dataclass(frozen=True)
@@ -338,15 +327,6 @@ def secret_tips(req: AddRequest) -> list[str]:
 def masked(text: str, req: AddRequest) -> str:
     """``text`` with the literal env and header values of ``req`` masked, and its URL's
     password and query values: a server's report may echo the URL as given."""
-    secrets = {v for v in [*req.env.values(), *req.headers.values(), *_url_secrets(req.url)]
+    secrets = {v for v in [*req.env.values(), *req.headers.values(), *url_secrets(req.url)]
                if "${" not in v and len(v) >= 4}
     return mask(text, secrets)
-
-
-def _url_secrets(url: str | None) -> list[str]:
-    """The values :func:`mask_url` hides in ``url``: its password and query values."""
-    if not url:
-        return []
-    parts = urlsplit(url)
-    values = [p.partition("=")[2] for p in parts.query.split("&") if "=" in p]
-    return [v for v in [parts.password or "", *values] if v]

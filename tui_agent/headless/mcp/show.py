@@ -162,7 +162,7 @@ def shown(server: Any) -> list[tuple[str, str]]:
     """The settings a server sets (defaults left out), as ``mcp get`` shows them."""
     from tui_agent.config.models import ServerConfig
     from tui_agent.config.show import _oauth_table, _value
-    from tui_agent.wiring.mcp_add import mask_url
+    from tui_agent.config.urls import mask_url
 
     lines = []
     for key, info in ServerConfig.model_fields.items():
