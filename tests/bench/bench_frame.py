@@ -10,7 +10,14 @@ then quit with ctrl+q, as a user would. The first round only warms the page cach
 It prints the medians and spread, the ratio ours/bare (target: at most 1.2x) and the
 modules of note that ``tui-agent`` had imported when it wrote its first frame.
 
-    python -m tests.bench.bench_frame [--rounds 7] [--size 120x40] [--checkout DIR]
+Two paths of ours are timed: ``welcome`` (no key: the first-run welcome) and ``model``
+(``tui-agent --model openai/x --api-base URL``: a model configured, as people who use it
+daily start it). ``--tmux`` runs every program in a pane of a fresh tmux server instead of
+on a bare pty (``TERM=screen``, where most people who live in a terminal run it); the
+frame is then read from tmux's control mode, as tmux receives it.
+
+    python -m tests.bench.bench_frame [--rounds 7] [--size 120x40] [--tmux]
+                                      [--paths welcome,model] [--checkout DIR]
 
 ``--checkout DIR`` times the ``tui-agent`` of another checkout (e.g. ``git worktree add
 /tmp/old OLD_COMMIT``) with this interpreter, as ``python -m tui_agent``.
@@ -24,9 +31,13 @@ import fcntl
 import math
 import os
 import pty
+import re
 import select
+import shlex
+import shutil
 import signal
 import struct
+import subprocess
 import sys
 import tempfile
 import termios
@@ -146,6 +157,94 @@ def launch(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, i
     return took, cpu
 
 
+TMUX_START = b"<<bench-start>>"
+"""Printed by the pane's shell just before it runs the program: the clock starts there
+(the tmux server's own start is not the program's)."""
+
+
+def launch_tmux(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, int],
+                marker: bytes, timeout: float = 60) -> tuple[float, float]:
+    """:func:`launch`, in the one pane of a fresh tmux server (its own socket, no user
+    config), read through tmux's control mode: the time from the pane's shell handing over
+    to ``cmd`` to the frame's last row and ``marker`` reaching tmux."""
+    columns, rows = size
+    last_row = f"\x1b[{rows};1H".encode()
+    socket = f"bench-frame-{os.getpid()}"
+    shell = f"printf '%s'; exec {shlex.join(cmd)}" % TMUX_START.decode()
+    tmux = subprocess.Popen(
+        ["tmux", "-L", socket, "-f", "/dev/null", "-C", "new-session", "-x", str(columns),
+         "-y", str(rows), "-c", cwd, shell],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env={k: v for k, v in environ.items() if k not in ("TMUX", "TERM_PROGRAM")})
+    assert tmux.stdin is not None and tmux.stdout is not None
+    fd = tmux.stdout.fileno()
+    started: float | None = None
+    seen = b""
+    pending = b""
+    deadline = time.perf_counter() + timeout
+    try:
+        while not (last_row in seen and marker in seen):
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"no first frame from {cmd} in tmux within {timeout} s: "
+                                   f"{seen[-300:]!r}")
+            if not select.select([fd], [], [], left)[0]:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise RuntimeError(f"tmux ended before {cmd}'s first frame: {seen[-300:]!r}")
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if not line.startswith(b"%output "):
+                    continue
+                data = unescape(line.split(b" ", 2)[2])
+                if started is None:
+                    if TMUX_START not in data:
+                        continue
+                    started = time.perf_counter()
+                    data = data.split(TMUX_START, 1)[1]
+                seen += data
+        assert started is not None
+        took = time.perf_counter() - started
+        cpu = cpu_seconds(pane_pid(socket))
+        tmux.stdin.write(b"send-keys C-q\n")
+        tmux.stdin.flush()
+        end_tmux(tmux, socket)
+    finally:
+        if tmux.poll() is None:
+            end_tmux(tmux, socket, grace=0)
+    return took, cpu
+
+
+def unescape(data: bytes) -> bytes:
+    """A control-mode ``%output`` line's data: tmux writes bytes below 32 and the backslash
+    as three octal digits after a backslash."""
+    return re.sub(rb"\\([0-7]{3})", lambda m: bytes([int(m.group(1), 8)]), data)
+
+
+def pane_pid(socket: str) -> int:
+    out = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "#{pane_pid}"],
+                         capture_output=True, text=True, timeout=10)
+    return int(out.stdout.strip() or 0)
+
+
+def end_tmux(tmux: subprocess.Popen[bytes], socket: str, grace: float = 15) -> None:
+    """Wait for the program to quit (its pane, and so the server, ends with it), reading
+    tmux's output meanwhile; then kill what is left."""
+    assert tmux.stdout is not None
+    deadline = time.monotonic() + grace
+    while tmux.poll() is None and time.monotonic() < deadline:
+        if select.select([tmux.stdout.fileno()], [], [], 0.05)[0]:
+            os.read(tmux.stdout.fileno(), 65536)
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        tmux.wait(5)
+    if tmux.poll() is None:
+        tmux.kill()
+        tmux.wait(5)
+
+
 def cpu_seconds(pid: int) -> float:
     """The CPU time of every thread of ``pid`` so far (the scheduler's own count, in ns:
     on a shared machine it varies far less than the wall time); NaN where there is none."""
@@ -192,34 +291,48 @@ def loaded_of_note(modules: list[str]) -> list[str]:
             if any(m == name or m.startswith(name + ".") for m in modules)]
 
 
-def measure(rounds: int, size: tuple[int, int],
-            checkout: Path | None = None) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"bare": [], "ours": []}
-    cpu: dict[str, list[float]] = {"bare": [], "ours": []}
+MODEL_FLAGS = ["--model", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]
+"""The ``model`` path: a model configured on the command line (nothing listens there:
+the first frame asks the server nothing)."""
+
+
+def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
+            tmux: bool = False, paths: tuple[str, ...] = ("welcome",)) -> dict[str, list[float]]:
+    """Times ``bare`` and each of ``paths`` of ours, alternating their order each round."""
+    start = launch_tmux if tmux else launch
+    times: dict[str, list[float]] = {"bare": [], **{kind: [] for kind in paths}}
+    cpu: dict[str, list[float]] = {kind: [] for kind in times}
     with tempfile.TemporaryDirectory() as home:
         work = Path(home) / "work"
         work.mkdir()
         environ = clean_env(home, checkout)
+        ours = ours_command(checkout)
         commands = {"bare": ([sys.executable, "-c", BARE], "▊".encode()),
-                    "ours": (ours_command(checkout), "╭".encode())}
+                    "welcome": (ours, "╭".encode()),
+                    "model": ([*ours, *MODEL_FLAGS], "╭".encode())}
+        kinds = list(times)
         for i in range(rounds + 1):
-            for kind in (("bare", "ours") if i % 2 else ("ours", "bare")):
+            for kind in (kinds if i % 2 else kinds[::-1]):
                 cmd, marker = commands[kind]
-                took, used = launch(cmd, environ, str(work), size, marker)
+                took, used = start(cmd, environ, str(work), size, marker)
                 if i:  # the first round warms the page cache
                     times[kind].append(took)
                     cpu[kind].append(used)
         modules = modules_at_first_paint(environ, str(work), size)
-    print(f"launch to first frame on a {size[0]}x{size[1]} pty, {rounds} fresh processes "
-          f"each, alternating")
+    where = "a tmux pane (TERM=screen)" if tmux else "a pty"
+    print(f"launch to first frame in {where} of {size[0]}x{size[1]}, {rounds} fresh "
+          f"processes each, alternating")
     for kind, values in times.items():
-        print(f"  {kind:<5} {spread(values, 1000)} ms")
-    ratio = median(times["ours"]) / median(times["bare"])
-    print(f"  ratio ours/bare (median): {ratio:.2f}x   (target: at most 1.2x)")
+        print(f"  {kind:<7} {spread(values, 1000)} ms")
+    for kind in paths:
+        ratio = median(times[kind]) / median(times["bare"])
+        print(f"  ratio ours/bare ({kind}, median): {ratio:.2f}x   (target: at most 1.2x)")
     print("  CPU time by then, all threads (steadier than the wall time on a busy machine):")
     for kind, values in cpu.items():
-        print(f"    {kind:<5} {spread(values, 1000)} ms")
-    print(f"    ratio ours/bare (median): {median(cpu['ours']) / median(cpu['bare']):.2f}x")
+        print(f"    {kind:<7} {spread(values, 1000)} ms")
+    for kind in paths:
+        print(f"    ratio ours/bare ({kind}, median): "
+              f"{median(cpu[kind]) / median(cpu['bare']):.2f}x")
     print(f"  loaded by tui-agent's first frame ({len(modules)} modules): "
           f"{', '.join(loaded_of_note(modules)) or 'none of note'}")
     return times
@@ -230,9 +343,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--size", default="120x40", help="COLUMNSxROWS")
     parser.add_argument("--checkout", type=Path, help="time this checkout's tui-agent")
+    parser.add_argument("--tmux", action="store_true",
+                        help="run each program in a tmux pane (TERM=screen)")
+    parser.add_argument("--paths", default="welcome,model",
+                        help="ours to time: welcome (no key), model (--model and --api-base)")
     args = parser.parse_args(argv)
     columns, rows = (int(n) for n in args.size.lower().split("x"))
-    measure(args.rounds, (columns, rows), args.checkout)
+    paths = tuple(p for p in args.paths.split(",") if p)
+    unknown = set(paths) - {"welcome", "model"}
+    if unknown:
+        parser.error(f"--paths: unknown {', '.join(sorted(unknown))} (welcome, model)")
+    if args.tmux and shutil.which("tmux") is None:
+        parser.error("--tmux: no tmux on PATH")
+    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,10 @@ every name of the ``selectors`` module it reads: only ``SelectSelector`` is repl
 
 from __future__ import annotations
 
+import io
 import selectors
+import threading
+import time
 
 import pytest
 
@@ -26,3 +29,39 @@ def test_the_driver_still_finds_all_of_selectors(monkeypatch: pytest.MonkeyPatch
     for name in public:
         if name != "SelectSelector":
             assert getattr(patched, name, None) is getattr(selectors, name), name
+
+
+class SlowFile(io.StringIO):
+    """A terminal that takes a while to accept each write (as tmux reading a pty does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed = ""
+
+    def flush(self) -> None:
+        time.sleep(0.05)
+        self.flushed = self.getvalue()
+
+
+def test_the_loading_waits_for_the_first_frame_to_be_on_the_terminal() -> None:
+    """The app starts its slow loading (threads that hold the GIL) only once the first
+    frame's text is written and flushed: ``when_written`` calls back then, and at once
+    when nothing is queued."""
+    file = SlowFile()
+    writer = exits.SafeWriter(file)
+    writer.start()
+    try:
+        seen: list[str] = []
+        done = threading.Event()
+        writer.write("frame part 1;")
+        writer.write("frame part 2")
+        writer.when_written(lambda: (seen.append(file.flushed), done.set()))
+        assert done.wait(10)
+        assert seen == ["frame part 1;frame part 2"]
+        later: list[bool] = []
+        writer.when_written(lambda: later.append(True))  # nothing queued: called at once
+        assert later == [True]
+    finally:
+        writer.stop()
+        writer.join(10)
+    assert not writer.is_alive()

@@ -116,11 +116,29 @@ class ChatApp(App[int]):
                           else start.settings.config.ui.theme)
 
     def on_ready(self) -> None:
-        """The first frame is up: now load what is slow (the config, then MCP servers in
-        the background; litellm when a turn needs it)."""
+        """The first frame is drawn: once it is on the terminal, load what is slow (the
+        config, then MCP servers in the background; litellm when a turn needs it)."""
         gcpause.first_frame_drawn()
         self.chat.show_footer()
-        self.begin()
+        writer = getattr(self._driver, "_writer_thread", None)
+        if not isinstance(writer, exits.SafeWriter):  # a test's headless app
+            self.begin()
+            return
+        loop = asyncio.get_running_loop()
+        started = False
+
+        def begin_once() -> None:
+            nonlocal started
+            if not started:
+                started = True
+                self.begin()
+
+        def written() -> None:  # from the writer's thread
+            with contextlib.suppress(RuntimeError):  # the loop closed: the app has ended
+                loop.call_soon_threadsafe(begin_once)
+
+        writer.when_written(written)
+        self.set_timer(FRAME_OUT_WITHIN, begin_once)  # a terminal that takes no more
 
     @work(group="startup")
     async def begin(self) -> None:
@@ -315,5 +333,7 @@ class ChatApp(App[int]):
         self.set_interval(exits.POLL_EVERY, self._watch_terminal)
 
 
+FRAME_OUT_WITHIN = 0.5
+"""Seconds the loading waits for the first frame to reach the terminal, at most."""
 STOP_GRACE = 3.0
 """Seconds a cancelled turn gets to record itself before the session is closed anyway."""

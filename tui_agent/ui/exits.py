@@ -31,6 +31,7 @@ import select
 import selectors
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -58,25 +59,57 @@ class SafeWriter(WriterThread):
     def __init__(self, file: IO[str]) -> None:
         super().__init__(file)
         self.gone = False
+        self._lock = threading.Lock()
+        self._unwritten = 0
+        """Texts queued and not yet written (and, once none is left, flushed)."""
+        self._waiting: list[Callable[[], object]] = []
 
     def write(self, text: str) -> None:
         if not self.gone:
+            with self._lock:
+                self._unwritten += 1
             super().write(text)
+
+    def when_written(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once everything queued so far is on the terminal: at once if
+        nothing is queued (or the terminal is gone), else from this thread after the
+        flush. The app starts its slow loading only then: threads that hold the GIL
+        (pydantic's import, then litellm's) made the first frame's own writes wait for
+        it, 5 ms at a time, and in tmux, whose reads come in smaller bites than a bare
+        terminal's, that was tens of milliseconds."""
+        with self._lock:
+            now = self._unwritten == 0 or self.gone
+            if not now:
+                self._waiting.append(callback)
+        if now:
+            callback()
 
     def run(self) -> None:
         queue, file = self._queue, self._file
         while (text := queue.get()) is not None:
-            if self.gone:
-                continue
-            try:
-                file.write(text)
-                if queue.qsize() == 0:
-                    file.flush()
-            except (OSError, ValueError):
-                self._lost()
+            if not self.gone:
+                try:
+                    file.write(text)
+                    if queue.qsize() == 0:
+                        file.flush()
+                except (OSError, ValueError):
+                    self._lost()
+            self._written()
         if not self.gone:
             with contextlib.suppress(OSError, ValueError):
                 file.flush()
+        self._written(everything=True)
+
+    def _written(self, everything: bool = False) -> None:
+        """One text is written (or dropped); the callbacks waiting for an empty queue are
+        called once it is (``everything``: the thread is ending, nobody waits longer)."""
+        with self._lock:
+            self._unwritten = 0 if everything else self._unwritten - 1
+            waiting: list[Callable[[], object]] = []
+            if self._unwritten == 0:
+                waiting, self._waiting = self._waiting, []
+        for callback in waiting:
+            callback()
 
     def _lost(self) -> None:
         self.gone = True
