@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import need
 from tests.zygote import module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +40,7 @@ def test_mypy_strict_is_clean() -> None:
     ("tests.bench.bench_tui", ["--rounds", "1", "--tokens", "120", "--messages", "60"],
      "ratio full/empty"),
     ("tests.bench.bench_cache", ["--turns", "3"], "(target >= 80%)"),
-    ("tests.bench.bench_frame", ["--rounds", "1"], "ratio ours/bare"),
+    ("tests.bench.bench_frame", ["--rounds", "1"], "ratio ours/bare (model"),
 ])
 def test_benchmarks_run_and_print_figures(bench: str, args: list[str], expect: str) -> None:
     # Through the worker's zygote: each bench would otherwise spend ~4 s of CPU importing
@@ -48,3 +49,14 @@ def test_benchmarks_run_and_print_figures(bench: str, args: list[str], expect: s
     out = run(*module(bench, *args))
     assert out.returncode == 0, out.stderr
     assert expect in out.stdout
+
+
+def test_the_first_frame_bench_runs_in_tmux() -> None:
+    """``bench_frame --tmux`` times both paths in a tmux pane, where most people who live
+    in a terminal run the app (TERM=screen); .ci/run installs tmux."""
+    need(shutil.which("tmux") is not None, "tmux")
+    out = run(*module("tests.bench.bench_frame", "--rounds", "1", "--tmux"))
+    assert out.returncode == 0, out.stderr
+    assert "in a tmux pane (TERM=screen)" in out.stdout
+    assert "ratio ours/bare (welcome" in out.stdout
+    assert "ratio ours/bare (model" in out.stdout

@@ -175,7 +175,9 @@ def launch_tmux(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[i
         ["tmux", "-L", socket, "-f", "/dev/null", "-C", "new-session", "-x", str(columns),
          "-y", str(rows), "-c", cwd, shell],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        env={k: v for k, v in environ.items() if k not in ("TMUX", "TERM_PROGRAM")})
+        # Textual takes COLUMNS and LINES over the terminal's size (as in launch()).
+        env={**{k: v for k, v in environ.items() if k not in ("TMUX", "TERM_PROGRAM")},
+             "COLUMNS": str(columns), "LINES": str(rows)})
     assert tmux.stdin is not None and tmux.stdout is not None
     fd = tmux.stdout.fileno()
     started: float | None = None
