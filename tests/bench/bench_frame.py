@@ -167,12 +167,18 @@ def launch_tmux(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[i
     """:func:`launch`, in the one pane of a fresh tmux server (its own socket, no user
     config), read through tmux's control mode: the time from the pane's shell handing over
     to ``cmd`` to the frame's last row and ``marker`` reaching tmux."""
+    with tempfile.TemporaryDirectory() as folder:  # the server's socket, removed after
+        return _launch_tmux(cmd, environ, cwd, size, marker, timeout,
+                            str(Path(folder) / "socket"))
+
+
+def _launch_tmux(cmd: list[str], environ: dict[str, str], cwd: str, size: tuple[int, int],
+                 marker: bytes, timeout: float, socket: str) -> tuple[float, float]:
     columns, rows = size
     last_row = f"\x1b[{rows};1H".encode()
-    socket = f"bench-frame-{os.getpid()}"
     shell = f"printf '%s'; exec {shlex.join(cmd)}" % TMUX_START.decode()
     tmux = subprocess.Popen(
-        ["tmux", "-L", socket, "-f", "/dev/null", "-C", "new-session", "-x", str(columns),
+        ["tmux", "-S", socket, "-f", "/dev/null", "-C", "new-session", "-x", str(columns),
          "-y", str(rows), "-c", cwd, shell],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         # Textual takes COLUMNS and LINES over the terminal's size (as in launch()).
@@ -226,7 +232,7 @@ def unescape(data: bytes) -> bytes:
 
 
 def pane_pid(socket: str) -> int:
-    out = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "#{pane_pid}"],
+    out = subprocess.run(["tmux", "-S", socket, "display-message", "-p", "#{pane_pid}"],
                          capture_output=True, text=True, timeout=10)
     return int(out.stdout.strip() or 0)
 
@@ -239,7 +245,7 @@ def end_tmux(tmux: subprocess.Popen[bytes], socket: str, grace: float = 15) -> N
     while tmux.poll() is None and time.monotonic() < deadline:
         if select.select([tmux.stdout.fileno()], [], [], 0.05)[0]:
             os.read(tmux.stdout.fileno(), 65536)
-    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10)
+    subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, timeout=10)
     with contextlib.suppress(subprocess.TimeoutExpired):
         tmux.wait(5)
     if tmux.poll() is None:
