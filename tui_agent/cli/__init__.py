@@ -93,20 +93,21 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
     """The configuration ``--config`` and ``--mcp-config`` name, with its warnings
     printed; None (with the error printed) when it is invalid."""
     from tui_agent.config import ConfigError, load
+    from tui_agent.config.printable import clean, shown
 
     try:
         settings = load(args.config, args.mcp_config or [],
                         project=not getattr(args, "no_project", False),
                         trust=bool(getattr(args, "trust_project", False)))
-    except ConfigError as exc:
-        err.write(f"tui-agent: {exc}\n")
+    except ConfigError as exc:  # may quote a name from a file: cleaned as every output
+        err.write(f"tui-agent: {clean(str(exc))}\n")
         return None
     for warning in settings.warnings:
-        err.write(f"tui-agent: warning: {warning}\n")
+        err.write(f"tui-agent: warning: {shown(warning, settings.secrets)}\n")
     if settings.held is not None and args.command != "config":
         from tui_agent.config.show import held_warning
 
-        err.write(f"tui-agent: warning: {held_warning(settings.held)}\n")
+        err.write(f"tui-agent: warning: {clean(held_warning(settings.held))}\n")
     return settings
 
 

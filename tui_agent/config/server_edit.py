@@ -24,6 +24,7 @@ from typing import Any
 from tui_agent.config.atomic import write_text
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.locate import json_line, toml_line
+from tui_agent.config.printable import safe_name
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 """A server name ``mcp add`` writes: the characters a tool name the model sees may hold
@@ -41,10 +42,10 @@ def read_config_text(file: Path) -> str:
 def check_name(name: str) -> str | None:
     """Why ``name`` cannot name a server, or None."""
     if not NAME.fullmatch(name):
-        return (f"'{name}' is not a server name: use 1-40 letters, digits, '-' or '_' (it "
-                "starts the names of its tools, <server>__<tool>)")
+        return (f"'{safe_name(name)}' is not a server name: use 1-40 letters, digits, '-' or "
+                "'_' (it starts the names of its tools, <server>__<tool>)")
     if "__" in name:
-        return f"'{name}' is not a server name: '__' separates a server from its tool"
+        return f"'{safe_name(name)}' is not a server name: '__' separates a server from its tool"
     return None
 
 

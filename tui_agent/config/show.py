@@ -7,11 +7,9 @@ environment or whose name says they are secret, are masked.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from tui_agent.config.interpolate import mask
 from tui_agent.config.loader import HeldProject, Settings
@@ -19,17 +17,13 @@ from tui_agent.config.model_choice import dropped
 from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
-
-HIDDEN = "********"
+from tui_agent.config.printable import clean, quoted, safe_name
+from tui_agent.config.urls import HIDDEN, mask_url
 
 
 def _hide_url(url: str, secrets: frozenset[str]) -> str:
-    parts = urlsplit(url)
-    if parts.password:
-        host = parts.hostname or ""
-        netloc = f"{parts.username}:{HIDDEN}@{host}" + (f":{parts.port}" if parts.port else "")
-        url = urlunsplit(parts._replace(netloc=netloc))
-    return mask(url, secrets)
+    """A URL as every output prints it (:func:`~tui_agent.config.urls.mask_url`)."""
+    return mask(mask_url(url), secrets)
 
 
 def _hide_map(values: dict[str, str], secrets: frozenset[str]) -> dict[str, str]:
@@ -58,7 +52,7 @@ def command_line(server: ServerConfig) -> str:
         line = shlex.join([str(server.command), *server.args])
         return line + (f"   (in {server.cwd})" if server.cwd else "")
     if server.transport in ("sse", "http"):
-        return f"connect to {server.url} ({server.transport})"
+        return f"connect to {mask_url(server.url or '')} ({server.transport})"
     if server.transport == "docker-gateway":
         return shlex.join(["docker", "mcp", "gateway", "run", *server.args])
     what = f"image {server.image}" if server.image else f"container {server.container}"
@@ -77,12 +71,13 @@ def held_lines(held: HeldProject) -> list[str]:
     for name, (server, origin) in held.servers.items():
         where = held.project.relative(origin.file)
         line = origin.locate(origin.path)
-        lines.append(f"server '{name}' ({where}{f':{line}' if line else ''}): "
-                     f"{command_line(server)}")
+        lines.append(f"server '{safe_name(name)}' ({where}{f':{line}' if line else ''}): "
+                     f"{clean(command_line(server))}")
         if server.env:
-            lines.append(f"    with env {', '.join(f'{k}={v}' for k, v in server.env.items())}")
+            pairs = ", ".join(f"{k}={v}" for k, v in server.env.items())
+            lines.append(f"    with env {clean(pairs)}")
         if server.auto:
-            lines.append(f"    runs without asking: {', '.join(server.auto)}")
+            lines.append(f"    runs without asking: {clean(', '.join(server.auto))}")
         if server.disabled:
             lines.append("    (disabled in the file: not started until enabled)")
     keys = [(f"model.{key}", kept) for key, kept in held.model.items()]
@@ -93,7 +88,7 @@ def held_lines(held: HeldProject) -> list[str]:
             shown = _value(hide_params(value, frozenset()))
             what = "arguments sent with your model requests (they can send them elsewhere)"
         line = origin.locate(origin.path)
-        lines.append(f"{dotted} = {shown} ({held.project.relative(origin.file)}"
+        lines.append(f"{dotted} = {clean(str(shown))} ({held.project.relative(origin.file)}"
                      f"{f':{line}' if line else ''}): {what}")
     return lines
 
@@ -118,7 +113,7 @@ def _value(value: Any) -> str:
     if isinstance(value, dict):
         inner = ", ".join(f"{toml_key(str(k))} = {_value(v)}" for k, v in value.items())
         return "{ " + inner + " }" if inner else "{}"
-    return json.dumps(str(value), ensure_ascii=False)
+    return quoted(str(value))
 
 
 def _column(pairs: Iterable[tuple[str, str]], width: int = 44) -> list[str]:

@@ -22,6 +22,7 @@ from typing import IO
 
 from tui_agent.config.clients import Found, discover, from_file
 from tui_agent.config.errors import ConfigError
+from tui_agent.config.printable import safe_name
 from tui_agent.config.scopes import Target, keep_trusted, target, trusted
 from tui_agent.config.server_edit import add_servers, check_name, places
 from tui_agent.headless.mcp import layers
@@ -75,10 +76,10 @@ def _first(found: list[Found]) -> dict[str, Found]:
 
 def _list(found: list[Found], first: dict[str, Found], files: list[tuple[str, Path]],
           out: IO[str]) -> None:
-    width = max(len(f.name) for f in found)
+    width = max(len(safe_name(f.name)) for f in found)
     for item in found:
         status = _status(item, first, files)
-        out.write(f"{clean(item.name):<{width}}  {item.where()}"
+        out.write(f"{safe_name(item.name):<{width}}  {item.where()}"
                   + (f"  ({status})" if status else "") + "\n")
         for warning in item.warnings:
             out.write(f"    note: {clean(warning)}\n")
@@ -88,7 +89,7 @@ def _list(found: list[Found], first: dict[str, Found], files: list[tuple[str, Pa
 
 def _projects(item: Found) -> str:
     return (f"this project's server: --all leaves it out; if you trust the project, "
-            f"'tui-agent mcp import {clean(item.name)}' imports it")
+            f"'tui-agent mcp import {safe_name(item.name)}' imports it")
 
 
 def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]], *,
@@ -98,7 +99,7 @@ def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]],
     if item.server is None:
         return f"cannot import: {clean(item.problem or 'invalid')}"
     if first[item.name] is not item:
-        return f"another '{item.name}' is listed first; that one is imported"
+        return f"another '{safe_name(item.name)}' is listed first; that one is imported"
     problem = check_name(item.name) or _unset(item)
     if problem:
         return f"cannot import: {problem}"
@@ -168,11 +169,11 @@ def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
     if where.project_root is not None and chosen and (was_trusted or args.trust_project):
         keep_trusted(where.project_root)
     for item, line in zip(chosen, lines, strict=True):
-        out.write(f"imported {clean(item.name)} from {item.where()} into "
+        out.write(f"imported {safe_name(item.name)} from {item.where()} into "
                   f"{where.file}:{line}\n")
     left = [n for n in first if n not in {c.name for c in chosen}]
     for name in left if args.all else []:
-        out.write(f"left out {clean(name)}: "
+        out.write(f"left out {safe_name(name)}: "
                   f"{_status(first[name], first, files, left_out=True)}\n")
     if chosen:
         out.write("'tui-agent servers' starts them and lists their tools\n")
