@@ -48,11 +48,16 @@ def statuses(app: AgentApp) -> list[tuple[str, str, str]]:
     return [(c.call_id, c.status, str(c._label)) for c in app.transcript.query(ToolCard)]
 
 
+@pytest.fixture
+def saved_id(fake_llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Written before the test's event loop runs (``tui-agent run`` runs one of its own)."""
+    return resumable(fake_llm, tmp_path, capsys)
+
+
 @pytest.mark.anyio
 async def test_a_resumed_failed_script_shows_its_nested_denied_call(
-        fake_llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    app = make_app(write_config(tmp_path / "app.toml", model="openai/m"),
-                   resume=resumable(fake_llm, tmp_path, capsys))
+        saved_id: str, tmp_path: Path) -> None:
+    app = make_app(write_config(tmp_path / "app.toml", model="openai/m"), resume=saved_id)
     async with app.run_test(size=SIZE) as pilot:
         await replayed(pilot)
         shown = statuses(app)
