@@ -337,3 +337,28 @@ def test_compacted_marker_and_context_meter(snap_compare: Snap, tmp_path: Path) 
         *streamed("Going on from the summary."), TurnDone(Usage(12, 80, 92, 0.0012))]
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
                         run_before=feeding(events, meter_past_threshold))
+
+
+ANGLES = """\
+Use Vec<u8> or List<String>; the <details> tag and a <b>bold</b> word.
+
+<details>
+<summary>the error</summary>
+
+- a list item with <kbd>Ctrl</kbd>
+- `<b>` in a code span stays as it is
+
+```
+Traceback: File "<module>", line 1
+```
+
+<!-- a comment --> and <https://example.com> as a link
+"""
+
+
+def test_a_reply_shows_text_in_angle_brackets(snap_compare: Snap, tmp_path: Path) -> None:
+    """What the model writes between angle brackets is shown as it wrote it: type
+    parameters, an inline tag, an HTML block (``<details>``), a tag in a list item and a
+    comment; code spans and blocks are unchanged; ``<https://...>`` is still a link."""
+    events = [*streamed(ANGLES), TurnDone(Usage(12, 80, 92, 0.0012))]
+    assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=feeding(events))

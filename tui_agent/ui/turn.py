@@ -196,6 +196,6 @@ class Turns:
         except SessionError as exc:
             await app.transcript.note(str(exc), "error")
             return
-        await app.transcript.replay(with_markers(conv.messages, conv.compactions))
+        await app.transcript.replay(with_markers(conv.messages, conv.compactions), conv.calls)
         app.status.usage, app.status.context = app.backend.agent.usage, None
         await app.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")

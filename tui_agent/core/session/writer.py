@@ -17,6 +17,7 @@ from typing import IO, Any
 from tui_agent.config.interpolate import StreamMasker, mask, mask_json
 from tui_agent.config.private import open_append, private_dir, write_text
 from tui_agent.core.events import Usage
+from tui_agent.core.session.calls import SavedCall
 from tui_agent.core.session.records import (
     FORMAT_VERSION,
     Compaction,
@@ -101,14 +102,18 @@ class SessionWriter:
         self._secrets = self._secrets | frozenset(secrets)
 
     def message(self, message: dict[str, Any], *, incomplete: bool = False,
-                usage: Usage | None = None, sync: bool = True) -> None:
-        """Record a finished message; with ``sync`` it is on disk when this returns."""
+                usage: Usage | None = None, sync: bool = True,
+                call: SavedCall | None = None) -> None:
+        """Record a finished message; with ``sync`` it is on disk when this returns.
+        ``call``: for a tool result, how its call ended (:mod:`.calls`)."""
         record: dict[str, Any] = {"kind": "message", "seq": self._seq,
                                   "at": round(time.time(), 3), "message": message}
         if incomplete:
             record["incomplete"] = True
         if usage is not None:
             record["usage"] = asdict(usage)
+        if call is not None:
+            record["call"] = call.record()
         self._pending.clear()
         self._held = ""
         self._write(record, sync=sync)
