@@ -5,7 +5,6 @@ the run cleanly. Every line on stdout is JSON-RPC: no traceback, no stray print.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -181,20 +180,28 @@ def test_a_file_for_stdio_is_named_not_a_traceback(fake_llm: FakeLLM, tmp_path: 
     assert out_file.read_text() == "" and not (done.stdout or "")
 
 
-def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM,
-                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM, tmp_path: Path,
+                                                       inherited: str) -> None:
     """`tui-agent acp` on a terminal says, on stderr, that it speaks ACP and waits for an
-    editor, then waits as before (Ctrl-C ends it); from an editor (pipes) it says nothing,
-    as the other tests here show by reading every stdout line as JSON-RPC."""
+    editor, then waits as before, and Ctrl-C ends it (130); from an editor (pipes) it says
+    nothing, as the other tests here show by reading every stdout line as JSON-RPC.
+
+    ``ignored``: started with SIGINT ignored, as a background job of a non-interactive
+    shell starts (and as pytest run so passes it on): Ctrl-C still ends it. It used to
+    wait forever."""
     import pty
     import signal
 
     from tests.test_terminal import read_until
+    from tests.waits import kill_pid, wait_pid
 
     conf = config(tmp_path, fake_llm)
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command on a real terminal
         os.chdir(tmp_path)
+        signal.signal(signal.SIGINT, signal.SIG_IGN if inherited == "ignored"
+                      else signal.default_int_handler)
         os.execvp(command()[0], [*command(), "acp", "--config", str(conf)])
     try:
         seen = read_until(fd, b"Ctrl-C ends it", timeout=120)
@@ -202,10 +209,8 @@ def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM,
         time.sleep(0.5)
         assert os.waitpid(pid, os.WNOHANG) == (0, 0), "it did not wait for an editor"
         os.kill(pid, signal.SIGINT)
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) in (130, -signal.SIGINT)
+        status = wait_pid(pid, 60, "tui-agent acp to end on Ctrl-C")
+        assert os.waitstatus_to_exitcode(status) == 130
     finally:
-        with contextlib.suppress(ChildProcessError, ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        kill_pid(pid)
         os.close(fd)
