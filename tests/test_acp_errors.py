@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -35,11 +37,42 @@ def send(proc: subprocess.Popen[str], line: str) -> None:
     proc.stdin.flush()
 
 
-def answer(out: IO[str], want_id: int | None) -> dict[str, Any]:
+_LINES: dict[IO[str], queue.Queue[str]] = {}
+
+
+def next_line(out: IO[str], timeout: float = 60) -> str:
+    """The agent's next line on ``out`` (``""`` once it closed it), waited for at most
+    ``timeout`` seconds: a thread reads the pipe, so an agent that never answers fails the
+    test instead of hanging it."""
+    lines = _LINES.get(out)
+    if lines is None:
+        lines = _LINES[out] = queue.Queue()
+
+        def pump(into: queue.Queue[str] = lines) -> None:
+            for line in iter(out.readline, ""):
+                into.put(line)
+            into.put("")
+
+        threading.Thread(target=pump, daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no line from the agent in {timeout:g}s") from None
+
+
+def rest_of(out: IO[str]) -> list[str]:
+    """The agent's remaining lines on ``out``, until it closed it."""
+    rest = []
+    while line := next_line(out):
+        rest.append(line)
+    return rest
+
+
+def answer(out: IO[str], want_id: Any) -> dict[str, Any]:
     """The response to request ``want_id`` (notifications before it are skipped); every
     line read must be JSON-RPC."""
     while True:
-        line = out.readline()
+        line = next_line(out)
         assert line, "the agent closed stdout"
         message = json.loads(line)
         assert message.get("jsonrpc") == "2.0", line
@@ -85,9 +118,9 @@ def test_bad_messages_get_errors_and_the_agent_goes_on(fake_llm: FakeLLM,
         proc.stdin.close()
         assert proc.wait(30) == 0
         assert proc.stdout is not None
-        rest = proc.stdout.read()
+        rest = rest_of(proc.stdout)
         proc.stdout.close()
-    for line in rest.splitlines():
+    for line in rest:
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
 
@@ -107,7 +140,7 @@ def test_a_client_that_vanishes_mid_turn_ends_the_run_cleanly(fake_llm: FakeLLM,
         time.sleep(0.05)
     proc.stdin.close()  # the editor is gone
     assert proc.wait(30) == 0
-    for line in proc.stdout.read().splitlines():
+    for line in rest_of(proc.stdout):
         assert json.loads(line)["jsonrpc"] == "2.0"
     proc.stdout.close()
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
