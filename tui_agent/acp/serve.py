@@ -137,7 +137,10 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
     gatekeeper = asyncio.ensure_future(_well_formed(reader, checked, writer))
     agent = TuiAgent(settings, tool_filter)
     # TuiAgent answers the stable methods; the SDK answers "method not found" for the rest.
-    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False)
+    # session/close is stable ACP; SDK 0.12.1 still files it under "unstable" (its other
+    # unstable methods, fork and resume, are answered "method not found": not ours).
+    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False,
+                               use_unstable_protocol=True)
     work = asyncio.ensure_future(conn.listen())
 
     def ctrl_c() -> None:
@@ -183,9 +186,37 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
             if not isinstance(message, dict):
                 _refuse(out, -32600, "Invalid Request: a message is a JSON object")
                 continue
+            problem = _malformed(message)
+            if problem:
+                _refuse(out, -32600, f"Invalid Request: {problem}")
+                continue
+            if "id" not in message and message.get("method") not in NOTIFICATIONS:
+                # JSON-RPC answers no notification, and ACP says to ignore one not known
+                # (the SDK would log a traceback for it)
+                logging.getLogger(__name__).info("ignored the notification %.80r",
+                                                 message.get("method"))
+                continue
             sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
     finally:
         sink.feed_eof()
+
+
+NOTIFICATIONS = frozenset({"session/cancel"})
+"""The notifications this agent acts on; any other is dropped unanswered."""
+
+
+def _malformed(message: dict[str, Any]) -> str:
+    """What makes ``message`` no JSON-RPC request, notification or response (answered
+    with id null: an id of the wrong type is no id to answer with); empty if nothing."""
+    if "id" in message:
+        rid = message["id"]
+        if isinstance(rid, bool) or not isinstance(rid, str | int | float | None):
+            return f"an id is a string, a number or null, not {type(rid).__name__}"
+    if "method" in message and not isinstance(message["method"], str):
+        return "a method is a string"
+    if "method" not in message and "id" not in message:
+        return "a message has a method (a request or notification) or an id (a response)"
+    return ""
 
 
 async def _next_line(source: asyncio.StreamReader) -> bytes | None:
