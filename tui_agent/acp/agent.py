@@ -42,7 +42,7 @@ from acp.schema import (
 
 from tui_agent import __version__
 from tui_agent.acp import commands
-from tui_agent.acp.gate import EditorGate
+from tui_agent.acp.gate import EditorGate, may_read
 from tui_agent.acp.prompt import ReadText, prepared
 from tui_agent.acp.registry import Released, Sessions
 from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession, SessionSetupError, open_session
@@ -285,8 +285,10 @@ class TuiAgent:
         return await self._run(session, message)
 
     async def _prepared(self, session: AcpSession, blocks: list[Any]) -> Prepared:
+        assert self.client is not None
         return await prepared(blocks, session.cwd, self._reader(session),
-                              session.agent.llm.model or "", session.reads_images)
+                              session.agent.llm.model or "", session.reads_images,
+                              may_read(self.client, session.id), session.folders())
 
     async def _run(self, session: AcpSession, message: str | list[dict[str, Any]]) -> str:
         updates = Updates(session.settings.secrets, session.cwd, session.agent.scopes)

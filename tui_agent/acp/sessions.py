@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,12 @@ class AcpSession:
     """The MCP servers the editor handed over (a released session reopens with them)."""
     roots: tuple[Path, ...] = ()
     """The editor's ``additionalDirectories``: folders of the session beside ``cwd``."""
+
+    def folders(self) -> list[Path]:
+        """Where a prompt's files are read without asking: beside ``cwd``, the editor's
+        additional directories and ``[agent] roots``."""
+        shared = [Path(os.path.expanduser(r)) for r in self.settings.config.agent.roots]
+        return [*self.roots, *(r if r.is_absolute() else self.cwd / r for r in shared)]
 
     @property
     def code_mode(self) -> bool:
