@@ -106,7 +106,7 @@ def run_on_a_terminal(args: list[str], keys: bytes = b"", wait_for: bytes = b"")
             time.sleep(0.3)
             os.write(fd, keys)
         seen += _drain(fd, pid, timeout=30)
-        status = wait_pid(pid, 30)
+        status = wait_pid(pid, 60)
     finally:
         os.close(fd)
     return os.waitstatus_to_exitcode(status), seen
