@@ -8,11 +8,13 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import select
 import struct
 import subprocess
 import sys
 import termios
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -211,8 +213,12 @@ def test_servers_fits_the_terminal_it_prints_to(tmp_path: Path) -> None:
 
 
 def _read_all(leader: int, got: list[bytes]) -> None:
-    """Everything the terminal is sent, until its other end is closed (EIO)."""
-    while True:
+    """Everything the terminal is sent, until its other end is closed (EIO), for at most
+    two minutes (the run itself is bounded so)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if not select.select([leader], [], [], 0.5)[0]:
+            continue
         try:
             piece = os.read(leader, 4096)
         except OSError:

@@ -56,19 +56,36 @@ class SessionWriter:
             self._file.close()
             raise SessionError(f"session {self.id} is open in another tui-agent process "
                                f"({path})") from None
+        try:
+            if created:
+                _fsync_dir(path.parent)
+            else:
+                _end_torn_tail(path, self._file.fileno())
+        except BaseException:
+            self._abandon(created)
+            raise
+
+    def _abandon(self, created: bool) -> None:
+        """Close the file of a writer that failed to start (at the open-file limit the
+        directory's fsync cannot open it), removing it if this writer created it: a file
+        nothing was written to is no conversation to list."""
         if created:
-            _fsync_dir(path.parent)
-        else:
-            _end_torn_tail(path, self._file.fileno())
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        self._file.close()
 
     @classmethod
     def create(cls, path: Path, meta: dict[str, Any],
                secrets: Iterable[str] = ()) -> SessionWriter:
         """Start a new session file at ``path`` (``SessionStore.new_path()`` picks one)."""
         writer = cls(path, secrets)
-        writer._write({"kind": "meta", "version": FORMAT_VERSION, "id": writer.id,
-                       "created": datetime.now().astimezone().isoformat(timespec="seconds"),
-                       **meta}, sync=True)
+        try:
+            writer._write({"kind": "meta", "version": FORMAT_VERSION, "id": writer.id,
+                           "created": datetime.now().astimezone().isoformat(
+                               timespec="seconds"), **meta}, sync=True)
+        except BaseException:
+            writer._abandon(True)
+            raise
         writer._blank = True
         return writer
 
