@@ -10,6 +10,7 @@ import os
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ def linked(tmp_path: Path) -> tuple[Machine, Path]:
     return box, target
 
 
-def still_linked(box: Machine, target: Path) -> dict[str, object]:
+def still_linked(box: Machine, target: Path) -> dict[str, Any]:
     """The link is still a link to ``target``, no temporary file was left on either
     side, the target kept its permissions; returns the config as read through the link."""
     assert box.user_config.is_symlink(), "the link was replaced by a file"
@@ -47,17 +48,17 @@ def test_mcp_add_import_and_remove_write_through_the_link(tmp_path: Path) -> Non
     box, target = linked(tmp_path)
     added = box.mcp("add", "here", *fake_words())
     assert added.returncode == 0, added.stderr
-    assert "here" in still_linked(box, target)["servers"]  # type: ignore[operator]
+    assert "here" in still_linked(box, target)["servers"]
     source = tmp_path / "other-client.json"
     source.write_text(json.dumps({"mcpServers": {"git": {
         "command": sys.executable, "args": ["-m", "mcp_server_git"]}}}))
     imported = box.mcp("import", "--from", str(source), "git")
     assert imported.returncode == 0, imported.stderr
-    assert "git" in still_linked(box, target)["servers"]  # type: ignore[operator]
+    assert "git" in still_linked(box, target)["servers"]
     removed = box.mcp("remove", "mine")
     assert removed.returncode == 0, removed.stderr
     servers = still_linked(box, target)["servers"]
-    assert set(servers) == {"here", "git"}  # type: ignore[arg-type]
+    assert set(servers) == {"here", "git"}
     assert "# my tui-agent config: every comment here must survive" in target.read_text()
 
 
@@ -78,7 +79,7 @@ def test_always_allow_writes_through_the_link_atomically(
     inode = target.stat().st_ino
     assert policy_from(settings).always_allow("mine", "search", "fp1") is None
     config = still_linked(box, target)
-    assert config["servers"]["mine"]["auto"] == ["search"]  # type: ignore[index]
+    assert config["servers"]["mine"]["auto"] == ["search"]
     written = [(src, dst) for src, dst in renames if dst.name == "config.toml"]
     assert [dst for _, dst in written] == [target.resolve()], "the target is replaced"
     assert written[0][0].parent == target.resolve().parent, "from a file beside it"
