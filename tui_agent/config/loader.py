@@ -191,12 +191,18 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
     out = _Read(Layer(kind, path), data, locate)
     for section in SECTION_MODELS:
         model = getattr(config, section)
-        out.sections[section] = {k: getattr(model, k) for k in model.model_fields_set}
-    out.models = {name: {k: getattr(table, k) for k in table.model_fields_set}
-                  for name, table in config.models.items()}
+        out.sections[section] = _set_keys(model)
+    out.models = {name: _set_keys(table) for name, table in config.models.items()}
     out.servers = {name: (server, Origin(path, ("servers", name), locate))
                    for name, server in config.servers.items()}
     return out
+
+
+def _set_keys(model: Any) -> dict[str, Any]:
+    """The keys a file set, in the schema's order (not the set's: what is held is listed
+    for people in the same order every time)."""
+    return {k: getattr(model, k) for k in type(model).model_fields
+            if k in model.model_fields_set}
 
 
 def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
