@@ -73,9 +73,9 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
                             help="reach MCP tools through one Starlark script ([code_mode])",
                             **keep)
     parser.add_argument("--trust-project", action="store_true",
-                        help="agree to this project's servers and model endpoint "
-                             "(.tui-agent/config.toml, .mcp.json, mcp.json); remembered "
-                             "until they change", **keep)
+                        help="agree to what this project's files (.tui-agent/config.toml, "
+                             ".mcp.json, mcp.json) hold until trusted: servers, model, "
+                             "roots...; remembered until they change", **keep)
     parser.add_argument("--no-project", action="store_true",
                         help="ignore project config files; only the user config and flags",
                         **keep)

@@ -80,26 +80,54 @@ def held_lines(held: HeldProject) -> list[str]:
             lines.append(f"    runs without asking: {clean(', '.join(server.auto))}")
         if server.disabled:
             lines.append("    (disabled in the file: not started until enabled)")
-    keys = [(f"model.{key}", kept) for key, kept in held.model.items()]
-    for dotted, (value, origin) in [*keys, *held.models.items()]:
-        shown = HIDDEN if dotted.endswith(".api_key") else value
-        what = "where your model requests go, and with which key"
-        if dotted.endswith(".params"):
-            shown = _value(hide_params(value, frozenset()))
-            what = "arguments sent with your model requests (they can send them elsewhere)"
+    for dotted, (value, origin) in held.keys.items():
+        key = dotted.rsplit(".", 1)[-1]
         line = origin.locate(origin.path)
-        lines.append(f"{dotted} = {clean(str(shown))} ({held.project.relative(origin.file)}"
-                     f"{f':{line}' if line else ''}): {what}")
+        lines.append(f"{dotted} = {clean(_held_value(key, value))} "
+                     f"({held.project.relative(origin.file)}"
+                     f"{f':{line}' if line else ''}): {HELD_WHY.get(key, NEEDS_TRUST)}")
     return lines
+
+
+HELD_WHY = {
+    "name": "the model your requests go to (a provider prefix can carry a URL)",
+    "api_base": "where your model requests go",
+    "api_key": "the key sent with your model requests",
+    "api_key_env": "the key sent with your model requests",
+    "params": "arguments sent with your model requests (they can send them elsewhere)",
+    "sampling_model": "the model servers' sampling requests go to",
+    "choices": "models the /model picker offers",
+    "system_prompt": "instructions sent with every request",
+    "vision": "whether tools' images are sent to the model",
+    "audio": "whether tools' sounds are sent to the model",
+    "roots": "directories every MCP server is offered",
+    "enabled": "runs the model's scripts over your tools",
+}
+"""Why a held key needs the user's agreement, by key name (any section)."""
+NEEDS_TRUST = "not on the list a project may set freely"
 
 
 def held_warning(held: HeldProject) -> str:
     """The headless warning for a project that has not been trusted."""
     return (f"the project in {held.project.root} is not trusted yet, so its servers are "
-            "not started and its model endpoint and params are not used:\n"
+            "not started and its settings that need your trust are not used:\n"
             + "\n".join(f"    {line}" for line in held_lines(held))
             + "\n  Trust it with --trust-project (remembered for this content), or run "
               "tui-agent there and agree.")
+
+
+def _held_value(key: str, value: Any, limit: int = 120) -> str:
+    """A held value as the question shows it: a key hidden, secret-looking ``params``
+    hidden, long text (a system prompt) cut so the list stays readable (the whole of it
+    is in the file named beside it)."""
+    if key == "api_key":
+        return HIDDEN
+    if key == "params":
+        return _value(hide_params(value, frozenset()))
+    if key in ("api_base", "url") and isinstance(value, str):
+        value = mask_url(value)
+    text = _value(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _value(value: Any) -> str:
@@ -131,7 +159,7 @@ def render(settings: Settings) -> str:
     for layer in settings.layers:
         held = layer.kind == "project" and settings.held is not None
         out.append(f"#   {layer.kind:<13} {layer.file}"
-                   + ("   (not trusted yet: servers and model endpoint held back)"
+                   + ("   (not trusted yet: servers and some settings held back)"
                       if held else ""))
     flags = sorted({s for s in settings.sources.values() if isinstance(s, str)})
     if flags:
