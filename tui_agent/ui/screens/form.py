@@ -25,6 +25,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 from tui_agent.tools.elicit import Answer, Field, Form, Value, problems, read
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
+from tui_agent.ui.widgets.suggest import TAKE_HINT, Complete, ServerSuggester
 
 Action = tuple[str, str, str, str]
 """``(action, button label, key, what the key does)`` of one way out of the form."""
@@ -61,9 +62,11 @@ class FormScreen(Question[Answer]):
                                    ("cancel", "Cancel", "esc", "cancel"))
     """The buttons, in order, and the keys that do the same."""
 
-    def __init__(self, form: Form) -> None:
+    def __init__(self, form: Form, complete: Complete | None = None) -> None:
+        """``complete``: the server's suggestions for the text fields (a prompt's
+        arguments), where it completes them; ``→`` takes one."""
         super().__init__()
-        self.form = form
+        self.form, self.complete = form, complete
 
     def heading(self) -> Content:
         return Content.assemble((self.form.server, "bold"), " asks for your input")
@@ -75,13 +78,23 @@ class FormScreen(Question[Answer]):
                 yield Static(plain(self.form.message or "(no message)"), classes="why")
             with VerticalScroll(id="body"):
                 for i, f in enumerate(self.form.fields):
-                    yield from _inputs(i, f)
+                    yield from _inputs(i, f, self._suggester(f))
             with Horizontal(id="actions"):
                 for action, label, _, _ in self.ACTIONS:
                     yield Button(label, id=f"do-{action}", compact=True,
                                  variant="primary" if action == "send" else "default")
                 yield Static(key_hints([(key, what) for _, _, key, what in self.ACTIONS],
                                        compact=True), classes="keys")
+
+    def _suggester(self, f: Field) -> ServerSuggester | None:
+        if self.complete is None or f.kind != "string":
+            return None
+        return ServerSuggester(f.name, self.complete, self.typed)
+
+    def typed(self) -> dict[str, str]:
+        """The text of each text field, as typed (what a server completes with)."""
+        return {f.name: widget.value for i, f in enumerate(self.form.fields)
+                if isinstance(widget := self.query_one(f"#field-{i}"), Input)}
 
     def opening_focus(self) -> Widget:
         fields = self.query("#body Input, #body Select, #body Checkbox, #body SelectionList")
@@ -134,8 +147,9 @@ class FormScreen(Question[Answer]):
         self.dismiss(Answer("cancel"))
 
 
-def _inputs(i: int, f: Field) -> ComposeResult:
-    """The label, hint, input and problem line of field ``f``."""
+def _inputs(i: int, f: Field, suggester: ServerSuggester | None = None) -> ComposeResult:
+    """The label, hint, input and problem line of field ``f``; a text input suggests with
+    ``suggester``, if given."""
     label = f.title + (" *" if f.required else "")
     hint = " · ".join(part for part in (f.description, _bounds(f)) if part)
     if f.kind == "boolean":  # a checkbox carries its label; what it means goes under it
@@ -159,7 +173,8 @@ def _inputs(i: int, f: Field) -> ComposeResult:
                                    for value, label in f.options], id=f"field-{i}")
     else:
         shown = "" if f.default is None else str(f.default)
-        yield Input(shown, placeholder=_placeholder(f), id=f"field-{i}", compact=True,
+        yield Input(shown, placeholder=_placeholder(f) or (TAKE_HINT if suggester else ""),
+                    suggester=suggester, id=f"field-{i}", compact=True,
                     type="integer" if f.kind == "integer" else
                     "number" if f.kind == "number" else "text")
     yield Static("", classes="problem", id=f"problem-{i}")
