@@ -236,18 +236,24 @@ async def test_the_research_querys_choice_never_covers_the_buttons_at_120x40(
         await ready(pilot, app)
         await pilot.press(*"research", "enter")
         screen = await shown(pilot, app, ElicitScreen, "the form", timeout=60)
+        actions = screen.query_one("#actions")
         send = screen.query_one("#do-send", Button)
 
-        def send_is_drawn() -> bool:
-            drawn, _ = screen.get_widget_at(send.region.x + 1, send.region.y)
-            return drawn is send
+        def buttons_drawn() -> bool:
+            """What is drawn along the row of buttons is the row (none covers it)."""
+            row = actions.region
+            return all(screen.get_widget_at(x, row.y)[0] in (actions, *actions.children)
+                       for x in range(row.x, row.right))
 
-        await pilot.press("enter")  # the choice field has the focus: it opens or picks
-        await pilot.pause(0.2)
-        assert send_is_drawn()
+        await until(pilot, lambda: app.focused is screen.query_one("#field-0"),
+                    what="the choice focused")
+        await pilot.press("enter")  # on the choice: it opens (a dropdown) or picks
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.5)
+        assert buttons_drawn()
         await pilot.press("down", "space")
         assert screen.values()[0] == {"interpretation": "snake"}
-        assert send_is_drawn()
+        assert buttons_drawn() and screen.region.contains_region(send.region)
         await pilot.click("#do-send")
         await until(pilot, lambda: len(fake_llm.requests) >= 2, timeout=60, what="the result")
         told = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
