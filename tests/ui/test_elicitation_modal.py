@@ -104,7 +104,7 @@ async def test_with_no_browser_the_link_stays_until_the_person_answers(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await pilot.press(*"pay", "enter")
-        screen = await shown(pilot, app, UrlConsent, "the consent")
+        screen = await shown(pilot, app, UrlConsent, "the consent", timeout=60)
         await pilot.press("enter")  # not offered yet: a stray enter accepts nothing
         await pilot.press("o")
         await until(pilot, lambda: bool(screen.query("#said.-shown")), what="no browser said")
