@@ -31,6 +31,7 @@ from tui_agent.wiring.model_choice import ModelChoice
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
+    from tui_agent.tools.completion import Completing
     from tui_agent.tools.connection import ServerStatus
     from tui_agent.tools.elicit import Ask
     from tui_agent.tools.hub import Changes, Hub
@@ -281,14 +282,15 @@ class Runtime:
         ``(TEMPLATE + server:template, label)`` of every resource template."""
         return await mcp_context.resource_list(self.hub)
 
-    async def complete(self, server: str, template: str, name: str, value: str,
+    async def complete(self, server: str, target: Completing, name: str, value: str,
                        context: dict[str, str]) -> list[str]:
-        """The server's suggestions for a template's variable (none if it has none)."""
-        from tui_agent.tools.resource_tools import complete
+        """The server's suggestions for a template's variable or a prompt's argument
+        (none if it has none)."""
+        from tui_agent.tools.completion import complete
 
         if self.hub is None or server not in self.hub.connections:
             return []
-        return await complete(self.hub.connections[server], template, name, value, context)
+        return await complete(self.hub.connections[server], target, name, value, context)
 
     async def prompt_turn(self, server: str, name: str, definition: PromptInfo | None,
                           arguments: dict[str, str]) -> str:
