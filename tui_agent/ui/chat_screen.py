@@ -58,8 +58,9 @@ class ChatScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A key that reached the screen unused: a printable one, enter, backspace or
-        delete goes to the prompt, unless the focused widget (or one around it) has a binding for it, such
-        as a message's ``c``. (A text field never lets such keys through.)"""
+        delete goes to the prompt, unless the focused widget (or one around it) has a
+        binding for it, such as a message's ``c``. (A text field never lets such keys
+        through.)"""
         edits = event.key in ("backspace", "delete")
         if not (event.is_printable or event.key == "enter" or edits) \
                 or event.key in self.active_bindings:
