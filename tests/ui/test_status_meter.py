@@ -28,7 +28,7 @@ async def test_ctrl_n_clears_the_meter_and_an_unpriced_model_says_so_at_once(
         await until(pilot, lambda: "cost unknown" in bar(app), timeout=120,
                     what="cost unknown at start (litellm imported in a thread)")
         assert "$0.0000" not in bar(app)
-        await turn(pilot, app, "hi")
+        await turn(pilot, app, "hi", timeout=120)  # the first imports litellm
         await until(pilot, lambda: "ctx " in bar(app), what="the meter")
         assert "cost unknown" in bar(app)
         await pilot.press("ctrl+n")
