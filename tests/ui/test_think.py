@@ -86,7 +86,8 @@ reasoning_effort = "minimal"
             assert (used.reasoning_effort, used.vision, used.api_base) == (
                 "high", True, fake_llm.base_url)
             await send(pilot, app, "/think default")
-            await noted(pilot, app, "reasoning: minimal (from the next turn)")
+            await noted(pilot, app, 'reasoning: default, minimal from [models."openai/fake-model"] '
+                                    "(from the next turn)")
             assert app.backend.agent.llm.settings.reasoning_effort == "minimal"  # type: ignore[attr-defined]
             await send(pilot, app, "/think max")
             await noted(pilot, app, "/think max: the level is one of none, minimal, low, "
