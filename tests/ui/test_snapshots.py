@@ -263,6 +263,17 @@ def test_help(snap_compare: Snap, tmp_path: Path) -> None:
     assert snap_compare(app_for(tmp_path), terminal_size=(100, 48), run_before=before)
 
 
+def test_help_at_80_columns(snap_compare: Snap, tmp_path: Path) -> None:
+    """f1 at 80 columns: a description too long for its line wraps in its own column,
+    never back under the keys."""
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 40), run_before=before)
+
+
 THEMED: list[Event] = [*streamed("Here is **the plan** and a `command`.\n"),
                        *CARDS[4:10], Notice("waiting for 1 MCP server(s) still starting"),
                        ErrorOccurred("rate limited: retry later")]

@@ -70,25 +70,19 @@ async def _new(app: ChatApp, command: Command) -> None:
     app.images.clear()
     app.show_pending()
     await app.transcript.clear()
-    app.status.usage = app.backend.agent.usage
+    # The meter goes with the old conversation: the next request counts the new one's.
+    app.status.usage, app.status.context = app.backend.agent.usage, None
+    app.show_price()
     await app.transcript.note("new conversation")
 
 
 async def _resume(app: ChatApp, command: Command) -> None:
-    if command.arg:
+    from tui_agent.ui import resume
+
+    if command.arg and command.arg.strip().lower() not in resume.EVERY:
         await app.resume(command.arg)
         return
-    from tui_agent.ui.screens.picker import Picker
-
-    async def chosen(ref: str | None) -> None:
-        if ref:
-            await app.resume(ref)
-
-    sessions = app.backend.sessions()
-    if not sessions:
-        await app.transcript.note("no saved conversations yet")
-        return
-    await app.push_screen(Picker("Resume a conversation", sessions), chosen)
+    await resume.pick(app, command.arg)
 
 
 async def _export(app: ChatApp, command: Command) -> None:

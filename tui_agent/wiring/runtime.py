@@ -25,6 +25,7 @@ from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM
 from tui_agent.core.session import Conversation, SessionWriter, load
+from tui_agent.core.session.listing import SessionInfo, list_sessions
 from tui_agent.wiring import build, mcp_context
 from tui_agent.wiring.app_logins import AppLogins
 from tui_agent.wiring.model_choice import ModelChoice
@@ -345,14 +346,10 @@ class Runtime:
         self.new_conversation(conv)
         return conv
 
-    def sessions(self, limit: int = 200) -> list[tuple[str, str]]:
-        found = []
-        for path in reversed(build.sessions().paths()[-limit:]):
-            with contextlib.suppress(Exception):
-                conv = load(path)
-                found.append((conv.id, f"{conv.id}  {len(conv.entries):>4} msgs  "
-                                       f"{conv.title()}"))
-        return found
+    def sessions(self) -> list[SessionInfo]:
+        """The saved conversations, newest first, with their dates, folders and titles
+        (this config's secrets masked in them). Reads files: call it in a thread."""
+        return list_sessions(build.sessions(), self.settings.secrets)
 
     def stats(self) -> dict[str, Any]:
         """The servers' call metrics so far (``Hub.stats``)."""
