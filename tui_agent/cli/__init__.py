@@ -18,6 +18,7 @@ from tui_agent.cli.interrupt import was_interrupt, watching
 from tui_agent.cli.parser import (
     build_parser,
     misplaced,
+    not_utf8,
     parse_strictly,
     print_as_run,
     run_flags_before_run,
@@ -52,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(words: list[str]) -> int:
     words = print_as_run(words)
     parser = build_parser(words)
+    problem = not_utf8(words)
+    if problem:
+        parser.error(problem)
     run_flags_before_run(parser, words)
     args = parse(parser, words)
     misplaced(parser, args)

@@ -256,6 +256,37 @@ def print_as_run(words: list[str]) -> list[str]:
     return words
 
 
+def visible(text: str) -> str:
+    """``text`` with what cannot be shown as it is escaped: a byte that was not UTF-8
+    (Python hands it over as a lone surrogate, ``\\udcff``) as ``\\xff``, another lone
+    surrogate as ``\\ud800``, a control character as its escape."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char if char.isprintable() else
+                       char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def not_utf8(words: Sequence[str]) -> str | None:
+    """Why a word of the command line cannot be used, or None: one that is not UTF-8
+    text (a byte of another encoding, a lone surrogate) could be neither printed, nor
+    written to a config file, nor sent to a model or a server, so it is refused here,
+    named, before anything is done."""
+    for number, word in enumerate(words, 1):
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            return (f"argument {number}, '{visible(word)}', is not UTF-8 text: give it in "
+                    "UTF-8")
+    return None
+
+
 def run_flags_before_run(parser: argparse.ArgumentParser, words: list[str]) -> None:
     """``tui-agent --max-depth 3`` would be blamed on "invalid choice: '3'": say instead
     that the flag belongs to ``run``."""

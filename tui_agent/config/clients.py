@@ -36,7 +36,7 @@ from tui_agent.config.errors import ConfigError
 from tui_agent.config.locate import json_line
 from tui_agent.config.mcp_json import convert
 from tui_agent.config.models import ServerConfig
-from tui_agent.config.reading import Origin
+from tui_agent.config.reading import Origin, read_config_text
 
 _EDITOR_VARIABLE = re.compile(r"\$\{(input|workspaceFolder|userHome|env):?[^}]*\}")
 
@@ -197,15 +197,8 @@ def _zed(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _parse(source: Source) -> tuple[Any, str]:
-    try:
-        text = source.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read it: {exc}", source.file) from None
-    try:
-        return (jsonc.loads(text) if source.comments else json.loads(text)), text
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"line {exc.lineno}, column {exc.colno}: not valid JSON: "
-                          f"{exc.msg}", source.file) from None
+    text = read_config_text(source.file)
+    return jsonc.read_json(text, source.file, comments=source.comments), text
 
 
 def _at(data: Any, keys: tuple[str, ...]) -> Any:
