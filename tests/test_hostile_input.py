@@ -138,7 +138,7 @@ def test_importing_many_servers_parses_the_config_a_bounded_number_of_times(
         parses += 1
         return real(text)
 
-    monkeypatch.setattr(server_edit.tomllib, "loads", counted)
+    monkeypatch.setattr(tomllib, "loads", counted)
     tables = [(f"s{i}", {"command": "echo", "args": ["a", str(i)], "env": {"K": "v"}})
               for i in range(1_500)]
     lines = server_edit.add_servers(config, tables, replace=False)

@@ -91,7 +91,10 @@ def _list(found: list[Found], first: dict[str, Found], taken: Taken, out: IO[str
                   + (f"  ({status})" if status else "") + "\n")
         for warning in item.warnings:
             out.write(f"    note: {clean(warning)}\n")
-        if item.source.project and first[item.name] is item:
+        for warning in item.secrets:
+            out.write(f"    warning: {clean(warning)}\n")
+        importable = item.server is not None and status == _transport(item)
+        if item.source.project and first[item.name] is item and importable:
             out.write(f"    note: {_projects(item)}\n")
 
 
@@ -116,7 +119,12 @@ def _status(item: Found, first: dict[str, Found], taken: Taken, *,
         return f"already configured at {there[-1]}"
     if left_out and item.source.project:
         return _projects(item)
-    return "transport " + str(item.server.transport)
+    return _transport(item)
+
+
+def _transport(item: Found) -> str:
+    """What the list says of a server that can be imported."""
+    return "transport " + str(item.server.transport if item.server else None)
 
 
 def _unset(item: Found) -> str | None:
@@ -179,6 +187,8 @@ def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
     for item, line in zip(chosen, lines, strict=True):
         out.write(f"imported {clean(item.name)} from {item.where()} into "
                   f"{where.file}:{line}\n")
+        for warning in item.secrets:
+            err.write(f"tui-agent: warning: {clean(warning)}\n")
     written = {c.name for c in chosen}
     left = [n for n in first if n not in written] if args.all else []
     taken = place_finder(files) if left else None  # the files as they are now
