@@ -3,8 +3,8 @@ the servers screen's ``a`` take the same flags from this one parser, make the sa
 checks, and write the same table.
 
 What is wrong with the words (an unknown flag, a bad name, a command not on ``PATH`` or a
-path to no file (:mod:`tui_agent.wiring.program`), a
-URL where nothing listens, a name already taken) is found before anything is written:
+path to no file (:mod:`tui_agent.wiring.program`), a URL where nothing listens, a name
+already taken) is found before anything is written:
 :class:`AddError`, and the config file stays byte for byte as it was. Whether the
 server then starts is the front end's to tell (the command prints the ``servers``
 report; the app shows it on the servers screen): a server that fails there stays added,
@@ -203,8 +203,8 @@ def unset_variables(value: Any, env: Mapping[str, str]) -> list[str]:
 def preflight(req: AddRequest, env: Mapping[str, str] = os.environ) -> None:
     """The checks that need the machine: every ``${VAR}`` the server names is set (a
     config naming an unset one does not load at all, so the server would stop every
-    command), the command is on ``PATH`` (or a file), the URL is well formed and
-    something listens there. Raises :class:`AddError`."""
+    command), the command is on ``PATH`` (or a file that exists and runs), the URL is
+    well formed and something listens there. Raises :class:`AddError`."""
     unset = unset_variables(req.table(), env)
     if unset:
         names = ", ".join("${" + name + "}" for name in unset)
