@@ -86,7 +86,7 @@ def test_the_list_says_where_each_server_comes_from(tmp_path: Path) -> None:
         assert f"{client} ({file}:{line})" in lines[name], lines[name]
     assert "not-this" not in lines, "another project's servers are not this one's"
     assert "cannot import: headers.Authorization uses ${input:tok}" in lines["asks"]
-    assert "VS Code asks for ${input:...} values itself" in lines["asks"]
+    assert "a value VS Code asks for when the server starts" in lines["asks"]
     assert "transport sse" in lines["cur"] and "transport http" in lines["surf"]
     assert box.user_config.read_text() == COMMENTED, "listing writes nothing"
     assert "import them with 'tui-agent mcp import --all'" in done.stdout
