@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.cli.interrupt import was_interrupt, watching
-from tui_agent.cli.parser import build_parser, misplaced, parse_strictly, run_flags_before_run
+from tui_agent.cli.parser import (
+    build_parser,
+    misplaced,
+    not_utf8,
+    parse_strictly,
+    print_as_run,
+    run_flags_before_run,
+)
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -44,10 +51,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(words: list[str]) -> int:
+    words = print_as_run(words)
     parser = build_parser(words)
+    problem = not_utf8(words)
+    if problem:
+        parser.error(problem)
     run_flags_before_run(parser, words)
     args = parse(parser, words)
     misplaced(parser, args)
+    from tui_agent.cli.config_only import config_only
+
+    with config_only(parser, args):
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":
         from tui_agent.headless import mcp
 
