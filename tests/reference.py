@@ -95,4 +95,4 @@ def http_server(command: list[str], port: int, env: dict[str, str] | None = None
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait()
+            proc.wait(30)

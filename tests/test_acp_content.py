@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import image_block, resource_block, resource_link_block, text_block
+from acp import RequestError, image_block, resource_block, resource_link_block, text_block
 from acp.helpers import embedded_blob_resource, embedded_text_resource
 
 from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
@@ -161,3 +161,43 @@ def test_a_commands_files_go_with_an_mcp_prompt_and_a_built_in_refuses_them(
     offered = [t["function"]["name"] for t in fake_llm.requests[1]["tools"]]
     assert "fake__echo" in offered  # the server's tools as they are: /code on did not run
     assert not any(u.current_mode_id == "code" for u in editor.of("current_mode_update"))
+
+
+def test_a_file_outside_the_sessions_folders_is_read_only_when_allowed(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A link or an ``@`` path that resolves (``..`` and symlinks too) outside the session's
+    folder is asked about as a tool call is; rejected, nothing is read or sent (the prompt
+    is refused naming the file), allowed, it goes as any file. Inside, nobody is asked."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("the secret\n", encoding="utf-8")
+    (project / "link.txt").symlink_to(secret)
+    (project / "mine.txt").write_text("mine\n", encoding="utf-8")
+    editor = Editor(answers=["reject_once", "reject_once", "allow_once"])
+    fake_llm.push(*[Reply(text=f"reply {i}") for i in range(2)])
+    sneaky = f"file://{project}/../outside/secret.txt"
+
+    async def scenario() -> list[str]:
+        async with running(editor, config(project, fake_llm), cwd=project) as (conn, _):
+            sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            answers = []
+            for turn in ([text_block("read"), resource_link_block("secret", sneaky)],
+                         "read @link.txt",
+                         [text_block("read"), resource_link_block("secret", secret.as_uri())],
+                         "read @mine.txt"):
+                try:
+                    answers.append(await prompt(conn, sid, turn))
+                except RequestError as exc:
+                    answers.append(json.dumps(exc.data))
+            return answers
+
+    first, second, third, fourth = asyncio.run(scenario())
+    assert "outside the session's folders" in first and str(secret) in first
+    assert "outside the session's folders" in second
+    assert (third, fourth) == ("end_turn", "end_turn")
+    assert [[loc.path for loc in call.locations or []] for call, _ in editor.asked] == \
+        [[str(secret)]] * 3
+    assert len(fake_llm.requests) == 2
+    assert "the secret" in sent(fake_llm, 0) and "mine" in sent(fake_llm, 1)

@@ -5,11 +5,12 @@ the run cleanly. Every line on stdout is JSON-RPC: no traceback, no stray print.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -36,11 +37,42 @@ def send(proc: subprocess.Popen[str], line: str) -> None:
     proc.stdin.flush()
 
 
-def answer(out: IO[str], want_id: int | None) -> dict[str, Any]:
+_LINES: dict[IO[str], queue.Queue[str]] = {}
+
+
+def next_line(out: IO[str], timeout: float = 60) -> str:
+    """The agent's next line on ``out`` (``""`` once it closed it), waited for at most
+    ``timeout`` seconds: a thread reads the pipe, so an agent that never answers fails the
+    test instead of hanging it."""
+    lines = _LINES.get(out)
+    if lines is None:
+        lines = _LINES[out] = queue.Queue()
+
+        def pump(into: queue.Queue[str] = lines) -> None:
+            for line in iter(out.readline, ""):
+                into.put(line)
+            into.put("")
+
+        threading.Thread(target=pump, daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no line from the agent in {timeout:g}s") from None
+
+
+def rest_of(out: IO[str]) -> list[str]:
+    """The agent's remaining lines on ``out``, until it closed it."""
+    rest = []
+    while line := next_line(out):
+        rest.append(line)
+    return rest
+
+
+def answer(out: IO[str], want_id: Any) -> dict[str, Any]:
     """The response to request ``want_id`` (notifications before it are skipped); every
     line read must be JSON-RPC."""
     while True:
-        line = out.readline()
+        line = next_line(out)
         assert line, "the agent closed stdout"
         message = json.loads(line)
         assert message.get("jsonrpc") == "2.0", line
@@ -86,9 +118,9 @@ def test_bad_messages_get_errors_and_the_agent_goes_on(fake_llm: FakeLLM,
         proc.stdin.close()
         assert proc.wait(30) == 0
         assert proc.stdout is not None
-        rest = proc.stdout.read()
+        rest = rest_of(proc.stdout)
         proc.stdout.close()
-    for line in rest.splitlines():
+    for line in rest:
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
 
@@ -108,7 +140,7 @@ def test_a_client_that_vanishes_mid_turn_ends_the_run_cleanly(fake_llm: FakeLLM,
         time.sleep(0.05)
     proc.stdin.close()  # the editor is gone
     assert proc.wait(30) == 0
-    for line in proc.stdout.read().splitlines():
+    for line in rest_of(proc.stdout):
         assert json.loads(line)["jsonrpc"] == "2.0"
     proc.stdout.close()
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
@@ -181,20 +213,28 @@ def test_a_file_for_stdio_is_named_not_a_traceback(fake_llm: FakeLLM, tmp_path: 
     assert out_file.read_text() == "" and not (done.stdout or "")
 
 
-def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM,
-                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM, tmp_path: Path,
+                                                       inherited: str) -> None:
     """`tui-agent acp` on a terminal says, on stderr, that it speaks ACP and waits for an
-    editor, then waits as before (Ctrl-C ends it); from an editor (pipes) it says nothing,
-    as the other tests here show by reading every stdout line as JSON-RPC."""
+    editor, then waits as before, and Ctrl-C ends it (130); from an editor (pipes) it says
+    nothing, as the other tests here show by reading every stdout line as JSON-RPC.
+
+    ``ignored``: started with SIGINT ignored, as a background job of a non-interactive
+    shell starts (and as pytest run so passes it on): Ctrl-C still ends it. It used to
+    wait forever."""
     import pty
     import signal
 
     from tests.test_terminal import read_until
+    from tests.waits import kill_pid, wait_pid
 
     conf = config(tmp_path, fake_llm)
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command on a real terminal
         os.chdir(tmp_path)
+        signal.signal(signal.SIGINT, signal.SIG_IGN if inherited == "ignored"
+                      else signal.default_int_handler)
         os.execvp(command()[0], [*command(), "acp", "--config", str(conf)])
     try:
         seen = read_until(fd, b"Ctrl-C ends it", timeout=120)
@@ -202,10 +242,8 @@ def test_typed_in_a_terminal_it_says_what_it_waits_for(fake_llm: FakeLLM,
         time.sleep(0.5)
         assert os.waitpid(pid, os.WNOHANG) == (0, 0), "it did not wait for an editor"
         os.kill(pid, signal.SIGINT)
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) in (130, -signal.SIGINT)
+        status = wait_pid(pid, 60, "tui-agent acp to end on Ctrl-C")
+        assert os.waitstatus_to_exitcode(status) == 130
     finally:
-        with contextlib.suppress(ChildProcessError, ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        kill_pid(pid)
         os.close(fd)

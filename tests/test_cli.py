@@ -240,3 +240,43 @@ def test_configured_servers_are_not_silently_ignored(fake_llm: FakeLLM, tmp_path
     assert "note: MCP server 'ghost' is not available: command not found: no-such-server-cmd" \
         in err
     assert "off" not in err
+
+def test_p_is_the_short_form_of_run(fake_llm: FakeLLM,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``tui-agent -p PROMPT``, as Claude Code and gemini-cli spell it: one turn headless,
+    with run's flags before and after it."""
+    fake_llm.push(Reply(text="Paris."), Reply(text="Rome."))
+    assert main(["--model", "openai/fake-model", "-p", "capital of France?",
+                 "--api-base", fake_llm.base_url]) == 0
+    assert capsys.readouterr().out == "Paris.\n"
+    assert main(["--print", "capital of Italy?", "--model", "openai/fake-model",
+                 "--api-base", fake_llm.base_url, "--output", "jsonl"]) == 0
+    assert '"type": "done"' in capsys.readouterr().out
+    assert [r["messages"][-1]["content"] for r in fake_llm.requests] == [
+        "capital of France?", "capital of Italy?"]
+
+
+def test_config_is_a_layer_and_config_only_reads_that_file_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    user = tmp_path / "user.toml"
+    user.write_text('[model]\nname = "openai/user-model"\ntemperature = 0.25\n')
+    only = tmp_path / "only.toml"
+    only.write_text('[model]\nname = "openai/only-model"\n')
+    monkeypatch.setenv(paths.CONFIG_ENV, str(user))
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "one more config file, read on top of your user config" in said
+    assert "--config-only FILE read this config file instead of your user config" in said
+    assert main(["config", "--show", "--config", str(only)]) == 0
+    layered = capsys.readouterr().out
+    assert "openai/only-model" in layered and "temperature = 0.25" in layered
+    assert main(["config", "--show", "--config-only", str(only)]) == 0
+    alone = capsys.readouterr().out
+    assert "openai/only-model" in alone and "0.25" not in alone
+    assert str(user) not in alone
+    assert os.environ[paths.CONFIG_ENV] == str(user)  # put back once the command ends
+    with pytest.raises(SystemExit):
+        main(["config", "--show", "--config", str(only), "--config-only", str(only)])
+    assert "not both" in capsys.readouterr().err

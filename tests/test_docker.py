@@ -273,7 +273,7 @@ def test_a_crashed_apps_containers_are_removed_at_the_next_start(client: Any,
         time.sleep(1.0)  # the server is starting in it
     finally:
         os.killpg(first.pid, signal.SIGKILL)
-        first.wait()
+        first.wait(30)
     left = dockerkit.ours(client, first.pid)
     assert len(left) == 1  # SIGKILL removes nothing: the container outlives its owner
     config.write_text(config.read_text().replace('"60"', '"0"'))
@@ -389,7 +389,7 @@ async def test_gateway_missing_plugin_or_engine_is_said_plainly(
 def test_owner_labels_tell_a_live_owner_from_a_dead_one() -> None:
     host = socket.gethostname()
     child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
+    child.wait(30)
     assert owner_alive(f"{host}:{os.getpid()}:?")
     from tui_agent.tools.transports.docker_engine import owner_label
     assert owner_alive(owner_label())

@@ -138,6 +138,28 @@ def test_a_link_opens_only_on_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert opened.read_text().strip() == "https://pay.example.com/d"
 
 
+def no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No browser to open a link with: ``$BROWSER`` fails and there is no display."""
+    from tests.test_login import use_browser
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    use_browser(monkeypatch, "false")
+
+
+def test_with_no_browser_a_link_is_not_accepted_until_the_person_says(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``y`` where no browser opens: the person is told, with the link still above, and
+    asked again; the server hears "accept" only on a second ``y``."""
+    no_browser(monkeypatch)
+    ask = UrlAsk("srv", "Pay the deposit", "https://pay.example.com/d")
+    tty = io.StringIO()
+    assert url_dialogue(ask, io.StringIO("y\n"), tty).action == "cancel"  # then EOF
+    assert "no browser could be opened here: open the link above yourself" in tty.getvalue()
+    assert url_dialogue(ask, io.StringIO("y\nn\n"), io.StringIO()).action == "decline"
+    assert url_dialogue(ask, io.StringIO("y\ny\n"), io.StringIO()).action == "accept"
+
+
 @pytest.mark.anyio
 async def test_the_policies_of_a_headless_run() -> None:
     err = io.StringIO()

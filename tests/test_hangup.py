@@ -22,6 +22,7 @@ from tests.reference import NPM_DIR, everything
 from tests.test_shutdown import STREAM, Terminal, latest_session
 from tests.test_terminal import read_until
 from tests.ui.kit import toml_value, write_config
+from tests.waits import kill_pid
 
 pytestmark = pytest.mark.slow
 
@@ -39,8 +40,7 @@ def hang_up(term: Terminal) -> float:
         if pid:
             return time.monotonic() - started
         time.sleep(0.02)
-    os.kill(term.pid, 9)
-    os.waitpid(term.pid, 0)
+    kill_pid(term.pid)
     raise AssertionError(f"the app was still running {EXIT_WITHIN:g} s after its terminal "
                          "went away")
 
@@ -153,8 +153,7 @@ def test_an_npx_server_that_outlives_its_input_does_not_hold_the_exit(
         if state == "Z":
             app_gone = now
         time.sleep(0.02)
-    os.kill(term.pid, 9)  # a no-op on the zombie; ends an app that hung
-    os.waitpid(term.pid, 0)
+    kill_pid(term.pid)  # reaps the zombie; ends an app that hung
     assert app_gone is not None, "the app was still running 10 s after its terminal went"
     assert not settle(no_leftover_servers), "a server outlived the app"
     assert input_ended is not None and servers_gone is not None
@@ -237,6 +236,6 @@ def test_a_terminal_lost_while_the_servers_close_hurries_them(
         if master >= 0:
             os.close(master)
         app.kill()
-        app.wait()
+        app.wait(30)
     # Unhurried: 2 s after the end of its input, then 2 s after SIGTERM (about 4 s).
     assert servers_gone < 2.0, servers_gone

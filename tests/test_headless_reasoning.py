@@ -14,6 +14,8 @@ import io
 import json
 import os
 import pty
+import select
+import time
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
@@ -130,7 +132,10 @@ def read_all(leader: int) -> str:
     """What the terminal got, whole: one read may return only part of it (a loaded
     machine), and with the other end closed the reads end in EIO."""
     got = b""
-    while True:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if not select.select([leader], [], [], 0.5)[0]:
+            continue
         try:
             piece = os.read(leader, 4096)
         except OSError:

@@ -63,7 +63,7 @@ def interrupted(command: list[str], tag: str, *, processes: int, settle: float,
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
+            child.wait(30)
     return child.returncode, out, err
 
 

@@ -5,7 +5,9 @@ the file exactly as it was."""
 
 from __future__ import annotations
 
+import os
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 
@@ -178,3 +180,40 @@ def test_bad_words_are_named_and_the_file_is_left_as_it_was(tmp_path: Path,
     assert "R4nd0mT0ken" not in done.stderr
     assert box.user_config.read_bytes() == before
     assert not list(box.user_config.parent.glob(".config.toml.*")), "no temporary file left"
+
+
+def test_a_path_to_no_file_is_said_to_be_missing_not_off_path(tmp_path: Path) -> None:
+    box = machine(tmp_path)
+    before = box.user_config.read_bytes()
+    done = box.mcp("add", "foo", "--", "/nonexistent/server")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "mcp add foo: the file '/nonexistent/server' does not exist" in done.stderr
+    assert "PATH" not in done.stderr
+    plain = tmp_path / "server.txt"
+    plain.write_text("not a program")
+    done = box.mcp("add", "foo", "--", str(plain))
+    assert f"the file '{plain}' is not executable" in done.stderr
+    assert box.user_config.read_bytes() == before
+
+
+def test_a_command_found_only_in_our_own_venv_is_written_as_its_full_path(
+        tmp_path: Path) -> None:
+    """The README's ``.venv/bin/tui-agent`` with the venv active: a program found there
+    alone would fail in a shell where it is not, so its full path is what is written."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    if sys.prefix == sys.base_prefix or not (scripts / "tui-agent").exists():
+        pytest.skip("the suite is not running in a virtual environment with tui-agent")
+    box = machine(tmp_path)
+    box.env["PATH"] = os.pathsep.join([str(scripts), "/usr/bin", "/bin"])
+    done = box.mcp("add", "ours", "--no-start", "--", "tui-agent", "acp")
+    assert done.returncode == 0, done.stdout + done.stderr
+    full = str(scripts / "tui-agent")
+    assert tomllib.loads(box.user_config.read_text())["servers"]["ours"] == {
+        "command": full, "args": ["acp"]}
+    assert (f"note: 'tui-agent' was found only in tui-agent's own virtual environment "
+            f"({scripts})") in done.stdout
+    box.env["PATH"] = "/usr/bin:/bin"  # the venv not active: the way to it is offered
+    done = box.mcp("add", "other", "--no-start", "--", "tui-agent")
+    assert done.returncode == 2
+    assert ("command 'tui-agent' was not found on PATH; tui-agent's own virtual "
+            f"environment has it: give its full path, {full}") in done.stderr

@@ -8,11 +8,13 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import select
 import struct
 import subprocess
 import sys
 import termios
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -79,7 +81,7 @@ def test_a_project_json_that_is_not_json_is_named_with_its_line(tmp_path: Path) 
 def test_a_json_number_past_pythons_limit_is_a_config_error(tmp_path: Path,
                                                             verb: str) -> None:
     """An integer of 5,000 digits: json's own ValueError, not a JSONDecodeError (it was a
-    traceback): named as the file that is not valid JSON, exit 2."""
+    traceback): named as the file that is not valid JSON, with the number's line, exit 2."""
     box = machine(tmp_path)
     (box.project / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "x", "n": '
                                            + "9" * 5000 + "}}}")
@@ -90,7 +92,8 @@ def test_a_json_number_past_pythons_limit_is_a_config_error(tmp_path: Path,
                               capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
-    assert f"{box.project / '.mcp.json'}: not valid JSON: " in done.stderr
+    assert (f"{box.project / '.mcp.json'}: line 1, column 44: not valid JSON: a number of "
+            "5000 digits (Python reads at most 4300)") in done.stderr
 
 
 BAD_ENTRIES = COMMENTED + """
@@ -211,8 +214,12 @@ def test_servers_fits_the_terminal_it_prints_to(tmp_path: Path) -> None:
 
 
 def _read_all(leader: int, got: list[bytes]) -> None:
-    """Everything the terminal is sent, until its other end is closed (EIO)."""
-    while True:
+    """Everything the terminal is sent, until its other end is closed (EIO), for at most
+    two minutes (the run itself is bounded so)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if not select.select([leader], [], [], 0.5)[0]:
+            continue
         try:
             piece = os.read(leader, 4096)
         except OSError:

@@ -276,3 +276,40 @@ async def test_an_argument_cleared_in_the_prompt_form_is_not_sent(
         await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
         assert fake_llm.requests[0]["messages"][-1]["content"] == "What's weather in Columbus?"
         await app.shut_down(0)
+
+
+@pytest.mark.anyio
+async def test_the_prompt_form_completes_each_argument_with_the_servers_values(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """``/asking:completable-prompt`` (server-everything's, whose arguments complete): the
+    department suggests ``Engineering`` once ``En`` is typed and ``→`` takes it; the name
+    then suggests ``Alice``, which the server offers only given the department filled in
+    the field before (the form's values go with each ``completion/complete``)."""
+    import json
+
+    from textual.widgets import Input
+
+    from tests.reference import everything
+    from tests.ui.kit import SIZE, make_app, ready, shown, until
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    fake_llm.push(Reply(text="Done."))
+    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
+    app = make_app(asking_config(tmp_path, fake_llm, server))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"/asking:completable-prompt", "enter")
+        form = await shown(pilot, app, PromptArguments, "the form")
+        department, name = form.query_one("#field-0", Input), form.query_one("#field-1", Input)
+        await until(pilot, lambda: app.focused is department, what="the first field focused")
+        await pilot.press(*"En")
+        await until(pilot, lambda: department._suggestion == "Engineering",
+                    what="the department suggested")
+        await pilot.press("right", "tab", "A")
+        assert department.value == "Engineering"
+        await until(pilot, lambda: name._suggestion == "Alice", what="the name suggested")
+        await pilot.press("right", "ctrl+s")
+        await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
+        assert fake_llm.requests[0]["messages"][-1]["content"] == \
+            "Please promote Alice to the head of the Engineering team."
+        await app.shut_down(0)

@@ -85,8 +85,8 @@ def test_the_list_says_where_each_server_comes_from(tmp_path: Path) -> None:
     for name, (client, file, line) in expected.items():
         assert f"{client} ({file}:{line})" in lines[name], lines[name]
     assert "not-this" not in lines, "another project's servers are not this one's"
-    assert "cannot import: it uses ${input:tok}" in lines["asks"]
-    assert "VS Code asks for ${input:...} values itself" in lines["asks"]
+    assert "cannot import: headers.Authorization uses ${input:tok}" in lines["asks"]
+    assert "a value VS Code asks for when the server starts" in lines["asks"]
     assert "transport sse" in lines["cur"] and "transport http" in lines["surf"]
     assert box.user_config.read_text() == COMMENTED, "listing writes nothing"
     assert "import them with 'tui-agent mcp import --all'" in done.stdout
@@ -216,7 +216,8 @@ def test_all_leaves_the_projects_servers_out_until_named(tmp_path: Path) -> None
         name = file.split("/")[0].strip(".").replace(".json", "")
         write(box.project / file, json.dumps({key: {f"p-{name}": {"command": "evil"}}}))
     listed = box.mcp("import")
-    assert listed.stdout.count("this project's server: --all leaves it out") == 3
+    # .mcp.json's server is tui-agent's already (it reads that file): no offer to import it
+    assert listed.stdout.count("this project's server: --all leaves it out") == 2
     done = box.mcp("import", "--all")
     assert done.returncode == 0, done.stderr
     assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"mine"}
@@ -250,3 +251,62 @@ def test_a_server_naming_an_unset_variable_waits_for_it(tmp_path: Path) -> None:
     assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"time"}
     box.env["UNSET_TEAM_TOKEN_Z"] = "now-it-is-set-123"
     assert box.mcp("import", "--from", str(file), "docs").returncode == 0
+
+
+def test_vs_code_variables_are_translated_and_inputs_named(tmp_path: Path) -> None:
+    """VS Code's ``${env:NAME}`` becomes ``${NAME}`` and ``${workspaceFolder}`` the
+    project's folder (VS Code's MCP configuration reference); ``${input:ID}``, which VS
+    Code asks for, cannot be: the server and key are named, and the "if you trust the
+    project" note is given only where importing can work."""
+    box = machine(tmp_path, config=None)
+    box.env["VS_TEAM_TOKEN_Q"] = "set"
+    write(box.project / ".vscode" / "mcp.json", """{
+  "inputs": [{"type": "promptString", "id": "tok", "password": true}],
+  "servers": {
+    "files": {"type": "stdio", "command": "npx",
+              "args": ["-y", "server-fs", "${workspaceFolder}/docs", "${userHome}${/}notes"],
+              "env": {"TEAM_TOKEN": "${env:VS_TEAM_TOKEN_Q}"}},
+    "asks": {"type": "http", "url": "https://asks.test/mcp",
+             "headers": {"Authorization": "Bearer ${input:tok}"}},
+  },
+}
+""")
+    listed = box.mcp("import")
+    assert listed.returncode == 0, listed.stderr
+    assert ("cannot import: headers.Authorization uses ${input:tok}, a value VS Code asks "
+            "for when the server starts, which tui-agent cannot translate") in listed.stdout
+    assert listed.stdout.count("if you trust the project") == 1  # files's, not asks's
+    named = box.mcp("import", "asks")
+    assert named.returncode == 2
+    assert "asks from VS Code (project)" in named.stderr
+    assert "headers.Authorization uses ${input:tok}" in named.stderr
+    done = box.mcp("import", "files")
+    assert done.returncode == 0, done.stderr
+    server = tomllib.loads(box.user_config.read_text())["servers"]["files"]
+    assert server["args"] == ["-y", "server-fs", f"{box.project}/docs",
+                              f"{box.home}/notes"]
+    assert server["env"] == {"TEAM_TOKEN": "${VS_TEAM_TOKEN_Q}"}
+
+
+def test_a_literal_token_is_imported_with_the_way_to_keep_it_out(tmp_path: Path) -> None:
+    box = machine(tmp_path, config=None)
+    file = write(tmp_path / "team.json", json.dumps({"mcpServers": {"docs": {
+        "url": "https://example.com/mcp",
+        "headers": {"Authorization": "Bearer R4nd0mT0kenValue", "X-Trace": "on"},
+        "env": {"DOCS_API_KEY": "R4nd0mKeyValue"}}}}))
+    listed = box.mcp("import", "--from", str(file))
+    done = box.mcp("import", "--from", str(file), "docs")
+    assert done.returncode == 0, done.stderr
+    server = tomllib.loads(box.user_config.read_text())["servers"]["docs"]
+    assert server["headers"]["Authorization"] == "Bearer R4nd0mT0kenValue"
+    warned = ('docs: headers.Authorization holds a literal secret, imported into your '
+              'config file as it is; to keep it out, set DOCS_AUTHORIZATION in your '
+              'environment and write headers.Authorization = "Bearer '
+              '${DOCS_AUTHORIZATION}" instead')
+    assert f"    warning: {warned}" in listed.stdout
+    assert f"tui-agent: warning: {warned}" in done.stderr
+    assert ("docs: env.DOCS_API_KEY holds a literal secret" in done.stderr
+            and 'env.DOCS_API_KEY = "${DOCS_DOCS_API_KEY}"' in done.stderr)
+    assert "X-Trace" not in done.stderr
+    for said in (listed.stdout, listed.stderr, done.stdout, done.stderr):
+        assert "R4nd0m" not in said

@@ -49,8 +49,8 @@ def test_a_projects_params_wait_for_trust(tmp_path: Path) -> None:
     config = write(project / ".tui-agent" / "config.toml", PROJECT)
     settings = load(cwd=project, env={})
     assert settings.held is not None
-    assert list(settings.held.model) == ["params"]
-    assert list(settings.held.models) == ['models."openai/other".params']
+    assert set(settings.held.keys) == {"model.name", "model.params",
+                                       'models."openai/other".params'}
     assert settings.config.model.params == {}
     assert settings.config.models["openai/other"].params == {}
     assert settings.config.models["openai/other"].temperature == 0.4

@@ -205,7 +205,7 @@ temperature = 0.4
 """)
     settings = load(cwd=project)
     assert settings.held is not None
-    assert list(settings.held.models) == ['models."openai/x".api_base']
+    assert list(settings.held.keys) == ['models."openai/x".api_base']
     assert settings.config.models["openai/x"].api_base is None
     assert settings.config.models["openai/x"].temperature == 0.4
     trusted = load(cwd=project, trust=True)

@@ -11,6 +11,7 @@ import json
 import os
 import pty
 import re
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent_tools import fake_entry, write_config
 from tests.test_terminal import read_until
+from tests.waits import wait_pid
 from tests.zygote import TUI_AGENT
 from tui_agent.core.events import TextDelta, ToolCallStarted, ToolProgress, ToolResult
 from tui_agent.headless.printers import TextPrinter
@@ -78,7 +80,7 @@ def test_on_a_terminal_one_line_is_rewritten(tmp_path: Path, fake_llm: FakeLLM) 
         os.execve(argv[0], argv, env())
     try:
         shown = read_until(fd, b"all done", timeout=120)
-        _, status = os.waitpid(pid, 0)
+        status = wait_pid(pid, 60)
         shown += read_rest(fd)
     finally:
         os.close(fd)
@@ -94,10 +96,14 @@ def test_on_a_terminal_one_line_is_rewritten(tmp_path: Path, fake_llm: FakeLLM) 
     assert screen[screen.index(progress[0]) + 1] == "  ← done after 3000 steps"
 
 
-def read_rest(fd: int) -> bytes:
-    """What the child wrote after the marker, up to the terminal's end."""
+def read_rest(fd: int, timeout: float = 60) -> bytes:
+    """What the child wrote after the marker, up to the terminal's end (at most
+    ``timeout`` seconds: a child that keeps the terminal open fails the test)."""
     rest = b""
-    while True:
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if not select.select([fd], [], [], left)[0]:
+            continue
         try:
             chunk = os.read(fd, 4096)
         except OSError:
@@ -105,6 +111,7 @@ def read_rest(fd: int) -> bytes:
         if not chunk:
             return rest
         rest += chunk
+    raise AssertionError(f"the terminal was still open after {timeout:g}s: {rest[-300:]!r}")
 
 
 

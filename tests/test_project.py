@@ -134,7 +134,7 @@ def test_an_untrusted_project_holds_back_its_servers_and_endpoint(layout: Path) 
     settings = load(cwd=layout)
     held = settings.held
     assert held is not None
-    assert set(held.servers) == {"time", "git"} and set(held.model) == {"api_base"}
+    assert set(held.servers) == {"time", "git"} and set(held.keys) == {"model.api_base"}
     # The user's own server of that name stays, and so does the user's endpoint.
     assert settings.config.servers["time"].command == "uvx"
     assert "git" not in settings.config.servers

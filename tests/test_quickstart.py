@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_progress_lines import read_rest
 from tests.test_terminal import read_until
+from tests.waits import wait_pid
 from tests.zygote import REAL
 
 HEADING = "## Quick start: a first tool call"
@@ -105,7 +106,7 @@ def test_the_quick_start_reaches_an_approved_tool_call(tmp_path: Path,
         asked = read_until(fd, b"deny with a reason: ", timeout=120)
         os.write(fd, b"y\n")
         shown = asked + read_until(fd, REPLY.encode(), timeout=60)
-        _, status = os.waitpid(pid, 0)
+        status = wait_pid(pid, 60)
         shown += read_rest(fd)
     finally:
         os.close(fd)

@@ -243,7 +243,7 @@ def test_kill_9_takes_the_script_child_and_the_servers_along(no_leftover_servers
     servers = [p for p in tagged_processes(no_leftover_servers) if p != driver.pid]
     assert len(children) == 1 and servers, (children, servers)
     driver.send_signal(signal.SIGKILL)
-    driver.wait()
+    driver.wait(30)
     deadline = time.monotonic() + 10  # a guard: they go at once, but a busy machine is slow
     while any(Path(f"/proc/{p}").exists() and b"State:\tZ" not in _status(p)
               for p in children + servers):

@@ -17,6 +17,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_progress_lines import read_rest
 from tests.test_terminal import read_until
 from tests.ui.test_script_approval import filesystem_server, project_files, read_then_write
+from tests.waits import wait_pid
 
 pytestmark = pytest.mark.slow
 ASKED = b"[y] approve once"
@@ -42,7 +43,7 @@ def test_s_on_a_read_leaves_the_write_asking_on_the_terminal(
         second = read_until(fd, ASKED, timeout=60)
         os.write(fd, b"y\n")
         rest = read_rest(fd)
-        _, status = os.waitpid(pid, 0)
+        status = wait_pid(pid, 60)
     finally:
         os.close(fd)
     assert b"wants to run read_text_file" in first

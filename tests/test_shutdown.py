@@ -23,6 +23,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_terminal import read_until
 from tests.ui.kit import write_config
 from tests.ui.test_startup import _drain
+from tests.waits import wait_pid
 from tests.zygote import REAL, TUI_AGENT
 from tui_agent.config import paths
 from tui_agent.core.session import Conversation, SessionStore, load
@@ -60,7 +61,7 @@ class Terminal:
         """Everything until the app closes the terminal; its exit code."""
         try:
             self.seen += _drain(self.fd, self.pid, timeout=timeout)
-            _, status = os.waitpid(self.pid, 0)
+            status = wait_pid(self.pid, timeout)
         finally:
             os.close(self.fd)
         return os.waitstatus_to_exitcode(status)

@@ -192,7 +192,7 @@ def test_ctrl_c_stops_the_run_and_cancels_its_task(fake_llm: FakeLLM, tmp_path: 
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
+            child.wait(30)
     assert b"Traceback" not in err, err
     events = [json.loads(line) for line in out.decode().splitlines()]
     task = of(events, "task")[0]["task"]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, Reply
+from tests.waits import wait_pid
 from tui_agent.config import paths
 from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.core.session import load
@@ -121,7 +122,7 @@ def test_line_mode_chat_holds_a_conversation(fake_llm: FakeLLM) -> None:
         os.write(fd, b"who am I?\n")
         assert b"You are Ada." in read_until(fd, "› ".encode())
         os.write(fd, b"\x04")  # Ctrl-D
-        _, status = os.waitpid(pid, 0)
+        status = wait_pid(pid, 60)
     finally:
         os.close(fd)
     assert os.waitstatus_to_exitcode(status) == 0
@@ -138,7 +139,7 @@ def test_ctrl_c_before_anything_is_said_keeps_nothing_and_says_so(fake_llm: Fake
         read_until(fd, "› ".encode())
         os.write(fd, b"\x03")
         said = read_until(fd, b"nothing is kept")
-        _, status = os.waitpid(pid, 0)
+        status = wait_pid(pid, 60)
     finally:
         os.close(fd)
     assert os.waitstatus_to_exitcode(status) == 130

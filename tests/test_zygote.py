@@ -160,7 +160,7 @@ def test_a_killed_launcher_takes_its_child_along(fake_llm: FakeLLM) -> None:
         assert len(zygote_children()) == 1
     finally:
         proc.kill()
-        proc.wait()
+        proc.wait(30)
     wait_for(lambda: not zygote_children(), "the forked agent outlived its launcher", 30)
 
 
@@ -179,7 +179,7 @@ def test_a_new_session_is_the_childs_too(fake_llm: FakeLLM) -> None:
         assert os.getsid(0) != child
     finally:
         proc.kill()
-        proc.wait()
+        proc.wait(30)
 
 
 def test_what_the_zygote_cannot_stand_for_runs_the_real_command() -> None:

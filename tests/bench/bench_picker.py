@@ -15,7 +15,11 @@ printed: the time from the last key to the list showing that query's best match,
 from opening the picker to its first list (listing 50,000 files included).
 
     python -m tests.bench.bench_picker [--files 50000] [--rounds 5] [--gap 40]
-        [--query apppy] [--dir DIR]
+        [--query apppy] [--dir DIR] [--gitignore]
+
+The directory is no git work tree, so the picker walks it. ``--gitignore`` writes a
+``.gitignore`` of the usual patterns at its top and one in each top-level folder, so that
+the walk's listing (in "opening to the first list") also matches every path against them.
 
 Goal: every key echoed within one frame (1/60 s) beyond the baseline. Nothing is
 asserted: the figures are printed.
@@ -60,11 +64,23 @@ def tree(count: int, seed: int = 7) -> list[str]:
     return sorted(paths)
 
 
-def write_tree(root: Path, paths: list[str]) -> None:
+GITIGNORE = ["# the usual", "*.py[cod]", "__pycache__/", "*.egg-info/", "/dist/", ".env",
+             "*.log", "!keep.log", "coverage/", "**/tmp/**", "*.tmp", "*~", "[Dd]ebug/",
+             "docs/_build/", "node/**/cache_*", "*.sw[op]", ".DS_Store", "/api/http/*.rs"]
+"""Patterns of the kind projects ignore (``--gitignore``); few of the tree's paths match."""
+NESTED = ["*.bak", "!important.bak", "/local_*", "out/"]
+"""The ``.gitignore`` of each top-level folder named by one word (40 of them)."""
+
+
+def write_tree(root: Path, paths: list[str], gitignore: bool = False) -> None:
     for folder in sorted({path.rpartition("/")[0] for path in paths}):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for path in paths:
         os.close(os.open(root / path, os.O_CREAT | os.O_WRONLY, 0o644))
+    if gitignore:
+        (root / ".gitignore").write_text("\n".join(GITIGNORE) + "\n", encoding="utf-8")
+        for top in {path.partition("/")[0] for path in paths} & set(WORDS):
+            (root / top / ".gitignore").write_text("\n".join(NESTED) + "\n", encoding="utf-8")
 
 
 @contextmanager
@@ -190,14 +206,20 @@ def ms(values: list[float]) -> str:
             f" ({max(values) / FRAME:.2f} frames)")
 
 
-async def main(count: int, rounds: int, gap: float, query: str, keep: Path | None) -> None:
+async def main(count: int, rounds: int, gap: float, query: str, keep: Path | None,
+               gitignore: bool) -> None:
     paths = tree(count)
     with tempfile.TemporaryDirectory() as folder:
         root = keep or Path(folder)
         if not (keep and keep.is_dir() and any(keep.iterdir())):
             began = time.perf_counter()
-            write_tree(root, paths)
+            write_tree(root, paths, gitignore)
             print(f"{count} files written in {time.perf_counter() - began:.1f} s")
+        from tui_agent.core.project_files import list_files
+
+        began = time.perf_counter()
+        paths = list_files(root)  # what the picker will show (the .gitignore files too)
+        print(f"{len(paths)} files listed in {time.perf_counter() - began:.2f} s")
         await round_bare(query, gap)  # warm the imports
         bare: dict[str, list[float]] = {"paced": [], "burst": []}
         ours: dict[str, list[float]] = {k: [] for k in ("paced", "burst", "listed",
@@ -233,5 +255,8 @@ if __name__ == "__main__":
     parser.add_argument("--query", default="apppy")
     parser.add_argument("--dir", type=Path, help="keep the files there (written if it is "
                         "empty, reused as it is otherwise) rather than in a temporary one")
+    parser.add_argument("--gitignore", action="store_true", help="with .gitignore files "
+                        "for the walk to match every path against")
     args = parser.parse_args()
-    asyncio.run(main(args.files, args.rounds, args.gap / 1000, args.query, args.dir))
+    asyncio.run(main(args.files, args.rounds, args.gap / 1000, args.query, args.dir,
+                     args.gitignore))

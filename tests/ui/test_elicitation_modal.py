@@ -85,6 +85,44 @@ async def test_a_link_the_server_needs_first_is_opened_on_consent(
 
 @pytest.mark.slow
 @pytest.mark.anyio
+async def test_with_no_browser_the_link_stays_until_the_person_answers(
+        tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``o`` where no browser opens (``$BROWSER`` fails, no display): the server is not
+    told "accept"; the link stays on screen with a line saying so, ``c`` puts it on the
+    clipboard, and ``enter`` (offered only now) tells the server it is open. (The 2025
+    protocol: the asking server's elicitation on 2026-07-28 over stdio fails in the app
+    today, "no back-channel for server-initiated requests".)"""
+    from textual.widgets import Static
+
+    from tests.test_elicitation import no_browser
+    from tui_agent.ui.screens.elicit import UrlConsent
+
+    no_browser(monkeypatch)
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__pay", {}, id="p")]),
+                  Reply(text="paid"))
+    app = make_app(asking_config(tmp_path, fake_llm, protocol="legacy"))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"pay", "enter")
+        screen = await shown(pilot, app, UrlConsent, "the consent", timeout=60)
+        await pilot.press("enter")  # not offered yet: a stray enter accepts nothing
+        await pilot.press("o")
+        await until(pilot, lambda: bool(screen.query("#said.-shown")), what="no browser said")
+        assert app.screen is screen and len(fake_llm.requests) == 1
+        said = " ".join(str(w.render()) for w in screen.query(Static))
+        assert "No browser could be opened here" in said
+        assert "https://pay.example.com/deposit?id=7" in said
+        await pilot.press("c")
+        assert app.clipboard == "https://pay.example.com/deposit?id=7"
+        await pilot.press("enter")
+        await until(pilot, lambda: len(fake_llm.requests) >= 2, what="the result")
+        told = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
+        assert told[0]["content"] == "accept"
+        await app.shut_down(0)
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
 async def test_what_is_typed_right_after_an_approval_lands_in_the_first_field(
         tmp_path: Path, fake_llm: FakeLLM) -> None:
     """``y`` on the approval of ``book``, whose server then asks for a form: the keys typed
@@ -178,13 +216,58 @@ async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
         await app.shut_down(0)
 
 
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_the_research_querys_choice_never_covers_the_buttons_at_120x40(
+        tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """server-everything's research query on an ambiguous topic asks which one is meant
+    (a single choice): the choices are picked in the form, and what is drawn where the
+    Send button is stays the button (a dropdown used to open over it, past the dialog)."""
+    from textual.widgets import Button
+
+    from tui_agent.ui.screens.elicit import ElicitScreen
+
+    fake_llm.push(Reply(tool_calls=[FakeToolCall(
+        "asking__simulate-research-query", {"topic": "python", "ambiguous": True},
+        id="r")]), Reply(text="researched"))
+    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
+    app = make_app(asking_config(tmp_path, fake_llm, server))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*"research", "enter")
+        screen = await shown(pilot, app, ElicitScreen, "the form", timeout=60)
+        actions = screen.query_one("#actions")
+        send = screen.query_one("#do-send", Button)
+
+        def buttons_drawn() -> bool:
+            """What is drawn along the row of buttons is the row (none covers it)."""
+            row = actions.region
+            return all(screen.get_widget_at(x, row.y)[0] in (actions, *actions.children)
+                       for x in range(row.x, row.right))
+
+        await until(pilot, lambda: app.focused is screen.query_one("#field-0"),
+                    what="the choice focused")
+        await pilot.press("enter")  # on the choice: it opens (a dropdown) or picks
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.5)
+        assert buttons_drawn()
+        await pilot.press("down", "space")
+        assert screen.values()[0] == {"interpretation": "snake"}
+        assert buttons_drawn() and screen.region.contains_region(send.region)
+        await pilot.click("#do-send")
+        await until(pilot, lambda: len(fake_llm.requests) >= 2, timeout=60, what="the result")
+        told = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
+        assert "Clarification**: snake" in told[0]["content"]
+        await app.shut_down(0)
+
+
 @pytest.mark.anyio
 async def test_a_long_message_leaves_room_for_the_fields_and_the_buttons(
         tmp_path: Path) -> None:
     """A server's message of 2,000 characters at 80x24: it scrolls in the form's head
     (a third of the screen at most); the first field and the buttons stay in sight. (The
     schema's choices without a default open blank: they used to crash the app.)"""
-    from textual.widgets import Select
+    from textual.widgets import RadioSet
 
     from tests.ui.kit import write_config
     from tui_agent.ui.screens.elicit import ElicitScreen
@@ -203,7 +286,8 @@ async def test_a_long_message_leaves_room_for_the_fields_and_the_buttons(
         for widget in (first, send):
             assert screen.query_one("#dialog").region.contains_region(widget.region)
         hero = [f.name for f in form.fields].index("hero")
-        assert screen.query_one(f"#field-{hero}", Select).is_blank()
+        assert screen.query_one(f"#field-{hero}", RadioSet).pressed_index == 0  # (none)
+        assert screen.values()[0]["hero"] is None
         await pilot.click("#do-decline")  # the buttons do what their keys do
         await until(pilot, lambda: answers, what="the answer")
         assert answers == [Answer("decline")]

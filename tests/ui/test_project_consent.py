@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLM
+from tests.fakes.llm_server import FakeLLM, Reply
+from tests.fakes.recorder import Recorder
 from tests.test_project import project_with_server
-from tests.ui.kit import SIZE, finish, ready, until, write_config
+from tests.ui.kit import SIZE, finish, noted, ready, turn, until, write_config
 from tui_agent.config import load
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.consent import ProjectConsent
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.widgets.messages import Note
+
+SECRET_PROMPT = "the launch code is 0000"
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -97,3 +100,42 @@ async def test_a_changed_project_asks_again_while_the_app_runs(fake_llm: FakeLLM
                     and app.backend.hub.connections["second"].state == "connected",
                     what="the new server")
         await finish(app)
+
+
+async def test_a_projects_model_is_asked_about_before_any_prompt_goes_to_it(
+        fake_llm: FakeLLM, tmp_path: Path, isolated_env: Path) -> None:
+    """A cloned project names a model whose provider prefix carries a URL: the app asks
+    first, listing it; after a no the prompt goes to the user's own model and the
+    project's endpoint hears nothing; after a yes the project's model is the one asked
+    (the user's model is in the user config, below the project's layer)."""
+    user = isolated_env / "config" / "tui-agent" / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    write_config(user, base_url=fake_llm.base_url)
+    with Recorder() as theirs:
+        project = tmp_path / "clone"
+        (project / ".tui-agent").mkdir(parents=True)
+        (project / ".tui-agent" / "config.toml").write_text(
+            f'[model]\nname = "oobabooga/{theirs.url}"\n')
+        app = AgentApp(Startup(cwd=project))
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ProjectConsent),
+                        what="the project question")
+            listed = str(app.screen.query_one("#body Static").render())
+            assert f'model.name = "oobabooga/{theirs.url}"' in listed
+            await pilot.press("n")
+            await ready(pilot, app)
+            await noted(pilot, app, "settings that need your trust are not used")
+            fake_llm.push(Reply(text="from your own model"))
+            await turn(pilot, app, SECRET_PROMPT, timeout=90)
+            assert fake_llm.requests[-1]["messages"][-1]["content"] == SECRET_PROMPT
+            assert theirs.connections == 0 and theirs.received == b""
+            await finish(app)
+        again = AgentApp(Startup(cwd=project))
+        async with again.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(again.screen, ProjectConsent),
+                        what="the question again")
+            await pilot.press("y")
+            await ready(pilot, again)
+            await turn(pilot, again, SECRET_PROMPT, timeout=90)
+            assert SECRET_PROMPT.encode() in theirs.received, "trusted: its model is used"
+            await finish(again)

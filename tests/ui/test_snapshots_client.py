@@ -150,6 +150,30 @@ def test_a_long_form_scrolls_and_keeps_its_buttons_80x24(snap_compare: Snap,
                         run_before=pushing(ElicitScreen(form)))
 
 
+RESEARCH = {"type": "object", "required": ["interpretation"], "properties": {
+    "interpretation": {"type": "string", "title": "Clarification",
+                       "description": "Which interpretation of the topic do you mean?",
+                       "oneOf": [{"const": f"i{n}", "title": f"Interpretation number {n}"}
+                                 for n in range(1, 21)]}}}
+"""server-everything's research-query clarification, with twenty choices instead of three."""
+
+
+def test_a_long_choice_scrolls_inside_the_form_120x40(snap_compare: Snap,
+                                                      tmp_path: Path) -> None:
+    """A single choice of twenty, moved down to the tenth and picked: the list scrolls in
+    its own room inside the form, and the buttons and keys below it stay uncovered (a
+    dropdown used to open over them, past the dialog)."""
+    form = parse_form("everything", 'The research query "python" could have multiple '
+                      "interpretations. Please clarify what you're looking for:", RESEARCH)
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await pushing(ElicitScreen(form))(pilot)
+        await pilot.press("enter", *["down"] * 9, "space")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=before)
+
+
 def test_url_consent(snap_compare: Snap, tmp_path: Path) -> None:
     """The server, why it asks and the whole URL; nothing opens until ``o``."""
     ask = UrlAsk("payments", "Pay the deposit on the restaurant's page",

@@ -19,6 +19,7 @@ from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_terminal import read_until
 from tests.ui.kit import SIZE, finish, turn, until, write_config
+from tests.waits import wait_pid
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.widgets.messages import AssistantMessage
@@ -105,7 +106,7 @@ def run_on_a_terminal(args: list[str], keys: bytes = b"", wait_for: bytes = b"")
             time.sleep(0.3)
             os.write(fd, keys)
         seen += _drain(fd, pid, timeout=30)
-        _, status = os.waitpid(pid, 0)
+        status = wait_pid(pid, 60)
     finally:
         os.close(fd)
     return os.waitstatus_to_exitcode(status), seen

@@ -86,7 +86,8 @@ reasoning_effort = "minimal"
             assert (used.reasoning_effort, used.vision, used.api_base) == (
                 "high", True, fake_llm.base_url)
             await send(pilot, app, "/think default")
-            await noted(pilot, app, "reasoning: minimal (from the next turn)")
+            await noted(pilot, app, 'reasoning: default, minimal from [models."openai/fake-model"] '
+                                    "(from the next turn)")
             assert app.backend.agent.llm.settings.reasoning_effort == "minimal"  # type: ignore[attr-defined]
             await send(pilot, app, "/think max")
             await noted(pilot, app, "/think max: the level is one of none, minimal, low, "
@@ -378,3 +379,25 @@ async def test_model_with_a_url_talks_to_that_server(fake_llm: FakeLLM, tmp_path
             await send(pilot, app, "/model openai/qwen")  # its server stays, and is said
             await noted(pilot, app, f"model: openai/qwen at {local.base_url} (from the next")
             await app.action_quit()
+
+
+async def test_think_picker_opens_on_the_level_in_force_and_says_default(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """The level picker opens with the level in force highlighted (enter keeps it), not
+    on its first row; picking "default" says "default" and what it means for the model."""
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url)
+    app = with_flags(config, "--model", "anthropic/claude-sonnet-4-5",
+                     "--reasoning-effort", "low")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/think")  # litellm's import first, in a worker: be patient
+        await until(pilot, picker_titled(app, "Reasoning for the next turn"), timeout=120)
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        assert options.highlighted is not None
+        assert options.get_option_at_index(options.highlighted).id == "low"
+        # down moves into the list, where the arrows start from low: minimal, none, default
+        await pilot.press("down", "up", "up", "up", "enter")
+        said = await noted(pilot, app, "reasoning: default")
+        assert said == "reasoning: default, low from --reasoning-effort (from the next turn)"
+        await app.action_quit()

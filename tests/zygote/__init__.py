@@ -137,7 +137,7 @@ def wait_ready() -> None:
     while proc.poll() is None and mark not in log():
         if time.monotonic() > deadline:
             proc.kill()
-            proc.wait()
+            proc.wait(30)
             raise RuntimeError(f"tests/zygote: not loaded in {LOAD_GUARD:g} s; its log:\n"
                                f"{log()}")
         time.sleep(0.05)
@@ -156,7 +156,7 @@ def stop() -> None:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.wait()
+        proc.wait(30)
     for path in (SOCKET, LOG):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)

@@ -1,5 +1,6 @@
 """The ACP methods: ``initialize``, ``session/new``, ``session/load``, ``session/prompt``,
-``session/cancel`` and ``session/set_mode``, over the sessions of :mod:`.sessions`.
+``session/cancel``, ``session/set_mode`` and ``session/close``, over the sessions of
+:mod:`.sessions`, held open within a bound by :mod:`.registry`.
 
 A prompt runs as a task of its session, so that ``session/cancel`` stops it as ``esc``
 does in the app: the task is cancelled (again, until it ends: a library may swallow one
@@ -22,6 +23,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
+    CloseSessionResponse,
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
@@ -29,6 +31,9 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionAdditionalDirectoriesCapabilities,
+    SessionCapabilities,
+    SessionCloseCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -37,8 +42,9 @@ from acp.schema import (
 
 from tui_agent import __version__
 from tui_agent.acp import commands
-from tui_agent.acp.gate import EditorGate
+from tui_agent.acp.gate import EditorGate, may_read
 from tui_agent.acp.prompt import ReadText, prepared
+from tui_agent.acp.registry import Released, Sessions
 from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession, SessionSetupError, open_session
 from tui_agent.acp.updates import Updates, replay
 from tui_agent.config import Settings
@@ -62,7 +68,7 @@ class TuiAgent:
 
     def __init__(self, settings: Settings, tool_filter: ToolFilter) -> None:
         self.settings, self.tool_filter = settings, tool_filter
-        self.sessions: dict[str, AcpSession] = {}
+        self.sessions = Sessions(self._reopen)
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
         self._background: set[asyncio.Task[None]] = set()
@@ -81,17 +87,22 @@ class TuiAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=True, sse=True)),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(
+                    close=SessionCloseCapabilities(),
+                    additional_directories=SessionAdditionalDirectoriesCapabilities())),
             agent_info=Implementation(name="tui-agent", title="tui-agent", version=__version__))
 
-    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
+    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
+                          mcp_servers: list[Any] | None = None,
                           **kwargs: Any) -> NewSessionResponse:
-        session = self._open(cwd, mcp_servers or [])
+        session = await self._open(cwd, mcp_servers or [], additional_directories or [])
         return NewSessionResponse(session_id=session.id, modes=self._modes(session),
                                   config_options=[commands.model_option(session)])
 
     async def load_session(self, cwd: str, session_id: str,
                            mcp_servers: list[Any] | None = None,
+                           additional_directories: list[str] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
         store = build.sessions()
         # Only an exact id of the store: an editor names a session it was given, never a
@@ -105,32 +116,74 @@ class TuiAgent:
         except SessionError as exc:
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "message": str(exc)}) from None
-        old = self.sessions.pop(conv.id, None)
-        if old is not None:
-            if old.agent.session is not None:  # its file is opened again just below
-                old.agent.session.keep()
-            await old.close()
-        session = self._open(cwd, mcp_servers or [], conv)
+        old = self.sessions.peek(conv.id)
+        if old is not None and old.agent.session is not None:
+            old.agent.session.keep()  # its file is opened again just below
+        await self.sessions.forget(conv.id)
+        session = await self._open(cwd, mcp_servers or [], additional_directories or [], conv)
         for update in replay(conv.messages):
             await self._send(session.id, update)
         return LoadSessionResponse(modes=self._modes(session),
                                    config_options=[commands.model_option(session)])
 
-    def _open(self, cwd: str, servers: list[Any], history: Any = None) -> AcpSession:
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """``session/close``: its turn cancelled, its file and servers closed."""
+        if not await self.sessions.forget(session_id):
+            raise RequestError.invalid_params({"sessionId": session_id,
+                                               "message": "no such session"})
+        return CloseSessionResponse()
+
+    async def _reopen(self, session_id: str, was: Released) -> AcpSession:
+        """A released session opened again as it was (see :mod:`.registry`)."""
+        history = None
+        if not was.blank:
+            try:
+                history = load(was.path, self.settings.secrets)
+            except SessionError as exc:
+                raise RequestError.invalid_params({"sessionId": session_id,
+                                                   "message": str(exc)}) from None
+        session = self._opened(str(was.cwd), was.servers, [str(r) for r in was.roots],
+                               history, was.path if was.blank else None)
+        session.set_code_mode(was.code_mode)
+        if was.model and was.model != session.models.chosen:
+            commands.switch_model(session, was.model)
+        return session
+
+    async def _open(self, cwd: str, servers: list[Any], roots: list[str],
+                    history: Any = None) -> AcpSession:
+        session = self._opened(cwd, servers, roots, history)
+        await self.sessions.add(session)
+        # After the response that names the session: a client drops updates of a session
+        # it does not know yet.
+        asyncio.get_running_loop().call_soon(self._later, self._advertise(session))
+        return session
+
+    def _opened(self, cwd: str, servers: list[Any], roots: list[str], history: Any = None,
+                path: Path | None = None) -> AcpSession:
+        folders = [Path(r) for r in roots]
+        for extra in folders:
+            if not extra.is_absolute() or not extra.is_dir():
+                raise RequestError.invalid_params({"additionalDirectories": str(extra),
+                                                   "message": "not an absolute path of a "
+                                                   "folder"})
         root = Path(cwd)
         if not root.is_absolute():
             raise RequestError.invalid_params({"cwd": cwd, "message": "cwd must be absolute"})
+        if not root.is_dir():
+            raise RequestError.invalid_params({"cwd": cwd, "message": "cwd is not a folder" if
+                                               root.exists() else "cwd does not exist"})
         assert self.client is not None
         client, secrets = self.client, self.settings.secrets
         try:
             session = open_session(self.settings, self.tool_filter, root, servers,
-                                   lambda sid: EditorGate(client, sid, root, secrets), history)
-        except SessionSetupError as exc:
+                                   lambda sid: EditorGate(client, sid, root, secrets), history,
+                                   path)
+        except (SessionSetupError, SessionError) as exc:  # e.g. open in another process
             raise RequestError.invalid_params({"message": str(exc)}) from None
-        self.sessions[session.id] = session
-        # After the response that names the session: a client drops updates of a session
-        # it does not know yet.
-        asyncio.get_running_loop().call_soon(self._later, self._advertise(session))
+        except OSError as exc:  # the open-file limit, a full disk: the editor is told why
+            raise RequestError.internal_error({"message": "the session could not be opened: "
+                                               f"{exc.strerror or exc}"}) from None
+        session.servers, session.roots = list(servers), tuple(folders)
         return session
 
     def _later(self, work: Any) -> None:
@@ -157,8 +210,8 @@ class TuiAgent:
             available_modes=[SessionMode(id=k, name=n, description=d)
                              for k, (n, d) in MODES.items()])
 
-    def _session(self, session_id: str) -> AcpSession:
-        session = self.sessions.get(session_id)
+    async def _session(self, session_id: str) -> AcpSession:
+        session = await self.sessions.get(session_id)
         if session is None:
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "message": "no such session"})
@@ -166,7 +219,7 @@ class TuiAgent:
 
     async def set_session_mode(self, session_id: str, mode_id: str,
                                **kwargs: Any) -> SetSessionModeResponse:
-        session = self._session(session_id)
+        session = await self._session(session_id)
         if mode_id not in MODES:
             raise RequestError.invalid_params({"modeId": mode_id, "message": "unknown mode; "
                                                f"the modes are {', '.join(MODES)}"})
@@ -177,7 +230,7 @@ class TuiAgent:
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
         """The model picker: ``model`` is the one option."""
-        session = self._session(session_id)
+        session = await self._session(session_id)
         if config_id != "model" or not isinstance(value, str):
             raise RequestError.invalid_params({"configId": config_id,
                                                "message": "the one option is 'model'"})
@@ -187,7 +240,7 @@ class TuiAgent:
         return SetSessionConfigOptionResponse(config_options=[commands.model_option(session)])
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        session = self._session(session_id)
+        session = await self._session(session_id)
         if session.turn is not None and not session.turn.done():
             raise RequestError.invalid_request({"sessionId": session_id,
                                                 "message": "a prompt is already running"})
@@ -232,8 +285,10 @@ class TuiAgent:
         return await self._run(session, message)
 
     async def _prepared(self, session: AcpSession, blocks: list[Any]) -> Prepared:
+        assert self.client is not None
         return await prepared(blocks, session.cwd, self._reader(session),
-                              session.agent.llm.model or "", session.reads_images)
+                              session.agent.llm.model or "", session.reads_images,
+                              may_read(self.client, session.id), session.folders())
 
     async def _run(self, session: AcpSession, message: str | list[dict[str, Any]]) -> str:
         updates = Updates(session.settings.secrets, session.cwd, session.agent.scopes)
@@ -278,7 +333,7 @@ class TuiAgent:
         return read
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        session = self.sessions.get(session_id)
+        session = self.sessions.peek(session_id)
         if session is None or session.turn is None:
             return
         turn, loop = session.turn, asyncio.get_running_loop()
@@ -297,7 +352,4 @@ class TuiAgent:
     async def close(self) -> None:
         for task in list(self._background):
             task.cancel()
-        for session in list(self.sessions.values()):
-            with contextlib.suppress(Exception):
-                await session.close()
-        self.sessions.clear()
+        await self.sessions.close()

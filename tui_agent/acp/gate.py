@@ -11,6 +11,7 @@ the call: a tool never runs without a yes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,3 +120,26 @@ def decision_for(call: PendingCall, option_id: str) -> Decision:
     if option_id == ALLOW_SCRIPT:
         return Decision.whole_script()
     return Decision.deny("rejected in the editor")
+
+
+def may_read(client: Client, session_id: str) -> Callable[[Path], Awaitable[bool]]:
+    """Asks the editor, as a tool call is asked, whether a file a prompt names outside the
+    session's folders may be read; anything but "allow" (a rejection, a cancel, an
+    editor that cannot answer) is no."""
+    async def ask(path: Path) -> bool:
+        question = ToolCallUpdate(
+            tool_call_id=f"read-{path}", title=f"Read {clean(str(path))} (outside the "
+            "session's folders)", kind="read", status="pending",
+            locations=[ToolCallLocation(path=str(path))])
+        options = [PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
+                   PermissionOption(option_id=REJECT, name="Reject", kind="reject_once")]
+        try:
+            answer = await client.request_permission(session_id=session_id,
+                                                     tool_call=question, options=options)
+        except Exception as exc:
+            log.warning("session/request_permission failed: %s", exc)
+            return False
+        outcome = answer.outcome
+        return isinstance(outcome, AllowedOutcome) and outcome.option_id == ALLOW_ONCE
+
+    return ask

@@ -8,6 +8,12 @@ An image (a block, an embedded image, a link to an image file) for a model that 
 is refused as the app and ``run`` refuse it, naming the model and ``[model] vision``: the
 editor offers images to every session (the capability is the agent's, before any model is
 picked), so the check is per prompt, against the session's model of the moment.
+
+A file a prompt names (an ``@`` path, a file link) is read silently only inside the
+session's folders (its ``cwd``, the editor's additional directories and ``[agent] roots``),
+its path resolved first (``..`` and symlinks): any other file is asked about through the
+editor's permission request, as a tool call is, and read only on a yes. A prompt is text
+a model may have suggested or a page may have planted (``/etc/shadow``, ``../../.ssh``).
 """
 
 from __future__ import annotations
@@ -42,28 +48,39 @@ ReadText = Callable[[Path], Awaitable[str]]
 """The editor's ``fs/read_text_file`` for one session."""
 ReadsImages = Callable[[], Awaitable[bool]]
 """Whether the session's model reads images (asked only of a prompt that holds one)."""
+MayRead = Callable[[Path], Awaitable[bool]]
+"""Whether a file outside the session's folders may be read (the editor is asked)."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 
 async def prepared(blocks: Sequence[Any], root: Path, read: ReadText | None,
-                   model: str, reads_images: ReadsImages) -> Prepared:
+                   model: str, reads_images: ReadsImages,
+                   outside: MayRead | None = None,
+                   folders: Sequence[Path] = ()) -> Prepared:
     """``blocks`` read for ``model``: the words and the files (``content()`` makes them the
     user message); :class:`AttachError` names the first that cannot go, or the images when
     the model reads none. A slash command's other blocks are read so before it runs, so one
-    that cannot go stops the command before it has done anything."""
+    that cannot go stops the command before it has done anything. A file outside
+    ``root`` and ``folders`` is read only if ``outside`` says yes (without it, never)."""
+    inside = [root, *folders]
+
+    async def file(path: Path, shown: str) -> Attachment:
+        await _allowed(path, shown, inside, outside)
+        return await _file(path, shown, read)
+
     words: list[str] = []
     files: list[Attachment] = []
     for block in blocks:
         if isinstance(block, TextContentBlock):
             for shown, path in references(block.text, root):
-                files.append(await _file(path, shown, read))
+                files.append(await file(path, shown))
             words.append(unescape(block.text))
         elif isinstance(block, ResourceContentBlock):
             linked = _local(block.uri)
             if linked is None:
                 words.append(f"[{block.name}]({block.uri})")
             else:
-                files.append(await _file(linked, _shown(linked, root), read))
+                files.append(await file(linked, _shown(linked, root)))
         elif isinstance(block, EmbeddedResourceContentBlock):
             files.append(_embedded(block.resource, root))
         elif isinstance(block, ImageContentBlock):
@@ -75,6 +92,19 @@ async def prepared(blocks: Sequence[Any], root: Path, read: ReadText | None,
     if found.images:
         refuse_images(found, model, await reads_images())
     return found
+
+
+async def _allowed(path: Path, shown: str, inside: Sequence[Path],
+                   outside: MayRead | None) -> None:
+    """Nothing if ``path`` (resolved) is inside one of ``inside`` (resolved) or the
+    editor allowed it; else :class:`AttachError` naming it."""
+    real = path.resolve()
+    if any(real.is_relative_to(folder.resolve()) for folder in inside):
+        return
+    if outside is not None and await outside(real):
+        return
+    raise AttachError(f"{shown}: {real} is outside the session's folders, and reading it "
+                      "was not allowed; nothing was sent")
 
 
 async def _file(path: Path, shown: str, read: ReadText | None) -> Attachment:

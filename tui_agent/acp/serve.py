@@ -5,6 +5,13 @@ pointed at stderr (a library or a child process that prints lands there, not ami
 JSON-RPC), and the protocol writes to a duplicate of the original. Logs go to stderr. A
 client that goes away (end of input) ends the run cleanly: turns are cancelled, servers
 closed, sessions kept.
+
+Ctrl-C (SIGINT) ends the run the same way, with exit code 130. It is taken by the event
+loop, not raised wherever the interpreter happens to be, so it is never lost in a
+library's ``except`` and the close always runs. Typed in a terminal, the command takes
+SIGINT even when it started ignored (a background job of a non-interactive shell
+inherits it so): a person who sees it wait must be able to end it. Started by an editor
+with SIGINT ignored, it stays ignored, as the editor asked.
 """
 
 from __future__ import annotations
@@ -40,20 +47,30 @@ def serve(settings: Settings, tool_filter: ToolFilter, err: IO[str] = sys.stderr
             err.write(f"tui-agent acp: its {name} is a file; it talks over pipes, as an "
                       "editor starts it (see docs/acp.md)\n")
             return 2
-    if sys.stdin.isatty():  # typed in a terminal: what it waits for, or it looks hung
+    on_terminal = sys.stdin.isatty()
+    if on_terminal:  # typed in a terminal: what it waits for, or it looks hung
         err.write(TERMINAL_HINT + "\n")
         err.flush()
     protocol_out = _take_stdout()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="tui-agent acp: %(levelname)s %(name)s: %(message)s")
+    interrupted: list[int] = []
     try:
-        _run(_main(settings, tool_filter, protocol_out))
+        _run(_main(settings, tool_filter, protocol_out, _takes_ctrl_c(on_terminal),
+                   interrupted))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the last line of defence: a sentence on stderr, exit 1
         err.write(f"tui-agent acp: {type(exc).__name__}: {exc}\n")
         return 1
-    return 0
+    return 130 if interrupted else 0
+
+
+def _takes_ctrl_c(on_terminal: bool) -> bool:
+    """Whether the run ends on SIGINT: always on a terminal (a person typed the command,
+    maybe as ``tui-agent acp &`` in a script, which starts it with SIGINT ignored); from
+    an editor, unless the editor started it with SIGINT ignored."""
+    return on_terminal or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
 
 
 def _pipe_like(stream: IO[str]) -> bool:
@@ -101,7 +118,10 @@ def _take_stdout() -> BinaryIO:
     return protocol
 
 
-async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: BinaryIO) -> None:
+async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: BinaryIO,
+                takes_ctrl_c: bool, interrupted: list[int]) -> None:
+    """Serve until the end of input, SIGTERM, SIGHUP or (when ``takes_ctrl_c``) SIGINT;
+    a SIGINT is noted in ``interrupted``."""
     from acp.agent.connection import AgentSideConnection
 
     from tui_agent.acp.agent import TuiAgent
@@ -117,14 +137,28 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
     gatekeeper = asyncio.ensure_future(_well_formed(reader, checked, writer))
     agent = TuiAgent(settings, tool_filter)
     # TuiAgent answers the stable methods; the SDK answers "method not found" for the rest.
-    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False)
+    # session/close is stable ACP; SDK 0.12.1 still files it under "unstable" (its other
+    # unstable methods, fork and resume, are answered "method not found": not ours).
+    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False,
+                               use_unstable_protocol=True)
     work = asyncio.ensure_future(conn.listen())
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+
+    def ctrl_c() -> None:
+        interrupted.append(signal.SIGINT)
+        work.cancel()
+
+    handled = [signal.SIGTERM, signal.SIGHUP]
+    for sig in handled:
         loop.add_signal_handler(sig, work.cancel)
+    if takes_ctrl_c:
+        loop.add_signal_handler(signal.SIGINT, ctrl_c)
+        handled.append(signal.SIGINT)
     try:
         with contextlib.suppress(asyncio.CancelledError):
             await work
     finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
         gatekeeper.cancel()
         await agent.close()
         with contextlib.suppress(Exception):
@@ -152,9 +186,37 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
             if not isinstance(message, dict):
                 _refuse(out, -32600, "Invalid Request: a message is a JSON object")
                 continue
+            problem = _malformed(message)
+            if problem:
+                _refuse(out, -32600, f"Invalid Request: {problem}")
+                continue
+            if "id" not in message and message.get("method") not in NOTIFICATIONS:
+                # JSON-RPC answers no notification, and ACP says to ignore one not known
+                # (the SDK would log a traceback for it)
+                logging.getLogger(__name__).info("ignored the notification %.80r",
+                                                 message.get("method"))
+                continue
             sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
     finally:
         sink.feed_eof()
+
+
+NOTIFICATIONS = frozenset({"session/cancel"})
+"""The notifications this agent acts on; any other is dropped unanswered."""
+
+
+def _malformed(message: dict[str, Any]) -> str:
+    """What makes ``message`` no JSON-RPC request, notification or response (answered
+    with id null: an id of the wrong type is no id to answer with); empty if nothing."""
+    if "id" in message:
+        rid = message["id"]
+        if isinstance(rid, bool) or not isinstance(rid, str | int | float | None):
+            return f"an id is a string, a number or null, not {type(rid).__name__}"
+    if "method" in message and not isinstance(message["method"], str):
+        return "a method is a string"
+    if "method" not in message and "id" not in message:
+        return "a message has a method (a request or notification) or an id (a response)"
+    return ""
 
 
 async def _next_line(source: asyncio.StreamReader) -> bytes | None:

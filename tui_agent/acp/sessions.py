@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,16 @@ class AcpSession:
     last_context: ContextSize | None = None
     prompts: list[tuple[str, str]] = field(default_factory=list)
     """``(server:prompt, description)`` of the servers' MCP prompts, once listed."""
+    servers: list[Any] = field(default_factory=list)
+    """The MCP servers the editor handed over (a released session reopens with them)."""
+    roots: tuple[Path, ...] = ()
+    """The editor's ``additionalDirectories``: folders of the session beside ``cwd``."""
+
+    def folders(self) -> list[Path]:
+        """Where a prompt's files are read without asking: beside ``cwd``, the editor's
+        additional directories and ``[agent] roots``."""
+        shared = [Path(os.path.expanduser(r)) for r in self.settings.config.agent.roots]
+        return [*self.roots, *(r if r.is_absolute() else self.cwd / r for r in shared)]
 
     @property
     def code_mode(self) -> bool:
@@ -153,9 +164,10 @@ def server_config(server: Any, cwd: Path) -> ServerConfig:
 
 
 def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed: Sequence[Any],
-                 gate_for: Callable[[str], Gate], history: Conversation | None = None
-                 ) -> AcpSession:
-    """A session for the editor: a new conversation, or ``history`` continued. ``gate_for``
+                 gate_for: Callable[[str], Gate], history: Conversation | None = None,
+                 path: Path | None = None) -> AcpSession:
+    """A session for the editor: a new conversation (at ``path``: a released one that had
+    nothing said in it comes back under its id), or ``history`` continued. ``gate_for``
     makes the session's gate from its id (the gate asks about that session)."""
     from tui_agent.tools.frontdesk import FrontDesk
 
@@ -163,17 +175,25 @@ def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed:
     models = ModelChoice(lambda: settings)
     llm = models.make()
     writer = build.resumed_session(settings, history) if history is not None \
-        else build.new_session(settings, llm.model)
-    gate: Gate = gate_for(writer.id)
-    agent = build.agent(settings, llm, gate, build.policy_from(settings, tool_filter),
-                        session=writer, history=history)
-    agent.scopes = build.file_scopes(settings, cwd)
-    if history is not None:
-        agent.usage = history.usage
-    # Elicitation and sampling are declined (no handler offered) until ACP can ask.
-    desk = FrontDesk(project=cwd, shared_roots=list(settings.config.agent.roots))
-    hub = build.open_hub(settings, desk=desk)
-    if hub is not None:
-        hub.start()
-        agent.tools = hub
+        else build.new_session(settings, llm.model, path)
+    try:
+        gate: Gate = gate_for(writer.id)
+        agent = build.agent(settings, llm, gate, build.policy_from(settings, tool_filter),
+                            session=writer, history=history)
+        agent.scopes = build.file_scopes(settings, cwd)
+        if history is not None:
+            agent.usage = history.usage
+        # Elicitation and sampling are declined (no handler offered) until ACP can ask.
+        desk = FrontDesk(project=cwd, shared_roots=list(settings.config.agent.roots))
+        hub = build.open_hub(settings, desk=desk)
+        if hub is not None:
+            hub.start()
+            agent.tools = hub
+    except BaseException:
+        # A session that could not be set up holds no file (one left open would stay
+        # locked; a new one would be listed as an empty conversation): closed, a new
+        # file with nothing said in it is removed.
+        with contextlib.suppress(OSError):
+            writer.close()
+        raise
     return AcpSession(writer.id, agent, settings, cwd, models, hub)

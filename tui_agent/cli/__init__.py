@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.cli.interrupt import was_interrupt, watching
-from tui_agent.cli.parser import build_parser, misplaced, parse_strictly, run_flags_before_run
+from tui_agent.cli.parser import (
+    build_parser,
+    misplaced,
+    not_utf8,
+    parse_strictly,
+    print_as_run,
+    run_flags_before_run,
+)
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -44,10 +51,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(words: list[str]) -> int:
+    words = print_as_run(words)
     parser = build_parser(words)
+    problem = not_utf8(words)
+    if problem:
+        parser.error(problem)
     run_flags_before_run(parser, words)
     args = parse(parser, words)
     misplaced(parser, args)
+    from tui_agent.cli.config_only import config_only
+
+    with config_only(parser, args):
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":
         from tui_agent.headless import mcp
 
@@ -93,20 +111,21 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
     """The configuration ``--config`` and ``--mcp-config`` name, with its warnings
     printed; None (with the error printed) when it is invalid."""
     from tui_agent.config import ConfigError, load
+    from tui_agent.config.printable import clean, shown
 
     try:
         settings = load(args.config, args.mcp_config or [],
                         project=not getattr(args, "no_project", False),
                         trust=bool(getattr(args, "trust_project", False)))
-    except ConfigError as exc:
-        err.write(f"tui-agent: {exc}\n")
+    except ConfigError as exc:  # may quote a name from a file: cleaned as every output
+        err.write(f"tui-agent: {clean(str(exc))}\n")
         return None
     for warning in settings.warnings:
-        err.write(f"tui-agent: warning: {warning}\n")
+        err.write(f"tui-agent: warning: {shown(warning, settings.secrets)}\n")
     if settings.held is not None and args.command != "config":
         from tui_agent.config.show import held_warning
 
-        err.write(f"tui-agent: warning: {held_warning(settings.held)}\n")
+        err.write(f"tui-agent: warning: {clean(held_warning(settings.held))}\n")
     return settings
 
 

@@ -18,8 +18,9 @@ CONFIG_HELP = {
     "write": "the config file to write to (and read; default: your user config, "
              "$XDG_CONFIG_HOME/tui-agent/config.toml)",
     "remove": "also read this config file (it comes after your user config and the "
-              "project's: a server it defines is the one removed)",
-    "read": "also read this config file (after your user config and the project's)",
+              "project's, which are still read: a server it defines is the one removed)",
+    "read": "also read this config file (after your user config and the project's, which "
+            "are still read)",
 }
 """``--config``'s help by what the command does with the file."""
 
@@ -31,6 +32,9 @@ def _files(parser: argparse.ArgumentParser, config: str) -> None:
     keep: dict[str, Any] = {"default": argparse.SUPPRESS}
     parser.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP[config],
                         **keep)
+    parser.add_argument("--config-only", type=Path, metavar="FILE",
+                        help="use this file instead of your user config, and no project "
+                             "files (it is the one written)", **keep)
     parser.add_argument("--mcp-config", type=Path, action="append", metavar="FILE",
                         help="also read these MCP server JSON files", **keep)
     parser.add_argument("--trust-project", action="store_true",

@@ -36,6 +36,13 @@ RUN_ONLY = ("--approve", "--elicit", "--sampling", "--attach", "--mcp-prompt", "
             "--show-reasoning")
 
 
+CONFIG_HELP = ("one more config file, read on top of your user config "
+               "($TUI_AGENT_CONFIG, else $XDG_CONFIG_HOME/tui-agent/config.toml) and the "
+               "project's: its keys win, the others' stay (--config-only reads it alone)")
+CONFIG_ONLY_HELP = ("read this config file instead of your user config, and no project "
+                    "files: only it (and --mcp-config) and the flags")
+
+
 def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
             chat: frozenset[str] | set[str] = frozenset(CHAT_FLAGS),
             filters: bool = True) -> None:
@@ -44,9 +51,9 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
     chat's own flags (``CHAT_FLAGS``) this parser takes; ``filters``: whether it takes
     ``--servers``, ``--tools`` and their ``--exclude-`` pair."""
     keep: dict[str, Any] = {"default": argparse.SUPPRESS} if inner else {}
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="config file (default: $TUI_AGENT_CONFIG, else "
-                             "$XDG_CONFIG_HOME/tui-agent/config.toml)", **keep)
+    parser.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP, **keep)
+    parser.add_argument("--config-only", type=Path, metavar="FILE", help=CONFIG_ONLY_HELP,
+                        **keep)
     parser.add_argument("--mcp-config", type=Path, action="append", metavar="FILE",
                         help="MCP servers in JSON (mcpServers or servers format); repeatable",
                         **keep)
@@ -73,9 +80,9 @@ def _common(parser: argparse.ArgumentParser, *, inner: bool = False,
                             help="reach MCP tools through one Starlark script ([code_mode])",
                             **keep)
     parser.add_argument("--trust-project", action="store_true",
-                        help="agree to this project's servers and model endpoint "
-                             "(.tui-agent/config.toml, .mcp.json, mcp.json); remembered "
-                             "until they change", **keep)
+                        help="agree to what this project's files (.tui-agent/config.toml, "
+                             ".mcp.json, mcp.json) hold until trusted: servers, model, "
+                             "roots...; remembered until they change", **keep)
     parser.add_argument("--no-project", action="store_true",
                         help="ignore project config files; only the user config and flags",
                         **keep)
@@ -107,6 +114,9 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
     _common(parser)
     parser.add_argument("--demo", action="store_true",
                         help="an offline tour: a scripted model and a bundled MCP server")
+    parser.add_argument("-p", "--print", dest="print_", action="store_true",
+                        help="-p PROMPT is 'run PROMPT': one turn headless, the reply "
+                             "printed (what follows -p takes run's flags too)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run one prompt headless and print the reply",
@@ -225,6 +235,56 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 MCP_HELP = "add, remove, list and import MCP servers"
+
+
+PRINT_FLAGS = ("-p", "--print")
+"""The short form of ``run`` (``tui-agent -p PROMPT``), as Claude Code and gemini-cli
+spell it."""
+
+
+def print_as_run(words: list[str]) -> list[str]:
+    """``tui-agent [flags] -p PROMPT ...`` as ``tui-agent [flags] run PROMPT ...``: the
+    first ``-p`` (or ``--print``) given before any command becomes the word ``run``, so
+    what follows it is read as ``run`` reads it (its flags, ``-`` for stdin)."""
+    for i, word in enumerate(words):
+        if word in COMMANDS or word == "--":
+            return words
+        if word in PRINT_FLAGS:
+            return [*words[:i], "run", *words[i + 1:]]
+        if word.startswith("-p") and not word.startswith("--"):  # -p"prompt" in one word
+            return [*words[:i], "run", word[2:].removeprefix("="), *words[i + 1:]]
+    return words
+
+
+def visible(text: str) -> str:
+    """``text`` with what cannot be shown as it is escaped: a byte that was not UTF-8
+    (Python hands it over as a lone surrogate, ``\\udcff``) as ``\\xff``, another lone
+    surrogate as ``\\ud800``, a control character as its escape."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char if char.isprintable() else
+                       char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def not_utf8(words: Sequence[str]) -> str | None:
+    """Why a word of the command line cannot be used, or None: one that is not UTF-8
+    text (a byte of another encoding, a lone surrogate) could be neither printed, nor
+    written to a config file, nor sent to a model or a server, so it is refused here,
+    named, before anything is done."""
+    for number, word in enumerate(words, 1):
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            return (f"argument {number}, '{visible(word)}', is not UTF-8 text: give it in "
+                    "UTF-8")
+    return None
 
 
 def run_flags_before_run(parser: argparse.ArgumentParser, words: list[str]) -> None:

@@ -1,7 +1,9 @@
 """Replace a small file whole, so that a crash leaves the old content or the new, never
 half of each: written to a temporary file beside it, flushed to disk, then renamed over
 it. An existing file keeps its permissions (unless ``mode`` says otherwise); a new one is
-private to the user."""
+private to the user. A symlink (a config kept with the user's dotfiles) is written
+through: its target is replaced, with the temporary file in the target's folder so the
+rename stays on one filesystem, and the link stays a link."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ def write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """Write ``text`` to ``path`` atomically (creating its directory); raises OSError.
     ``mode``: the file's permissions whatever they were (the text is never readable
     under other ones)."""
+    path = Path(os.path.realpath(path))  # a link's target (links to links too); else itself
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:

@@ -15,14 +15,15 @@ import``: where each client keeps them on each OS, and how each writes them.
 
 Every path comes from the environment (``HOME``, ``APPDATA``, ``XDG_CONFIG_HOME``), so
 tests point them at a temporary directory. The editors' ``settings.json`` files are read
-as JSON with comments. Each entry becomes a :class:`ServerConfig` through
-:mod:`tui_agent.config.mcp_json`, the reader ``--mcp-config`` uses; one that cannot
-(VS Code's ``${input:...}`` prompts, an invalid entry) is kept with the reason.
+as JSON with comments. VS Code's variables are translated first
+(:mod:`tui_agent.config.editor_variables`); then each entry becomes a
+:class:`ServerConfig` through :mod:`tui_agent.config.mcp_json`, the reader
+``--mcp-config`` uses; one that cannot (VS Code's ``${input:...}`` prompts, an invalid
+entry) is kept with the reason.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -32,13 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config import jsonc
+from tui_agent.config.editor_variables import Places, translate
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.locate import json_line
 from tui_agent.config.mcp_json import convert
 from tui_agent.config.models import ServerConfig
-from tui_agent.config.reading import Origin
-
-_EDITOR_VARIABLE = re.compile(r"\$\{(input|workspaceFolder|userHome|env):?[^}]*\}")
+from tui_agent.config.reading import Origin, read_config_text
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,8 @@ class Found:
     warnings: list[str] = field(default_factory=list)
     transport_given: bool = False
     """The entry names its transport (``type``); otherwise it is left to be inferred."""
+    secrets: list[str] = field(default_factory=list)
+    """A warning for each secret written as it is in ``env`` or ``headers``."""
 
     def table(self) -> dict[str, Any]:
         """The ``[servers.NAME]`` keys the entry gives (its server must be valid)."""
@@ -166,13 +168,10 @@ def read_source(source: Source) -> list[Found]:
 
 
 def _one(name: str, raw: Any, source: Source, origin: Origin, line: int | None) -> Found:
-    variable = _EDITOR_VARIABLE.search(json.dumps(raw))
-    if variable is not None:
-        why = (f"it uses {variable.group(0)}, an editor variable tui-agent cannot fill in"
-               + (" (VS Code asks for ${input:...} values itself; write the value, or "
-                  "${VAR} for an environment variable, in tui-agent's config)"
-                  if variable.group(1) == "input" else ""))
-        return Found(name, source, line, None, why)
+    translated = translate(name, raw, _places(source))
+    if translated.problem is not None:
+        return Found(name, source, line, None, translated.problem)
+    raw = translated.entry
     if isinstance(raw, dict) and source.keys == ("context_servers",):
         raw = _zed(raw)
     try:
@@ -180,7 +179,41 @@ def _one(name: str, raw: Any, source: Source, origin: Origin, line: int | None) 
     except ConfigError as exc:
         return Found(name, source, line, None, "; ".join(exc.problems))
     given = isinstance(raw, dict) and ("type" in raw or "transport" in raw)
-    return Found(name, source, line, server, warnings=warnings, transport_given=given)
+    return Found(name, source, line, server, warnings=[*translated.notes, *warnings],
+                 transport_given=given, secrets=literal_secrets(name, server))
+
+
+def _places(source: Source) -> Places:
+    """What VS Code's ``${workspaceFolder}`` is for ``source``: the folder holding a
+    project's ``.vscode`` (``.cursor``) or ``.mcp.json``; for a user file, the folder the
+    import runs in (a guess, said in a note)."""
+    parent = source.file.parent
+    if parent.name in (".vscode", ".cursor"):
+        return Places(parent.parent.absolute(), Path.home(), folder_guessed=False)
+    if source.project:
+        return Places(parent.absolute(), Path.home(), folder_guessed=False)
+    return Places(Path.cwd(), Path.home(), folder_guessed=True)
+
+
+def literal_secrets(name: str, server: ServerConfig) -> list[str]:
+    """A warning for each ``env`` or ``headers`` value that looks like a secret and is
+    written as it is (not a ``${VAR}`` reference): it lands in the config file as such.
+    Each says the exact line that would keep it in an environment variable instead;
+    the value itself is never repeated."""
+    from tui_agent.config.server_keys import secret_name
+
+    out = []
+    for part, values in (("env", server.env), ("headers", server.headers)):
+        for key, value in (values or {}).items():
+            if "${" in value or not value.strip() or not secret_name(part, key):
+                continue
+            var = re.sub(r"[^A-Z0-9_]", "_", f"{name}_{key}".upper())
+            scheme = re.match(r"(Bearer|Basic|Token|Bot)\s+", value, re.IGNORECASE)
+            ref = (scheme.group(0) if scheme else "") + "${" + var + "}"
+            out.append(f"{name}: {part}.{key} holds a literal secret, imported into your "
+                       f"config file as it is; to keep it out, set {var} in your "
+                       f"environment and write {part}.{key} = \"{ref}\" instead")
+    return out
 
 
 def _zed(raw: dict[str, Any]) -> dict[str, Any]:
@@ -197,15 +230,8 @@ def _zed(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _parse(source: Source) -> tuple[Any, str]:
-    try:
-        text = source.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read it: {exc}", source.file) from None
-    try:
-        return (jsonc.loads(text) if source.comments else json.loads(text)), text
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"line {exc.lineno}, column {exc.colno}: not valid JSON: "
-                          f"{exc.msg}", source.file) from None
+    text = read_config_text(source.file)
+    return jsonc.read_json(text, source.file, comments=source.comments), text
 
 
 def _at(data: Any, keys: tuple[str, ...]) -> Any:

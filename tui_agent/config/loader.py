@@ -23,9 +23,9 @@ from tui_agent.config.model_choice import ModelFlags, dropped, resolve
 from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
 from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
 from tui_agent.config.project import (
-    HELD_MODEL_KEYS,
     Project,
     digest,
+    free,
     held_parts,
     layer_files,
     trust_store,
@@ -46,15 +46,15 @@ class Layer:
 @dataclass
 class HeldProject:
     """What a project's files ask for that needs the user's agreement first: servers
-    (unexpanded, as written), and ``[model]`` endpoint keys and ``params``. Not applied
-    until trusted."""
+    (unexpanded, as written), and every setting not on the allow-list
+    (:data:`~tui_agent.config.project.FREE_KEYS`). Not applied until trusted."""
 
     project: Project
     digest: str
     servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
-    model: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
-    models: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
-    """The same keys of ``[models."NAME"]`` tables, by ``models."NAME".key``."""
+    keys: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+    """Held settings by dotted name: ``model.name``, ``agent.roots``,
+    ``models."NAME".api_base``..."""
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Settings:
     """``(section, key)`` -> where the value came from; absent: the built-in default."""
     project: Project | None = None
     held: HeldProject | None = None
-    """The project's servers and model keys awaiting the user's agreement, if any."""
+    """The project's servers and settings awaiting the user's agreement, if any."""
     configured: ModelSettings | None = None
     """``[model]`` as the files set it, once :meth:`override` chose the model in use
     (``config.model``); None: ``config.model`` is it."""
@@ -191,12 +191,18 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
     out = _Read(Layer(kind, path), data, locate)
     for section in SECTION_MODELS:
         model = getattr(config, section)
-        out.sections[section] = {k: getattr(model, k) for k in model.model_fields_set}
-    out.models = {name: {k: getattr(table, k) for k in table.model_fields_set}
-                  for name, table in config.models.items()}
+        out.sections[section] = _set_keys(model)
+    out.models = {name: _set_keys(table) for name, table in config.models.items()}
     out.servers = {name: (server, Origin(path, ("servers", name), locate))
                    for name, server in config.servers.items()}
     return out
+
+
+def _set_keys(model: Any) -> dict[str, Any]:
+    """The keys a file set, in the schema's order (not the set's: what is held is listed
+    for people in the same order every time)."""
+    return {k: getattr(model, k) for k in type(model).model_fields
+            if k in model.model_fields_set}
 
 
 def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
@@ -207,9 +213,11 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     :meth:`Settings.override`). Sections merge key by key; a server is replaced whole by
     a later one of the same name.
 
-    A project's servers, ``[model]`` endpoint keys and ``params`` apply only once the
-    user has agreed to this project's exact content (remembered in the state dir);
-    ``trust`` records that agreement now. Until then they are in ``Settings.held``."""
+    A project's servers, and its settings not on the allow-list
+    (:data:`~tui_agent.config.project.FREE_KEYS`: the model's name and endpoint, roots,
+    the system prompt...), apply only once the user has agreed to this project's exact
+    content (remembered in the state dir); ``trust`` records that agreement now. Until
+    then they are in ``Settings.held``."""
     files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
     settings = Settings(config=Config(), project=found)
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
@@ -224,18 +232,19 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
         keep = held is None or read.layer.kind != "project"
         for section, values in read.sections.items():
             for key, value in values.items():
-                if not keep and section == "model" and key in HELD_MODEL_KEYS:
+                if not keep and not free(section, key):
                     assert held is not None
-                    held.model[key] = (value, Origin(file, ("model", key), read.locate))
+                    held.keys[f"{section}.{key}"] = (
+                        value, Origin(file, (section, key), read.locate))
                     continue
                 sections[section][key] = value
                 settings.sources[section, key] = Origin(file, (section, key), read.locate)
         for name, values in read.models.items():
             for key, value in values.items():
                 origin = Origin(file, ("models", name, key), read.locate)
-                if not keep and key in HELD_MODEL_KEYS:
+                if not keep and not free("models", key):
                     assert held is not None
-                    held.models[f"{table_section(name)}.{key}"] = (value, origin)
+                    held.keys[f"{table_section(name)}.{key}"] = (value, origin)
                     continue
                 models.setdefault(name, {})[key] = value
                 settings.sources[table_section(name), key] = origin
@@ -249,7 +258,7 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                                          f"{settings.origins[name].file}")
             servers[name] = server
             settings.origins[name] = origin
-    if held is not None and (held.servers or held.model or held.models):
+    if held is not None and (held.servers or held.keys):
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
@@ -282,7 +291,7 @@ def project_digest(found: Project) -> str:
 
 def project_held(found: Project) -> bool:
     """Whether the project's files, as they are on disk, ask for anything that needs
-    the person's agreement (servers, a model endpoint)."""
+    the person's agreement (servers, a setting not on the allow-list)."""
     return any(_held_on_disk(found).values())
 
 

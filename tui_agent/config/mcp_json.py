@@ -15,13 +15,13 @@ errors, so a file shared with another client keeps working.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
+from tui_agent.config.jsonc import read_json
 from tui_agent.config.locate import json_line
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.oauth import OAUTH_ALIASES, OAuthSettings
@@ -45,13 +45,7 @@ def load_mcp_json(path: Path) -> tuple[dict[str, Any], Imported]:
     """The file as parsed, and every server in it, validated, with where each came
     from."""
     text = read_config_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}",
-                          path) from None
-    except ValueError as exc:  # json's own limits (an integer of 4,300+ digits)
-        raise ConfigError(f"not valid JSON: {exc}", path) from None
+    data = read_json(text, path)
 
     def locate(loc: Any) -> int | None:
         return json_line(text, loc)

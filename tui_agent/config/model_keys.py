@@ -12,7 +12,6 @@ not using does not stop every start. Which table applies to which model is
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import Expander, UnsetVariable
 from tui_agent.config.models import Config, ModelSettings
+from tui_agent.config.printable import quoted
 from tui_agent.config.reading import Origin, Source
 
 MIN_SECRET = 8
@@ -35,7 +35,7 @@ M = TypeVar("M", bound=ModelSettings)
 
 def toml_key(name: str) -> str:
     """``name`` as a TOML key: bare when it can be, else quoted."""
-    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else quoted(name)
 
 
 def table_section(name: str) -> str:

@@ -6,11 +6,15 @@ A project can carry ``.tui-agent/config.toml`` (our format) and ``mcp.json`` /
 nearest directory holding any of them is the project. The walk stops below the home
 directory (home is the user's scope) and at the filesystem root.
 
-A project's servers run commands on this machine, and its ``[model]`` (and
-``[models."NAME"]``) endpoint keys and ``params`` decide where the conversation (and the
-user's key) goes: those parts are *held* until the user agrees, once per project path and content.
-The agreement is keyed on a digest of exactly those parts, so editing a comment or the
-theme does not ask again, while a changed command, URL or ``auto`` list does.
+A project's files come from wherever the user cloned it. Its servers run commands on
+this machine; its model name, endpoint, keys and ``params`` decide where the
+conversation (and the user's key) goes; its system prompt, roots and code mode change
+what is sent and what runs. So the rule is an allow-list: :data:`FREE_KEYS` names the
+few keys a project may set at once (limits, sampling knobs, the theme), and every other
+key, table and server is *held* until the user agrees, once per project path and
+content. The agreement is keyed on a digest of exactly the held parts, so editing a
+comment, the theme or a temperature does not ask again, while a changed command, URL,
+model or ``auto`` list does.
 
 Only the standard library is used here: the chat app peeks at a project's theme
 before pydantic is imported.
@@ -31,10 +35,48 @@ from tui_agent.config.atomic import write_text
 PROJECT_FILES = (".tui-agent/config.toml", "mcp.json", ".mcp.json")
 """Looked for in each directory, and loaded in this order (a later file's server of the
 same name replaces an earlier one's)."""
-HELD_MODEL_KEYS = ("api_base", "api_key", "api_key_env", "params")
-"""``[model]`` (and ``[models."NAME"]``) keys a project may set only once trusted: where
-requests go, with which key, and the extra arguments sent with them (litellm takes
-arguments there that move the request elsewhere, ``extra_headers`` that carry keys...)."""
+FREE_KEYS: dict[str, dict[str, str]] = {
+    "model": {
+        "temperature": "how the user's own model samples; nothing else is sent",
+        "max_tokens": "how long a reply of the user's own model may be",
+        "timeout": "how long one request to the user's model may take",
+        "max_retries": "how often a failed request to the same endpoint is retried",
+        "retry_backoff": "how long to wait between those retries",
+        "context_window": "when the conversation is summarized, by the same model",
+        "reasoning_effort": "how hard the user's own model thinks",
+        "prompt_cache": "cache marks inside the same request to the same endpoint",
+    },
+    "agent": {
+        "max_depth": "how many round trips a turn may take; every tool call still asks",
+        "tool_timeout": "how long a tool call may take",
+        "max_tool_output": "how much of a result the same model reads",
+        "compact_at": "when the conversation is summarized, by the same model",
+    },
+    "code_mode": {
+        "binding_level": "how the stubs are laid out, if the user turned code mode on",
+        "timeout": "a script's limit (code mode itself is the user's to turn on)",
+        "max_output": "a script's limit",
+        "max_calls": "a script's limit; each call still passes the approval gate",
+        "max_depth": "a script's limit",
+        "max_memory_mb": "a script's limit",
+        "max_cpu": "a script's limit",
+        "max_transfer_mb": "a script's limit",
+        "max_scripts": "a script's limit",
+        "max_total_memory_mb": "a script's limit",
+    },
+    "ui": {
+        "theme": "colours only (the app peeks at it before the first frame)",
+    },
+}
+"""The keys a project may set without the user's agreement, by section, each with why it
+is harmless: none changes where a request goes, what it carries beyond sampling knobs
+and limits, which key is sent, which tools or directories are offered, or what runs.
+Everything else in a project file is held: ``[model]`` ``name``, ``api_base``,
+``api_key``, ``api_key_env``, ``params`` (the provider prefix of a name can carry a URL;
+litellm takes arguments that move a request), ``sampling_model``, ``system_prompt``,
+``choices``, ``vision`` and ``audio`` (what tools' media send); ``[agent] roots``;
+``[code_mode] enabled``; ``[servers.*]`` whole; and any key not listed here, present or
+future. ``[models."NAME"]`` tables follow the ``[model]`` list key by key."""
 
 
 @dataclass(frozen=True)
@@ -69,25 +111,35 @@ def find_project(start: Path, home: Path | None = None) -> Project | None:
     return None
 
 
+def free(section: str, key: str) -> bool:
+    """Whether a project may set ``section.key`` without the user's agreement
+    (``models`` tables follow ``model``'s list)."""
+    return key in FREE_KEYS.get("model" if section == "models" else section, {})
+
+
 def held_parts(file: Path, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of one parsed project file that need the user's agreement."""
+    """The parts of one parsed project file that need the user's agreement: every key
+    :func:`free` does not allow, by section (``models`` by table)."""
     if file.suffix.lower() == ".json":
         return {k: data[k] for k in ("mcpServers", "servers") if k in data}
-    model = data.get("model")
     held: dict[str, Any] = {}
-    if isinstance(model, Mapping):
-        keys = {k: model[k] for k in HELD_MODEL_KEYS if k in model}
-        if keys:
-            held["model"] = keys
-    tables = data.get("models")
-    if isinstance(tables, Mapping):
-        keys = {name: {k: table[k] for k in HELD_MODEL_KEYS if k in table}
-                for name, table in tables.items() if isinstance(table, Mapping)}
-        if any(keys.values()):
-            held["models"] = {name: part for name, part in keys.items() if part}
-    if "servers" in data:
-        held["servers"] = data["servers"]
+    for section, value in data.items():
+        if section == "models" and isinstance(value, Mapping):
+            tables = {name: _held_keys("models", table) for name, table in value.items()}
+            if any(tables.values()):
+                held[section] = {name: part for name, part in tables.items() if part}
+        elif section in FREE_KEYS and isinstance(value, Mapping):
+            if keys := _held_keys(section, value):
+                held[section] = keys
+        else:
+            held[section] = value
     return held
+
+
+def _held_keys(section: str, table: Any) -> Any:
+    if not isinstance(table, Mapping):
+        return table
+    return {k: v for k, v in table.items() if not free(section, k)}
 
 
 def digest(project: Project, parts: Mapping[Path, Mapping[str, Any]]) -> str:

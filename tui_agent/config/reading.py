@@ -5,6 +5,8 @@ and key, and reading a config file's text with an error that names it."""
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,11 +88,35 @@ def describe(error: ValidationError, locate: Locator, base: tuple[str | int, ...
     return lines
 
 
+MAX_CONFIG_BYTES = 64 * 1024 * 1024
+"""The largest config file read (Claude Code's ``~/.claude.json`` keeps every project's
+history and grows to tens of MB; nothing bigger is a config)."""
+
+
 def read_config_text(path: Path) -> str:
-    """A config file's text, or a :class:`ConfigError` saying why it cannot be had."""
+    """A config file's text, or a :class:`ConfigError` saying why it cannot be had: it
+    does not exist, it is not a regular file (a FIFO would wait for a writer forever,
+    ``/dev/zero`` never ends), it is larger than :data:`MAX_CONFIG_BYTES`, or it is not
+    UTF-8 (the line of the first bad byte named)."""
     try:
-        return path.read_text(encoding="utf-8")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise ConfigError("the file does not exist", path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read it: {exc}", path) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read it: {exc.strerror or exc}", path) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError("not a regular file (a pipe, a device or a directory): give "
+                          "a config file", path)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a config "
+                          "file", path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})",
+                          path) from None

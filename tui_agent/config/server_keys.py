@@ -15,7 +15,9 @@ from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander, UnsetVariable
 from tui_agent.config.model_keys import MIN_SECRET
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAUTH_TEXT, OAuthSettings
+from tui_agent.config.printable import safe_name
 from tui_agent.config.reading import Origin
+from tui_agent.config.urls import url_secrets
 
 
 def expand_server(name: str, server: ServerConfig, origin: Origin,
@@ -45,16 +47,33 @@ def expand_server(name: str, server: ServerConfig, origin: Origin,
         for key, value in values.items():  # a key written as it is, not from a variable
             if secret_name(part, key) and len(value) >= MIN_SECRET and "${" not in value:
                 expander.secrets.add(value)
+    headers = {k: ex(v, "headers", k, secret=True) for k, v in server.headers.items()}
+    _check_headers(headers, origin)
+    url = ex(server.url, "url", secret=True) if server.url else None
+    # A URL's credentials written as they are (a password, a token as the user name, a
+    # query value) are masked wherever an error may quote them, as a ${VAR} is.
+    expander.secrets.update(s for s in url_secrets(url) if len(s) >= MIN_SECRET_LEN)
     return server.model_copy(update={
         "command": command,
         "args": [ex(a, "args", i) for i, a in enumerate(server.args)],
         "volumes": [ex(v, "volumes", i) for i, v in enumerate(server.volumes)],
         **{key: maybe(key) for key in ("image", "container", "workdir", "docker_host")},
         "env": {k: ex(v, "env", k, secret=True) for k, v in server.env.items()},
-        "url": ex(server.url, "url", secret=True) if server.url else None,
-        "headers": {k: ex(v, "headers", k, secret=True) for k, v in server.headers.items()},
+        "url": url,
+        "headers": headers,
         "oauth": expand_oauth(server.oauth, ex, origin, expander) if server.oauth else None,
     })
+
+
+def _check_headers(headers: dict[str, str], origin: Origin) -> None:
+    """Refuses a header with a line break (CR or LF) in its name or value: HTTP has no
+    such header, and the HTTP library's error would quote the value (a secret) in full."""
+    for key, value in headers.items():
+        if any(c in text for c in "\r\n" for text in (key, value)):
+            dotted = ".".join(str(k) for k in (*origin.path, "headers", key))
+            raise ConfigError(f"{origin.where('headers', key)}{safe_name(dotted)}: a header "
+                              "cannot hold a line break (CR or LF); write the value on one "
+                              "line", origin.file)
 
 
 def expand_oauth(oauth: OAuthSettings, ex: Callable[..., str], origin: Origin,

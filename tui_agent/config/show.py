@@ -7,11 +7,9 @@ environment or whose name says they are secret, are masked.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from tui_agent.config.interpolate import mask
 from tui_agent.config.loader import HeldProject, Settings
@@ -19,17 +17,13 @@ from tui_agent.config.model_choice import dropped
 from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
-
-HIDDEN = "********"
+from tui_agent.config.printable import clean, quoted, safe_name
+from tui_agent.config.urls import HIDDEN, mask_url
 
 
 def _hide_url(url: str, secrets: frozenset[str]) -> str:
-    parts = urlsplit(url)
-    if parts.password:
-        host = parts.hostname or ""
-        netloc = f"{parts.username}:{HIDDEN}@{host}" + (f":{parts.port}" if parts.port else "")
-        url = urlunsplit(parts._replace(netloc=netloc))
-    return mask(url, secrets)
+    """A URL as every output prints it (:func:`~tui_agent.config.urls.mask_url`)."""
+    return mask(mask_url(url), secrets)
 
 
 def _hide_map(values: dict[str, str], secrets: frozenset[str]) -> dict[str, str]:
@@ -58,7 +52,7 @@ def command_line(server: ServerConfig) -> str:
         line = shlex.join([str(server.command), *server.args])
         return line + (f"   (in {server.cwd})" if server.cwd else "")
     if server.transport in ("sse", "http"):
-        return f"connect to {server.url} ({server.transport})"
+        return f"connect to {mask_url(server.url or '')} ({server.transport})"
     if server.transport == "docker-gateway":
         return shlex.join(["docker", "mcp", "gateway", "run", *server.args])
     what = f"image {server.image}" if server.image else f"container {server.container}"
@@ -77,34 +71,63 @@ def held_lines(held: HeldProject) -> list[str]:
     for name, (server, origin) in held.servers.items():
         where = held.project.relative(origin.file)
         line = origin.locate(origin.path)
-        lines.append(f"server '{name}' ({where}{f':{line}' if line else ''}): "
-                     f"{command_line(server)}")
+        lines.append(f"server '{safe_name(name)}' ({where}{f':{line}' if line else ''}): "
+                     f"{clean(command_line(server))}")
         if server.env:
-            lines.append(f"    with env {', '.join(f'{k}={v}' for k, v in server.env.items())}")
+            pairs = ", ".join(f"{k}={v}" for k, v in server.env.items())
+            lines.append(f"    with env {clean(pairs)}")
         if server.auto:
-            lines.append(f"    runs without asking: {', '.join(server.auto)}")
+            lines.append(f"    runs without asking: {clean(', '.join(server.auto))}")
         if server.disabled:
             lines.append("    (disabled in the file: not started until enabled)")
-    keys = [(f"model.{key}", kept) for key, kept in held.model.items()]
-    for dotted, (value, origin) in [*keys, *held.models.items()]:
-        shown = HIDDEN if dotted.endswith(".api_key") else value
-        what = "where your model requests go, and with which key"
-        if dotted.endswith(".params"):
-            shown = _value(hide_params(value, frozenset()))
-            what = "arguments sent with your model requests (they can send them elsewhere)"
+    for dotted, (value, origin) in held.keys.items():
+        key = dotted.rsplit(".", 1)[-1]
         line = origin.locate(origin.path)
-        lines.append(f"{dotted} = {shown} ({held.project.relative(origin.file)}"
-                     f"{f':{line}' if line else ''}): {what}")
+        lines.append(f"{dotted} = {clean(_held_value(key, value))} "
+                     f"({held.project.relative(origin.file)}"
+                     f"{f':{line}' if line else ''}): {HELD_WHY.get(key, NEEDS_TRUST)}")
     return lines
+
+
+HELD_WHY = {
+    "name": "the model your requests go to (a provider prefix can carry a URL)",
+    "api_base": "where your model requests go",
+    "api_key": "the key sent with your model requests",
+    "api_key_env": "the key sent with your model requests",
+    "params": "arguments sent with your model requests (they can send them elsewhere)",
+    "sampling_model": "the model servers' sampling requests go to",
+    "choices": "models the /model picker offers",
+    "system_prompt": "instructions sent with every request",
+    "vision": "whether tools' images are sent to the model",
+    "audio": "whether tools' sounds are sent to the model",
+    "roots": "directories every MCP server is offered",
+    "enabled": "runs the model's scripts over your tools",
+}
+"""Why a held key needs the user's agreement, by key name (any section)."""
+NEEDS_TRUST = "not on the list a project may set freely"
 
 
 def held_warning(held: HeldProject) -> str:
     """The headless warning for a project that has not been trusted."""
     return (f"the project in {held.project.root} is not trusted yet, so its servers are "
-            "not started and its model endpoint and params are not used:\n"
+            "not started and its settings that need your trust are not used:\n"
             + "\n".join(f"    {line}" for line in held_lines(held))
             + "\n  Trust it with --trust-project (remembered for this content), or run "
               "tui-agent there and agree.")
+
+
+def _held_value(key: str, value: Any, limit: int = 120) -> str:
+    """A held value as the question shows it: a key hidden, secret-looking ``params``
+    hidden, long text (a system prompt) cut so the list stays readable (the whole of it
+    is in the file named beside it)."""
+    if key == "api_key":
+        return HIDDEN
+    if key == "params":
+        return _value(hide_params(value, frozenset()))
+    if key in ("api_base", "url") and isinstance(value, str):
+        value = mask_url(value)
+    text = _value(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _value(value: Any) -> str:
@@ -118,7 +141,7 @@ def _value(value: Any) -> str:
     if isinstance(value, dict):
         inner = ", ".join(f"{toml_key(str(k))} = {_value(v)}" for k, v in value.items())
         return "{ " + inner + " }" if inner else "{}"
-    return json.dumps(str(value), ensure_ascii=False)
+    return quoted(str(value))
 
 
 def _column(pairs: Iterable[tuple[str, str]], width: int = 44) -> list[str]:
@@ -136,7 +159,7 @@ def render(settings: Settings) -> str:
     for layer in settings.layers:
         held = layer.kind == "project" and settings.held is not None
         out.append(f"#   {layer.kind:<13} {layer.file}"
-                   + ("   (not trusted yet: servers and model endpoint held back)"
+                   + ("   (not trusted yet: servers and some settings held back)"
                       if held else ""))
     flags = sorted({s for s in settings.sources.values() if isinstance(s, str)})
     if flags:

@@ -44,7 +44,7 @@ from tui_agent.core.llm.reply import cut_short
 from tui_agent.core.messages import instructions_for, media_message, sentence, system_text
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script
-from tui_agent.core.session import Compaction, SessionWriter, new_id
+from tui_agent.core.session import CallLog, Compaction, SavedCall, SessionWriter, new_id
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
@@ -113,13 +113,16 @@ class Agent:
         return self.code_mode.offered(allowed) if self.code_mode is not None else allowed
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
-               usage: Usage | None = None, sync: bool = True) -> None:
+               usage: Usage | None = None, sync: bool = True,
+               call: SavedCall | None = None) -> None:
         """Add ``message`` to the conversation, masked, and write it to the session file
-        (on disk when this returns, with ``sync``)."""
+        (on disk when this returns, with ``sync``; ``call``: how a tool result's call
+        ended, for the file alone: the model never reads it)."""
         message = masked(message, self.secrets())
         self.messages.append(message)
         if self.session is not None:
-            self.session.message(message, incomplete=incomplete, usage=usage, sync=sync)
+            self.session.message(message, incomplete=incomplete, usage=usage, sync=sync,
+                                 call=call)
 
     async def run_turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[Event, None]:
         """Send ``text`` (or parts: text and images) and run the loop until the model
@@ -238,6 +241,7 @@ class Agent:
         running call may emit events of its own (a script's calls); they come out as
         they happen, before the call's own result."""
         calls = [prepare(r, offered) for r in requests]
+        log = CallLog()  # what the front ends saw of each call, for the session file
         tasks: dict[asyncio.Task[None], Call] = {}
         queue: asyncio.Queue[Event | Call] = asyncio.Queue()
         self._kinds = None
@@ -263,13 +267,13 @@ class Agent:
 
         try:
             for call in calls:
-                yield started(call)
+                yield log.saw(started(call))
                 if call.outcome is None:
                     async with aclosing(self._decide(call)) as deciding:
                         async for event in deciding:
-                            yield event
+                            yield log.saw(event)
                 if call.outcome is not None:
-                    yield ToolResult(call.request.id, True, call.outcome.text)
+                    yield log.saw(ToolResult(call.request.id, True, call.outcome.text))
             for call in calls:
                 if call.outcome is None:
                     tasks[asyncio.create_task(run(call))] = call
@@ -279,23 +283,24 @@ class Agent:
                 if isinstance(item, Call):
                     running -= 1
                 else:
-                    yield item
+                    yield log.saw(item)
         finally:
             for task in tasks:
                 task.cancel()
-            self._answer(calls, "cancelled by the user before it finished")
+            self._answer(calls, "cancelled by the user before it finished", log)
             if tasks:  # let them clean up (a script's child process is killed and reaped)
                 await asyncio.wait(tasks, timeout=5)
 
-    def _answer(self, calls: list[Call], unfinished: str) -> None:
+    def _answer(self, calls: list[Call], unfinished: str, log: CallLog) -> None:
         """Put every call's result in the history, in call order, then fsync once.
 
         Called from ``finally``, so even a turn stopped mid-way leaves every call
-        answered; a call with no outcome yet gets ``unfinished``."""
+        answered; a call with no outcome yet gets ``unfinished``. Beside each result the
+        session file keeps how ``log`` saw the call end (a resumed card shows the same)."""
         for call in calls:
             text = call.outcome.text if call.outcome is not None else unfinished
             self.record({"role": "tool", "tool_call_id": call.request.id, "content": text},
-                         sync=False)
+                        sync=False, call=log.saved(call.request.id))
         kinds = frozenset[str]()
         if any(c.outcome and c.outcome.media for c in calls):
             kinds = self._kinds if self._kinds is not None else self._media_kinds()
@@ -354,11 +359,14 @@ class Agent:
         provider stopped the reply that asked for them."""
         refused = ToolOutcome(why, is_error=True)
         calls = [prepare(r, offered) for r in requests]
+        log = CallLog()
         for call in calls:
             call.outcome = refused
+            log.saw(started(call))
+            log.saw(ToolResult(call.request.id, True, refused.text))
         try:
             for call in calls:
                 yield started(call)
                 yield ToolResult(call.request.id, True, refused.text)
         finally:
-            self._answer(calls, refused.text)
+            self._answer(calls, refused.text, log)

@@ -3,8 +3,8 @@
 In a git work tree the list is git's own (tracked and untracked files, without what
 ``.gitignore`` and the other exclude files leave out). Elsewhere the directory is
 walked, skipping hidden directories and what the ``.gitignore`` files on the way name
-(the common forms: globs, ``dir/``, ``/anchored``, ``!negation``). Either way the list
-stops at :data:`MOST_FILES`.
+(by git's own pattern rules, through ``pathspec``). Either way the list stops at
+:data:`MOST_FILES`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,13 @@ import heapq
 import os
 import re
 import subprocess
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 MOST_FILES = 50_000
 """Files listed at most (a home directory is not a project)."""
@@ -46,67 +51,70 @@ def _git_files(root: Path) -> list[str] | None:
 
 
 class Ignore:
-    """The patterns of one ``.gitignore``, for paths relative to its directory."""
+    """The patterns of one ``.gitignore``, for paths relative to its directory, matched by
+    git's own rules (``pathspec``'s wildmatch: ``**``, ``[!...]`` classes, ``\\#`` and
+    ``\\!`` escapes, escaped trailing spaces, ``dir/`` for directories only, the last
+    matching line winning). A line git would reject (a trailing backslash, a reversed range
+    ``[z-a]``) is skipped, as git skips it."""
 
     def __init__(self, lines: list[str]) -> None:
-        self.rules: list[tuple[bool, bool, bool, re.Pattern[str]]] = []
-        for raw in lines:
-            line = raw.rstrip()
-            if not line or line.startswith("#"):
-                continue
-            negate = line.startswith("!")
-            line = line[1:] if negate else line
-            directory = line.endswith("/")
-            line = line.rstrip("/")
-            anchored = "/" in line
-            self.rules.append((negate, directory, anchored, _glob(line.lstrip("/"))))
+        from pathspec import GitIgnoreSpec  # only a walk outside git needs it
+
+        with warnings.catch_warnings():  # re's FutureWarning on "[[" in a class
+            warnings.simplefilter("ignore", FutureWarning)
+            valid = [line for line in lines if _valid(GitIgnoreSpec, line)]
+            self.spec: GitIgnoreSpec = GitIgnoreSpec.from_lines(valid)
+            # For a directory, without the lines that match only inside one: `foo/**`
+            # leaves out what foo holds, not foo (pathspec matches `foo/` too), and a
+            # `!foo/keep` below it must still find foo/keep.
+            self.dirs: GitIgnoreSpec = GitIgnoreSpec.from_lines(
+                [line for line in valid if not line.rstrip(" /").endswith("/**")])
+
+    def verdict(self, relative: str, is_dir: bool) -> bool | None:
+        """True when the last line matching ``relative`` ignores it, False when it is a
+        ``!`` line (kept again), None when no line matches."""
+        if is_dir:
+            return self.dirs.check_file(relative + "/").include
+        return self.spec.check_file(relative).include
 
     def ignores(self, relative: str, is_dir: bool) -> bool:
-        name = relative.rsplit("/", 1)[-1]
-        ignored = False
-        for negate, directory, anchored, pattern in self.rules:
-            if directory and not is_dir:
-                continue
-            if pattern.match(relative if anchored else name):
-                ignored = not negate
-        return ignored
+        return bool(self.verdict(relative, is_dir))
 
 
-def _glob(pattern: str) -> re.Pattern[str]:
-    """A gitignore glob as a regex: ``*`` and ``?`` stay within a directory, ``**``
-    crosses them; a match may go on below (``build`` matches ``build/x``)."""
-    out, index = "", 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**", index):
-            out, index = out + ".*", index + 2
-            continue
-        if char == "[" and (close := pattern.find("]", index + 1)) > index:
-            out, index = out + pattern[index:close + 1], close + 1
-            continue
-        out += {"*": "[^/]*", "?": "[^/]"}.get(char, re.escape(char))
-        index += 1
-    return re.compile(out + r"(?:/.*)?\Z")
+def _valid(spec: type[GitIgnoreSpec], line: str) -> bool:
+    try:
+        spec.from_lines([line])
+    except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
+        return False
+    return True
 
 
 def _walk(root: Path, most: int) -> list[str]:
     found: list[str] = []
-    ignores: list[tuple[str, Ignore]] = []
+    # The .gitignore files that apply in each directory walked, its own first: as in git,
+    # a deeper file's verdict on a path overrides a shallower one's.
+    chains: dict[str, list[tuple[str, Ignore]]] = {}
     for top, dirs, files in os.walk(root):
         here = Path(top).relative_to(root).as_posix()
         here = "" if here == "." else here + "/"
+        chain = chains.pop(here, [])
         gitignore = Path(top) / ".gitignore"
         if gitignore.is_file():
             with contextlib.suppress(OSError, UnicodeDecodeError):
-                ignores.append((here, Ignore(gitignore.read_text("utf-8").splitlines())))
+                chain = [(here, Ignore(gitignore.read_text("utf-8").splitlines())), *chain]
 
-        def ignored(name: str, is_dir: bool, here: str = here) -> bool:
+        def ignored(name: str, is_dir: bool, here: str = here,
+                    chain: list[tuple[str, Ignore]] = chain) -> bool:
             path = here + name
-            return any(path.startswith(base) and rules.ignores(path[len(base):], is_dir)
-                       for base, rules in ignores)
+            for base, rules in chain:
+                verdict = rules.verdict(path[len(base):], is_dir)
+                if verdict is not None:
+                    return verdict
+            return False
 
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED
                          and not ignored(d, True))
+        chains.update((here + d + "/", chain) for d in dirs)
         found += [here + f for f in sorted(files) if not ignored(f, False)]
         if len(found) >= most:
             break

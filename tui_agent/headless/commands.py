@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import ServerConfig, Settings
+from tui_agent.config.printable import safe_name
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import Conversation, SessionError, load
 from tui_agent.headless import stoppable
@@ -116,8 +117,8 @@ def _remote(settings: Settings, name: str, err: IO[str]) -> ServerConfig | None:
 
     config = settings.config.servers.get(name)
     if config is None:
-        known = ", ".join(sorted(settings.config.servers)) or "none"
-        err.write(f"tui-agent: no server named '{name}' (the servers: {known})\n")
+        known = ", ".join(safe_name(n) for n in sorted(settings.config.servers)) or "none"
+        err.write(f"tui-agent: no server named '{safe_name(name)}' (the servers: {known})\n")
         return None
     if not Logins.applies(config):
         why = f"it is a {config.transport} server (only sse and http servers log in)" \

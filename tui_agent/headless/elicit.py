@@ -3,7 +3,9 @@
 declines without one; ``defaults`` accepts with the schema's defaults (SEP-1034) where
 they make a whole answer, and declines otherwise; ``decline`` declines everything.
 
-A URL is opened only when the person says so on the terminal: never under ``defaults``.
+A URL is opened only when the person says so on the terminal: never under ``defaults``;
+and where no browser opens it, the person is asked again (the server hears "accept" only
+once they say the link is open).
 """
 
 from __future__ import annotations
@@ -147,8 +149,10 @@ def _shown_default(f: Field) -> str:
 
 
 def url_dialogue(ask: UrlAsk, tty_in: IO[str], tty: IO[str]) -> Answer:
-    """Show the link and who asks; open it only on the person's ``y``."""
-    from tui_agent.tools.auth.browser import open_in_browser
+    """Show the link and who asks; open it only on the person's ``y``. Where no browser
+    takes it, the server is told nothing yet: the link is there to open elsewhere, and
+    the person answers once more (``y`` once it is open)."""
+    from tui_agent.tools.auth.browser import opened_in_browser
 
     tty.write(f"\n? {ask.server} asks you to open a link: {ask.message}\n  {ask.url}\n"
               "  [y] open it in the browser  [n] decline  [c] cancel: ")
@@ -156,6 +160,13 @@ def url_dialogue(ask: UrlAsk, tty_in: IO[str], tty: IO[str]) -> Answer:
     line = tty_in.readline()
     choice = line.strip().lower()
     if choice in ("y", "yes"):
-        open_in_browser(ask.url)
-        return Answer("accept")
+        if opened_in_browser(ask.url):
+            return Answer("accept")
+        tty.write("  no browser could be opened here: open the link above yourself.\n"
+                  "  [y] it is open  [n] decline  [c] cancel: ")
+        tty.flush()
+        line = tty_in.readline()
+        choice = line.strip().lower()
+        if choice in ("y", "yes"):
+            return Answer("accept")
     return Answer("decline") if choice in ("n", "no", "") and line else Answer("cancel")

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from tui_agent.config import mask
 from tui_agent.config.interpolate import StreamMasker, mask_json
+from tui_agent.config.printable import shown as printable
 from tui_agent.core.events import (
     ApprovalDecided,
     Compacted,
@@ -106,7 +106,7 @@ class TextPrinter:
         self._progress.end_line()
         self._thought.end()
         self._end_reply_line()
-        self.err.write(mask(text, self.secrets) + "\n")
+        self.err.write(printable(text, self.secrets) + "\n")
         self.err.flush()
 
     def show(self, event: Event) -> None:

@@ -5,7 +5,11 @@ For each server: its state, transport and tool count, each tool's approval
 failed, the error, the last lines of its stderr and where its log is. With
 ``--resources``, its resources, resource templates and prompts too. Exit 1 if
 any enabled server failed. The tables (tools, resources) keep to the terminal's width
-(:mod:`tui_agent.headless.width`), each description cut with an ellipsis.
+(:mod:`tui_agent.headless.width`), each description cut with an ellipsis. Every line goes
+through :func:`~tui_agent.config.printable.shown` (the configuration's secrets masked,
+control characters removed; a server's stderr too) and every server name through
+:func:`~tui_agent.config.printable.safe_name`. Only a server that uses OAuth has a login
+line (:func:`uses_oauth`).
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ import asyncio
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import Settings
+from tui_agent.config.printable import safe_name
 from tui_agent.core.approval import Policy
 from tui_agent.core.scripts import CodeMode
 from tui_agent.headless.login import describe_login
+from tui_agent.headless.masked import masked
 from tui_agent.headless.width import columns, fit
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.hub import Hub, Listing
@@ -32,6 +38,7 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
                  width: int | None = None) -> int:
     """``width``: the columns a table row may take (default: ``out``'s own width)."""
     width = columns(out) if width is None else width
+    out = masked(out, settings.secrets)
     hub.start()
     try:
         await hub.wait_all()
@@ -39,21 +46,31 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
         for status in hub.statuses():
             failed |= status.state in ("failed", "connecting", "degraded")
             _server(status, hub, policy, out, width)
-            config = hub.connections[status.name].config
-            if logins is not None and logins.applies(config):
-                login = logins.status(config)
-                if login is not None or status.state != "connected":
-                    out.write(f"  login: {describe_login(login)}\n")
-                else:  # it answered without asking anyone to log in
-                    out.write("  login: none needed\n")
+            line = _login_line(status, hub, logins)
+            if line:
+                out.write(f"  login: {line}\n")
         for name, cfg in settings.config.servers.items():
             if cfg.disabled:
-                out.write(f"{name}  disabled\n")
+                out.write(f"{safe_name(name)}  disabled\n")
         if resources:
             await _resources(hub, out, width)
         return 1 if failed else 0
     finally:
         await hub.close()
+
+
+def _login_line(status: ServerStatus, hub: Hub, logins: Logins | None) -> str | None:
+    """What the ``login:`` line says of a server, or None for one that does not use
+    OAuth (local, its own Authorization header, or one that never asked for a login)."""
+    config = hub.connections[status.name].config
+    if logins is None or not logins.applies(config):
+        return None
+    login = logins.status(config)
+    if login is not None:
+        return describe_login(login)
+    if status.state == "connected":  # it answered without asking anyone to log in
+        return "none needed"
+    return "not logged in" if logins.uses_oauth(status.name, config) else None
 
 
 def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
@@ -65,7 +82,7 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
     # and counted apart from the server's.
     extra = hub.resource_tools_of(status.name)
     own = f" + {extra} to read its resources" if extra else ""
-    out.write(fit(f"{status.name}  {status.state}  {status.transport}  "
+    out.write(fit(f"{safe_name(status.name)}  {status.state}  {status.transport}  "
                   f"{counted(status.tools, 'tool')}{own}{f'  ({about})' if about else ''}",
                   width) + "\n")
     names = max((len(s.name) for s in specs), default=0)
@@ -107,7 +124,7 @@ def _listing(found: list[Listing], out: IO[str], width: int) -> None:
     any_item = False
     for listing in found:
         if listing.error:
-            out.write(f"  {listing.server}: error: {clean(listing.error)}\n")
+            out.write(f"  {safe_name(listing.server)}: error: {clean(listing.error)}\n")
         for item in listing.items:
             any_item = True
             ref = getattr(item, "uri", None) or getattr(item, "uri_template", None) or item.name
@@ -115,7 +132,7 @@ def _listing(found: list[Listing], out: IO[str], width: int) -> None:
             sig = f"({', '.join(a.name for a in args)})" if args else ""
             text = clean(getattr(item, "description", None) or getattr(item, "name", "") or "")
             text = text.strip().splitlines()[0] if text.strip() else ""
-            out.write(fit(f"  {listing.server}  {clean(str(ref))}{sig}  {text}".rstrip(),
+            out.write(fit(f"  {safe_name(listing.server)}  {clean(str(ref))}{sig}  {text}".rstrip(),
                           width) + "\n")
     if not any_item:
         out.write("  (none)\n")
@@ -129,7 +146,7 @@ async def stubs(code: CodeMode, policy: Policy, hub: Hub, out: IO[str], err: IO[
         await hub.wait_all()
         failed = [s for s in hub.statuses() if s.state != "connected"]
         for status in failed:
-            err.write(f"tui-agent: server '{status.name}' is {status.state}: "
+            err.write(f"tui-agent: server '{safe_name(status.name)}' is {status.state}: "
                       f"{clean(status.last_error or 'no tools')}\n")
         specs = [s for s in hub.specs() if policy.offered(s.server, s.tool)
                  and code.coded(s.server)]

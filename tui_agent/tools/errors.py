@@ -8,6 +8,7 @@ import asyncio
 import re
 from typing import Any
 
+from tui_agent.config.urls import mask_url
 from tui_agent.tools.text import clean
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
@@ -57,7 +58,8 @@ def describe_error(exc: BaseException) -> str:
     request = getattr(leaf, "_request", None)  # an httpx request error: say what it asked
     if request is not None and hasattr(request, "extensions"):
         step = request.extensions.get(LOGIN_STEP)
-        what = f"{step} at {request.url}" if isinstance(step, str) else str(request.url)
+        url = mask_url(str(request.url))  # the URL's credentials are no part of the why
+        what = f"{step} at {url}" if isinstance(step, str) else url
         return f"could not reach {what} ({name}: {message})"
     return message if name in message else f"{name}: {message}"
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.models import ServerConfig
+from tui_agent.config.printable import safe_name
 from tui_agent.tools.client import NOTHING, ClientSide
 from tui_agent.tools.connection import ServerConnection, ServerStatus
 from tui_agent.tools.errors import ServerError, describe_error
@@ -230,20 +231,21 @@ class Hub(ServerContext):
             if still:
                 longest = max(c.config.startup_timeout for c in still)
                 yield (f"waiting for {len(still)} MCP server(s) still starting: "
-                       f"{', '.join(c.name for c in still)} (up to {longest:g} s)")
+                       f"{', '.join(safe_name(c.name) for c in still)} (up to {longest:g} s)")
             if waits:
                 await asyncio.gather(*waits)
         finally:
             for wait in waits:
                 wait.cancel()
         if starting:
-            late = [c.name for c in starting if not c.settled]
+            late = [safe_name(c.name) for c in starting if not c.settled]
             if late:
                 yield f"going on without {', '.join(late)}: still starting"
         for conn in self.connections.values():
             if conn.state == "failed" and conn.name not in self._reported:
                 self._reported.add(conn.name)
-                yield f"MCP server '{conn.name}' is not available: {conn.last_error}"
+                yield (f"MCP server '{safe_name(conn.name)}' is not available: "
+                       f"{conn.last_error}")
         await asyncio.gather(*(c.refresh_if_stale() for c in self.connections.values()))
 
     async def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:

@@ -1,10 +1,10 @@
 """Resources for the model: each server that has resources gets two tools of tui-agent's
 making, ``list_resources`` (its resources and resource templates) and ``read_resource``
 (one URI: a listed resource, a filled template, or a ``resource_link`` a tool gave back);
-and, for a person filling a template in, the server's suggestions (:func:`complete`).
-They are offered and gated like the server's own tools (``auto = ["read_resource"]``
-trusts them), carry a read-only hint, and are left out where the server has a tool of the
-same name.
+and the reading and filling of a template's variables (the server's suggestions for them
+are :mod:`~tui_agent.tools.completion`'s). The two tools are offered and gated like the
+server's own tools (``auto = ["read_resource"]`` trusts them), carry a read-only hint, and
+are left out where the server has a tool of the same name.
 """
 
 from __future__ import annotations
@@ -112,23 +112,6 @@ async def _listing(conn: Any) -> str:
         if len(found) > MAX_LISTED:
             lines.append(f"… and more (the first {MAX_LISTED} are listed)")
     return clean("\n".join(lines))
-
-
-async def complete(conn: Any, template: str, name: str, value: str,
-                   context: dict[str, str] | None = None) -> list[str]:
-    """The server's suggestions (``completion/complete``) for variable ``name`` of a
-    resource template, given what is typed (``value``) and the variables filled already;
-    none when the server offers no completion."""
-    from mcp import MCPError
-    from mcp.types import ResourceTemplateReference
-
-    ref = ResourceTemplateReference(type="ref/resource", uri=template)
-    try:
-        result = await conn.request(lambda client: client.complete(
-            ref, {"name": name, "value": value}, context or None))
-    except MCPError:
-        return []
-    return [clean(str(v)) for v in result.completion.values][:100]
 
 
 def template_variables(template: str) -> list[str]:

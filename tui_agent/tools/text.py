@@ -4,36 +4,15 @@ Model replies, tool output and tool descriptions may carry escape sequences
 (cursor moves that spoof a prompt, OSC 52 clipboard writes, OSC 8 links),
 C0/C1 controls, and bidi or zero-width characters that make text read
 differently from what it is. ``clean`` removes all of them and keeps newlines
-and tabs.
+and tabs. It lives in :mod:`tui_agent.config.printable` (the one sanitiser of every
+output, importable from every layer) and is re-exported here beside the streaming form.
 """
 
 from __future__ import annotations
 
 import re
 
-# ESC-introduced sequences first (CSI with its parameters, OSC/DCS/APC/PM/SOS up to
-# their terminator, two-byte escapes), then the 8-bit C1 forms, then lone controls.
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -/]*[0-~]?"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-    r"|[\x90\x9d\x9e\x9f\x98][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-)
-_CONTROLS = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
-)
-
-
-def clean(text: str) -> str:
-    """``text`` without escape sequences, control characters (but ``\\n`` and ``\\t``),
-    bidi overrides and zero-width characters. ``\\r\\n`` becomes ``\\n``."""
-    if text.isprintable():  # fast path: nothing to strip (no newline either)
-        return text
-    text = text.replace("\r\n", "\n")
-    return _CONTROLS.sub("", _ESCAPES.sub("", text))
-
+from tui_agent.config.printable import clean as clean
 
 _INTRODUCERS = re.compile("[\x1b\x9b\x90\x9d\x9e\x9f\x98]")
 _COMPLETE = re.compile(

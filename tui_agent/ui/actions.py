@@ -12,9 +12,11 @@ from tui_agent.ui.commands import Command
 from tui_agent.ui.widgets.history import context_report
 
 if TYPE_CHECKING:
+    from tui_agent.tools.completion import Completing
     from tui_agent.tools.elicit import Answer
     from tui_agent.tools.prompts import PromptInfo
     from tui_agent.ui.chat import ChatApp
+    from tui_agent.ui.widgets.suggest import Complete
 
 Handler = Callable[["ChatApp", Command], Awaitable[None]]
 
@@ -68,25 +70,19 @@ async def _new(app: ChatApp, command: Command) -> None:
     app.images.clear()
     app.show_pending()
     await app.transcript.clear()
-    app.status.usage = app.backend.agent.usage
+    # The meter goes with the old conversation: the next request counts the new one's.
+    app.status.usage, app.status.context = app.backend.agent.usage, None
+    app.show_price()
     await app.transcript.note("new conversation")
 
 
 async def _resume(app: ChatApp, command: Command) -> None:
-    if command.arg:
+    from tui_agent.ui import resume
+
+    if command.arg and command.arg.strip().lower() not in resume.EVERY:
         await app.resume(command.arg)
         return
-    from tui_agent.ui.screens.picker import Picker
-
-    async def chosen(ref: str | None) -> None:
-        if ref:
-            await app.resume(ref)
-
-    sessions = app.backend.sessions()
-    if not sessions:
-        await app.transcript.note("no saved conversations yet")
-        return
-    await app.push_screen(Picker("Resume a conversation", sessions), chosen)
+    await resume.pick(app, command.arg)
 
 
 async def _export(app: ChatApp, command: Command) -> None:
@@ -170,6 +166,7 @@ async def _fill(app: ChatApp, ref: str, chosen: Callable[[str | None], Awaitable
                 ) -> None:
     """A resource template chosen in /attach: its variables filled in, with the server's
     suggestions, then the resource attached."""
+    from tui_agent.tools.completion import Completing
     from tui_agent.ui.screens.template import TemplateForm
 
     server, _, template = ref.partition(":")
@@ -177,9 +174,14 @@ async def _fill(app: ChatApp, ref: str, chosen: Callable[[str | None], Awaitable
     async def filled(uri: str | None) -> None:
         await chosen(f"{server}:{uri}" if uri else None)
 
-    await app.push_screen(TemplateForm(server, template, lambda name, value, context:
-                                       app.backend.complete(server, template, name, value,
-                                                            context)), filled)
+    await app.push_screen(TemplateForm(server, template, _completer(
+        app, server, Completing("resource", template))), filled)
+
+
+def _completer(app: ChatApp, server: str, target: Completing) -> Complete:
+    """What ``server`` suggests for the arguments of ``target``, as a form asks for it."""
+    return lambda name, value, context: app.backend.complete(server, target, name, value,
+                                                             context)
 
 
 async def _compact(app: ChatApp, command: Command) -> None:
@@ -271,6 +273,7 @@ async def _prompt_form(app: ChatApp, command: Command, found: PromptInfo) -> Non
     """The form for ``found``'s arguments; what it holds when sent is what goes: an
     argument cleared there is not sent (a required one cannot be cleared: the form
     refuses, and were it sent empty it would be asked for again)."""
+    from tui_agent.tools.completion import Completing
     from tui_agent.ui.screens.prompt_args import PromptArguments
 
     async def filled(answer: Answer | None) -> None:
@@ -280,7 +283,8 @@ async def _prompt_form(app: ChatApp, command: Command, found: PromptInfo) -> Non
             given = {k: str(v) for k, v in answer.content.items() if str(v)}
             await _use_prompt(app, replace(command, arguments=kept | given, ask=False), found)
 
-    await app.push_screen(PromptArguments(found, command.arguments), filled)
+    await app.push_screen(PromptArguments(found, command.arguments, _completer(
+        app, command.server, Completing("prompt", command.prompt))), filled)
 
 
 async def _model(app: ChatApp, command: Command) -> None:

@@ -66,6 +66,7 @@ class AgentApp(ChatApp):
             command = parse(event.text)
         except CommandError as exc:
             await self.transcript.note(str(exc), "error")
+            self._give_back(event.text)
             return
         if command is not None:
             await self.run_command(command)
@@ -78,6 +79,14 @@ class AgentApp(ChatApp):
         files = await composer.outgoing(self, unescape(event.text))
         if files is not None:
             await self.send(files.text, files)
+
+    def _give_back(self, text: str) -> None:
+        """What was typed goes back into the prompt (a command that could not run), to be
+        corrected rather than typed again; unless something new was typed meanwhile."""
+        prompt = self.chat.query_one(PromptInput)
+        if not prompt.text.strip():
+            prompt.load_text(text)
+            prompt.move_cursor(prompt.document.end)
 
     async def on_prompt_input_file_wanted(self, event: PromptInput.FileWanted) -> None:
         from tui_agent.ui import composer
@@ -205,7 +214,7 @@ class AgentApp(ChatApp):
             new = options.settings.config
             if new.ui.theme != old.ui.theme:
                 self._use_theme(new.ui.theme)
-            self.status.model = self.backend.model_name or "no model"
+            self.show_model()
             self.status.code_mode = new.code_mode.enabled
             self.listeners.refresh_servers()
             said = [f"{what} {', '.join(names)}" for what, names in (

@@ -160,7 +160,7 @@ class ChatApp(App[int]):
                 self._use_theme(options.settings.config.ui.theme)
             self.config_loaded(options)
         self.prompt_history.secrets = self.options.settings.secrets
-        self.status.model = self.backend.model_name or "no model"
+        self.show_model()
         self.status.code_mode = self.options.settings.config.code_mode.enabled
         self.transcript.script_servers = self._script_servers
         self.start_backend()
@@ -233,6 +233,19 @@ class ChatApp(App[int]):
             transcript.release_anchor()
             transcript.scroll_home(animate=False)
 
+    def show_model(self) -> None:
+        """The model in use on the status bar, and whether its cost can be known."""
+        self.status.model = self.backend.model_name or "no model"
+        self.show_price()
+
+    def show_price(self) -> None:
+        """Whether the model's cost can be known, as far as it is without blocking (a
+        local model's at once, another's once a request learnt it): a model with no
+        price says "cost unknown" from the start, not ``$0.0000``."""
+        known = getattr(self.backend.agent.llm, "price_known", None)
+        self.status.priced = known() if known is not None and self.backend.has_model() \
+            else None
+
     @work(group="backend", exit_on_error=False)
     async def start_backend(self) -> None:
         await self.backend.start()
@@ -240,6 +253,10 @@ class ChatApp(App[int]):
         if self.backend.hub is not None:
             await self.backend.hub.wait_all()
             self.prompt_list = await self.backend.prompts()
+            from tui_agent.tools.text import clean
+
+            self.chat.query_one(PromptInput).extra_commands = [
+                "".join(clean(ref).split()) for ref, _ in self.prompt_list]
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)

@@ -57,13 +57,22 @@ class ChatScreen(Screen[None]):
             transcript.scroll_end(animate=False)
 
     def on_key(self, event: events.Key) -> None:
-        """A key that reached the screen unused: a printable one, or enter, goes to the
-        prompt, unless the focused widget (or one around it) has a binding for it, such
-        as a message's ``c``. (A text field never lets such keys through.)"""
-        if not (event.is_printable or event.key == "enter") or event.key in self.active_bindings:
+        """A key that reached the screen unused: a printable one, enter, backspace or
+        delete goes to the prompt, unless the focused widget (or one around it) has a
+        binding for it, such as a message's ``c``. (A text field never lets such keys
+        through.)"""
+        edits = event.key in ("backspace", "delete")
+        if not (event.is_printable or event.key == "enter" or edits) \
+                or event.key in self.active_bindings:
             return
         prompt = self.query_one(PromptInput)
         if self.focused is prompt or prompt.disabled:
+            return
+        if edits:  # a key the prompt binds, not one it reads: its action, there
+            event.stop()
+            prompt.focus()
+            getattr(prompt, "action_delete_left" if event.key == "backspace"
+                    else "action_delete_right")()
             return
         self._to_prompt(prompt, event)
 

@@ -33,7 +33,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("tools", "/tools", "switch servers and tools on and off for this "
                 "conversation"),
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),
-    CommandInfo("resume", "/resume [ID]", "continue a saved conversation"),
+    CommandInfo("resume", "/resume [ID|all]", "continue a saved conversation (this "
+                "project's; all: every folder's)"),
     CommandInfo("export", "/export [FILE]", "write this conversation as Markdown"),
     CommandInfo("compact", "/compact [WHAT TO KEEP]", "summarize older messages for the "
                 "model now"),

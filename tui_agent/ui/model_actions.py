@@ -67,7 +67,7 @@ async def model(app: ChatApp, command: Command) -> None:
         except ConfigError as exc:  # its [models] table names a variable that is not set
             await app.transcript.note(f"model: {name} cannot be used: {exc}", "error")
             return
-        app.status.model = name
+        app.show_model()
         _meter_for_new_model(app)
         server = app.backend.models.api_bases.get(name)
         at = f" at {mask_url(server)}" if server else ""
@@ -295,7 +295,9 @@ def default_level(app: ChatApp) -> str:
 
 async def set_level(app: ChatApp, level: str | None) -> None:
     """Use ``level`` from the next turn on, and say so (with a note when the model in use
-    cannot reason, as litellm knows it: nothing is sent to it then)."""
+    cannot reason, as litellm knows it: nothing is sent to it then). ``None`` is "default",
+    and the note says so, with what default means for the model in use."""
+    picked_default = level is None
     app.backend.set_reasoning_effort(level)
     level = app.backend.reasoning_effort
     name = app.backend.model_name
@@ -304,7 +306,8 @@ async def set_level(app: ChatApp, level: str | None) -> None:
         await app.transcript.note(f"reasoning: {_not_sent(level, name)}; it applies to a "
                                   "model that reasons, from the next turn", "warning")
         return
-    said = f"reasoning: {_shown(level)} (from the next turn)"
+    shown = f"{DEFAULT}, {default_level(app)}" if picked_default else _shown(level)
+    said = f"reasoning: {shown} (from the next turn)"
     if name and level not in (None, "none") and reasons is None:
         said += f"; litellm does not know whether {name} reasons"
     await app.transcript.note(said)

@@ -113,6 +113,7 @@ class Turns:
                         await transcript.show(shown)
                     if isinstance(event, TurnDone | ContextSize):  # and the meter
                         status.usage, status.context = agent.usage, agent.context.last
+                        app.show_price()
         except asyncio.CancelledError:
             await transcript.cancelled()
             status.usage = backend.agent.usage
@@ -196,6 +197,7 @@ class Turns:
         except SessionError as exc:
             await app.transcript.note(str(exc), "error")
             return
-        await app.transcript.replay(with_markers(conv.messages, conv.compactions))
+        await app.transcript.replay(with_markers(conv.messages, conv.compactions), conv.calls)
         app.status.usage, app.status.context = app.backend.agent.usage, None
+        app.show_price()
         await app.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")

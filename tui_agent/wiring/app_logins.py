@@ -74,7 +74,8 @@ class AppLogins:
 
     def status(self, name: str) -> str | None:
         """"logged in as ... until ..." or "not logged in" for a server that logs in, in
-        agreement with its state; None for one that does not."""
+        agreement with its state; None for one that does not, and for one that failed
+        before it asked for a login (:meth:`Logins.uses_oauth`)."""
         hub, logins = self.parts()
         if hub is None or logins is None or name not in hub.connections:
             return None
@@ -86,8 +87,8 @@ class AppLogins:
         found = logins.status(conn.config)
         if found is not None:
             return found.describe()
-        if conn.state != "connected":
-            return "not logged in"
+        if conn.state != "connected":  # said only of a server known to use OAuth
+            return "not logged in" if logins.uses_oauth(name, conn.config) else None
         if logins.holds_token(name):  # its record went (a logout in another shell)
             return ("logged out, but this connection keeps its login until it reconnects")
         return "none needed (the server asked for no login)"

@@ -2,8 +2,9 @@
 the servers screen's ``a`` take the same flags from this one parser, make the same
 checks, and write the same table.
 
-What is wrong with the words (an unknown flag, a bad name, a command not on ``PATH``, a
-URL where nothing listens, a name already taken) is found before anything is written:
+What is wrong with the words (an unknown flag, a bad name, a command not on ``PATH`` or a
+path to no file (:mod:`tui_agent.wiring.program`), a URL where nothing listens, a name
+already taken) is found before anything is written:
 :class:`AddError`, and the config file stays byte for byte as it was. Whether the
 server then starts is the front end's to tell (the command prints the ``servers``
 report; the app shows it on the servers screen): a server that fails there stays added,
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ from tui_agent.config.scopes import Target, keep_trusted, target, trusted
 from tui_agent.config.server_edit import Place, add_server, check_name, places
 from tui_agent.config.urls import HIDDEN, is_http_url, mask_url, url_secrets
 from tui_agent.wiring.mcp_words import USAGE, add_arguments, one_word, with_dashes
+from tui_agent.wiring.program import missing, pinned
 
 CONNECT_TIMEOUT = 3.0
 """Seconds a URL's host may take to accept a connection before ``mcp add`` says nothing
@@ -202,8 +203,8 @@ def unset_variables(value: Any, env: Mapping[str, str]) -> list[str]:
 def preflight(req: AddRequest, env: Mapping[str, str] = os.environ) -> None:
     """The checks that need the machine: every ``${VAR}`` the server names is set (a
     config naming an unset one does not load at all, so the server would stop every
-    command), the command is on ``PATH`` (or a file), the URL is well formed and
-    something listens there. Raises :class:`AddError`."""
+    command), the command is on ``PATH`` (or a file that exists and runs), the URL is
+    well formed and something listens there. Raises :class:`AddError`."""
     unset = unset_variables(req.table(), env)
     if unset:
         names = ", ".join("${" + name + "}" for name in unset)
@@ -212,10 +213,9 @@ def preflight(req: AddRequest, env: Mapping[str, str] = os.environ) -> None:
                        f"variable does not load: set it first (export {unset[0]}=...), or "
                        f"write ${{{unset[0]}:-}} for an empty default")
     if req.command and not req.docker:
-        program = req.command[0]
-        if "${" not in program and shutil.which(program, path=env.get("PATH")) is None:
-            raise AddError(f"mcp add {req.name}: command '{program}' was not found on PATH "
-                           "(install it, or give its full path)")
+        problem = missing(req.command[0], env)
+        if problem:
+            raise AddError(f"mcp add {req.name}: {problem}")
     if req.url:
         if not is_http_url(req.url):
             raise AddError(f"mcp add {req.name}: '{mask_url(req.url)}' is not an http(s) "
@@ -280,12 +280,17 @@ def add(req: AddRequest, *, config_file: Path | None, layers: Sequence[tuple[str
         raise AddError(f"a server named '{req.name}' is already configured at {taken[-1]} "
                        "(--force replaces it, or choose another name)")
     preflight(req, env)
+    notes = []
+    if req.command and not req.docker:
+        full = pinned(req.command[0], env)
+        if full is not None:
+            req.command[0], why = full
+            notes.append(why)
     was_trusted = where.project_root is None or trusted(where.project_root, env)
     try:
         line = add_server(where.file, req.name, req.table(), replace=req.force)
     except ConfigError as exc:
         raise AddError(str(exc)) from None
-    notes = []
     if where.project_root is not None:
         if was_trusted or trust:
             keep_trusted(where.project_root, env)

@@ -25,12 +25,14 @@ from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM
 from tui_agent.core.session import Conversation, SessionWriter, load
+from tui_agent.core.session.listing import SessionInfo, list_sessions
 from tui_agent.wiring import build, mcp_context
 from tui_agent.wiring.app_logins import AppLogins
 from tui_agent.wiring.model_choice import ModelChoice
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
+    from tui_agent.tools.completion import Completing
     from tui_agent.tools.connection import ServerStatus
     from tui_agent.tools.elicit import Ask
     from tui_agent.tools.hub import Changes, Hub
@@ -281,14 +283,15 @@ class Runtime:
         ``(TEMPLATE + server:template, label)`` of every resource template."""
         return await mcp_context.resource_list(self.hub)
 
-    async def complete(self, server: str, template: str, name: str, value: str,
+    async def complete(self, server: str, target: Completing, name: str, value: str,
                        context: dict[str, str]) -> list[str]:
-        """The server's suggestions for a template's variable (none if it has none)."""
-        from tui_agent.tools.resource_tools import complete
+        """The server's suggestions for a template's variable or a prompt's argument
+        (none if it has none)."""
+        from tui_agent.tools.completion import complete
 
         if self.hub is None or server not in self.hub.connections:
             return []
-        return await complete(self.hub.connections[server], template, name, value, context)
+        return await complete(self.hub.connections[server], target, name, value, context)
 
     async def prompt_turn(self, server: str, name: str, definition: PromptInfo | None,
                           arguments: dict[str, str]) -> str:
@@ -343,14 +346,10 @@ class Runtime:
         self.new_conversation(conv)
         return conv
 
-    def sessions(self, limit: int = 200) -> list[tuple[str, str]]:
-        found = []
-        for path in reversed(build.sessions().paths()[-limit:]):
-            with contextlib.suppress(Exception):
-                conv = load(path)
-                found.append((conv.id, f"{conv.id}  {len(conv.entries):>4} msgs  "
-                                       f"{conv.title()}"))
-        return found
+    def sessions(self) -> list[SessionInfo]:
+        """The saved conversations, newest first, with their dates, folders and titles
+        (this config's secrets masked in them). Reads files: call it in a thread."""
+        return list_sessions(build.sessions(), self.settings.secrets)
 
     def stats(self) -> dict[str, Any]:
         """The servers' call metrics so far (``Hub.stats``)."""

@@ -27,7 +27,7 @@ from tui_agent.core.llm.loader import encoder, load_litellm
 from tui_agent.core.llm.reply import Reply, StreamCut, rough_count
 from tui_agent.core.llm.request import OLLAMA, Route, build, notes, route
 from tui_agent.core.llm.stream import Assembly
-from tui_agent.core.llm.usage import is_local, priced, usage_of
+from tui_agent.core.llm.usage import is_local, looks_local, priced, usage_of
 from tui_agent.core.llm.windows import ServedModel, ask_server, asks_server
 from tui_agent.tools.text import clean
 
@@ -298,6 +298,16 @@ class LLM:
         a request was prepared, which is where the route and the price are learnt, the
         cost is unknown."""
         return Usage(cost=0.0 if self._priced else None)
+
+    def price_known(self) -> bool | None:
+        """Whether the model has a price: False at once for a model on the user's own
+        machine (told by its name and ``api_base``, without litellm), else what the first
+        request learnt (None until then). A front end shows "cost unknown" from the
+        start for False, not ``$0.0000``. Never blocking."""
+        if self._priced is None and looks_local(self.settings.name or "",
+                                                self.settings.api_base):
+            return False
+        return self._priced
 
     def _local(self) -> bool:
         return is_local(self.where(), self.settings.api_base)

@@ -28,6 +28,15 @@ def is_local(where: Route, api_base: str | None) -> bool:
     return where.provider in OPENAI_COMPATIBLE and bool(api_base) and _private(api_base or "")
 
 
+def looks_local(model: str, api_base: str | None) -> bool:
+    """:func:`is_local` told from the model's name alone (its provider prefix), without
+    litellm's routing: what a front end can say before litellm is imported."""
+    provider = model.split("/", 1)[0] if "/" in model else ""
+    if provider in LOCAL_PROVIDERS:
+        return True
+    return provider in OPENAI_COMPATIBLE and bool(api_base) and _private(api_base or "")
+
+
 def _private(url: str) -> bool:
     host = urlparse(url if "//" in url else f"//{url}").hostname or ""
     if host == "localhost" or host.endswith((".local", ".localhost", ".internal", ".lan")):

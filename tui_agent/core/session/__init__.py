@@ -4,7 +4,9 @@ Records (one JSON object a line, ``kind`` first):
 
 * ``meta``: written once when the file is created (id, creation time, model; ``demo``
   for a conversation with the offline demo's scripted model);
-* ``message``: a finished message in OpenAI format, fsynced when written;
+* ``message``: a finished message in OpenAI format, fsynced when written; a tool
+  result's carries ``call``: how its call ended as its card showed it (approval, failed,
+  denied or cancelled, duration, a script's own calls; :mod:`.calls`);
 * ``partial``: a piece of an assistant reply still streaming (flushed, not
   fsynced), superseded by the ``message`` with the same ``seq``;
 * ``turn``: the end of a turn, with its usage and why it stopped;
@@ -20,10 +22,12 @@ before the next record is appended (so it cannot take that record down with it).
 are private to the user (0600, their directories 0700). Known secret values are masked
 before anything is written, and again when a file is read.
 
-The parts: :mod:`.records` (what a file holds, as loaded), :mod:`.writer`, :mod:`.loader`,
+The parts: :mod:`.records` (what a file holds, as loaded), :mod:`.calls` (how a call
+ended), :mod:`.writer`, :mod:`.loader`,
 :mod:`.store` (the directory of files).
 """
 
+from tui_agent.core.session.calls import CallLog, SavedCall
 from tui_agent.core.session.loader import known_secrets, load
 from tui_agent.core.session.records import (
     FORMAT_VERSION,
@@ -37,6 +41,6 @@ from tui_agent.core.session.records import (
 from tui_agent.core.session.store import SessionStore, is_demo
 from tui_agent.core.session.writer import PARTIAL_FLUSH_SECONDS, SessionWriter
 
-__all__ = ["FORMAT_VERSION", "PARTIAL_FLUSH_SECONDS", "Compaction", "Conversation", "Entry",
-           "Marker", "SessionError", "SessionStore", "SessionWriter", "is_demo",
-           "known_secrets", "load", "new_id"]
+__all__ = ["FORMAT_VERSION", "PARTIAL_FLUSH_SECONDS", "CallLog", "Compaction", "Conversation",
+           "Entry", "Marker", "SavedCall", "SessionError", "SessionStore", "SessionWriter",
+           "is_demo", "known_secrets", "load", "new_id"]

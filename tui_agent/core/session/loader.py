@@ -13,6 +13,7 @@ from typing import Any
 
 from tui_agent.config.interpolate import mask
 from tui_agent.core.events import Usage, masked
+from tui_agent.core.session.calls import SavedCall
 from tui_agent.core.session.records import (
     Compaction,
     Conversation,
@@ -61,7 +62,8 @@ def load(path: Path, secrets: Iterable[str] = ()) -> Conversation:
         elif kind == "message" and isinstance(record.get("message"), dict):
             key = seq if isinstance(seq, int) else conv.next_seq
             messages[key] = Entry(masked(record["message"], hidden),
-                                  bool(record.get("incomplete")))
+                                  bool(record.get("incomplete")),
+                                  SavedCall.of(masked(record.get("call"), hidden)))
             conv.next_seq = max(conv.next_seq, key + 1)
         elif kind == "partial" and isinstance(seq, int):
             partials.setdefault(seq, []).append(str(record.get("delta")))

@@ -8,10 +8,13 @@ import secrets as _secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.core.events import Usage
 from tui_agent.tools.text import clean
+
+if TYPE_CHECKING:
+    from tui_agent.core.session.calls import SavedCall
 
 FORMAT_VERSION = 1
 
@@ -37,6 +40,9 @@ class Entry:
 
     message: dict[str, Any]
     incomplete: bool = False
+    call: SavedCall | None = None
+    """For a tool result: how its call ended, as its card showed it (None in a file
+    written before tui-agent kept that)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,12 @@ class Conversation:
     @property
     def messages(self) -> list[dict[str, Any]]:
         return [e.message for e in self.entries]
+
+    @property
+    def calls(self) -> dict[str, SavedCall]:
+        """How each call the model made ended, by call id, where the file says."""
+        return {str(e.message.get("tool_call_id")): e.call for e in self.entries
+                if e.call is not None and e.message.get("role") == "tool"}
 
     @property
     def demo(self) -> bool:

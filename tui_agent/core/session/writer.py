@@ -17,6 +17,7 @@ from typing import IO, Any
 from tui_agent.config.interpolate import StreamMasker, mask, mask_json
 from tui_agent.config.private import open_append, private_dir, write_text
 from tui_agent.core.events import Usage
+from tui_agent.core.session.calls import SavedCall
 from tui_agent.core.session.records import (
     FORMAT_VERSION,
     Compaction,
@@ -55,19 +56,36 @@ class SessionWriter:
             self._file.close()
             raise SessionError(f"session {self.id} is open in another tui-agent process "
                                f"({path})") from None
+        try:
+            if created:
+                _fsync_dir(path.parent)
+            else:
+                _end_torn_tail(path, self._file.fileno())
+        except BaseException:
+            self._abandon(created)
+            raise
+
+    def _abandon(self, created: bool) -> None:
+        """Close the file of a writer that failed to start (at the open-file limit the
+        directory's fsync cannot open it), removing it if this writer created it: a file
+        nothing was written to is no conversation to list."""
         if created:
-            _fsync_dir(path.parent)
-        else:
-            _end_torn_tail(path, self._file.fileno())
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        self._file.close()
 
     @classmethod
     def create(cls, path: Path, meta: dict[str, Any],
                secrets: Iterable[str] = ()) -> SessionWriter:
         """Start a new session file at ``path`` (``SessionStore.new_path()`` picks one)."""
         writer = cls(path, secrets)
-        writer._write({"kind": "meta", "version": FORMAT_VERSION, "id": writer.id,
-                       "created": datetime.now().astimezone().isoformat(timespec="seconds"),
-                       **meta}, sync=True)
+        try:
+            writer._write({"kind": "meta", "version": FORMAT_VERSION, "id": writer.id,
+                           "created": datetime.now().astimezone().isoformat(
+                               timespec="seconds"), **meta}, sync=True)
+        except BaseException:
+            writer._abandon(True)
+            raise
         writer._blank = True
         return writer
 
@@ -101,14 +119,18 @@ class SessionWriter:
         self._secrets = self._secrets | frozenset(secrets)
 
     def message(self, message: dict[str, Any], *, incomplete: bool = False,
-                usage: Usage | None = None, sync: bool = True) -> None:
-        """Record a finished message; with ``sync`` it is on disk when this returns."""
+                usage: Usage | None = None, sync: bool = True,
+                call: SavedCall | None = None) -> None:
+        """Record a finished message; with ``sync`` it is on disk when this returns.
+        ``call``: for a tool result, how its call ended (:mod:`.calls`)."""
         record: dict[str, Any] = {"kind": "message", "seq": self._seq,
                                   "at": round(time.time(), 3), "message": message}
         if incomplete:
             record["incomplete"] = True
         if usage is not None:
             record["usage"] = asdict(usage)
+        if call is not None:
+            record["call"] = call.record()
         self._pending.clear()
         self._held = ""
         self._write(record, sync=sync)

@@ -16,6 +16,11 @@ from typing import IO
 
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Every line goes out cleaned (:mod:`tui_agent.headless.masked`): names, a file's
+    error quoting a name, and what another client's file said may hold escapes."""
+    from tui_agent.headless.masked import masked
+
+    out, err = masked(out), masked(err)
     verb = args.mcp_command
     problem = unreadable(args)
     if problem is not None:

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from tui_agent.config.clients import Found, discover, from_file
 from tui_agent.config.errors import ConfigError
+from tui_agent.config.printable import safe_name
 from tui_agent.config.scopes import Target, keep_trusted, target, trusted
-from tui_agent.config.server_edit import add_servers, check_name, places
+from tui_agent.config.server_edit import Place, add_servers, check_name, place_finder
 from tui_agent.headless.mcp import layers
 from tui_agent.tools.text import clean
 
@@ -42,13 +44,18 @@ def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return 0
     where = target(args.scope, args.config, os.environ)
     files = _with_target(layers(args), where)
+    try:
+        taken = place_finder(files)
+    except ConfigError as exc:
+        err.write(f"tui-agent: {exc}\n")
+        return 2
     first = _first(found)
     if not args.names and not args.all:
-        _list(found, first, files, out)
+        _list(found, first, taken, out)
         out.write("\nimport them with 'tui-agent mcp import --all', or some by name: "
                   "'tui-agent mcp import NAME...'\n")
         return 0
-    chosen, refused = _choose(args, first, files)
+    chosen, refused = _choose(args, first, taken)
     if refused:
         for line in refused:
             err.write(f"tui-agent: {line}\n")
@@ -73,41 +80,52 @@ def _first(found: list[Found]) -> dict[str, Found]:
     return first
 
 
-def _list(found: list[Found], first: dict[str, Found], files: list[tuple[str, Path]],
-          out: IO[str]) -> None:
-    width = max(len(f.name) for f in found)
+Taken = Callable[[str], list[Place]]
+"""Where a name is configured already (:func:`place_finder` over the files read now)."""
+
+
+def _list(found: list[Found], first: dict[str, Found], taken: Taken, out: IO[str]) -> None:
+    width = max(len(safe_name(f.name)) for f in found)
     for item in found:
-        status = _status(item, first, files)
-        out.write(f"{clean(item.name):<{width}}  {item.where()}"
+        status = _status(item, first, taken)
+        out.write(f"{safe_name(item.name):<{width}}  {item.where()}"
                   + (f"  ({status})" if status else "") + "\n")
         for warning in item.warnings:
             out.write(f"    note: {clean(warning)}\n")
-        if item.source.project and first[item.name] is item:
+        for warning in item.secrets:
+            out.write(f"    warning: {clean(warning)}\n")
+        importable = item.server is not None and status == _transport(item)
+        if item.source.project and first[item.name] is item and importable:
             out.write(f"    note: {_projects(item)}\n")
 
 
 def _projects(item: Found) -> str:
     return (f"this project's server: --all leaves it out; if you trust the project, "
-            f"'tui-agent mcp import {clean(item.name)}' imports it")
+            f"'tui-agent mcp import {safe_name(item.name)}' imports it")
 
 
-def _status(item: Found, first: dict[str, Found], files: list[tuple[str, Path]], *,
+def _status(item: Found, first: dict[str, Found], taken: Taken, *,
             left_out: bool = False) -> str:
     """Why ``item`` cannot be imported, or (``left_out``: why ``--all`` passed it over)
     its transport."""
     if item.server is None:
         return f"cannot import: {clean(item.problem or 'invalid')}"
     if first[item.name] is not item:
-        return f"another '{item.name}' is listed first; that one is imported"
+        return f"another '{safe_name(item.name)}' is listed first; that one is imported"
     problem = check_name(item.name) or _unset(item)
     if problem:
         return f"cannot import: {problem}"
-    taken = places(files, item.name)
-    if taken:
-        return f"already configured at {taken[-1]}"
+    there = taken(item.name)
+    if there:
+        return f"already configured at {there[-1]}"
     if left_out and item.source.project:
         return _projects(item)
-    return "transport " + str(item.server.transport)
+    return _transport(item)
+
+
+def _transport(item: Found) -> str:
+    """What the list says of a server that can be imported."""
+    return "transport " + str(item.server.transport if item.server else None)
 
 
 def _unset(item: Found) -> str | None:
@@ -126,7 +144,7 @@ def _unset(item: Found) -> str | None:
 
 
 def _choose(args: argparse.Namespace, first: dict[str, Found],
-            files: list[tuple[str, Path]]) -> tuple[list[Found], list[str]]:
+            taken: Taken) -> tuple[list[Found], list[str]]:
     """The servers to write, and why a named one cannot be (all or nothing)."""
     chosen: list[Found] = []
     refused: list[str] = []
@@ -139,15 +157,15 @@ def _choose(args: argparse.Namespace, first: dict[str, Found],
             continue
         problem = item.problem if item.server is None else (check_name(name)
                                                             or _unset(item))
-        taken = places(files, name)
+        there = taken(name)
         if problem:
             if args.names:
                 refused.append(f"{clean(name)} from {item.where()}: {clean(problem)}")
             continue
-        if taken and not args.force:
+        if there and not args.force:
             if args.names:
                 refused.append(f"a server named '{name}' is already configured at "
-                               f"{taken[-1]} (--force replaces it)")
+                               f"{there[-1]} (--force replaces it)")
             continue
         chosen.append(item)
     return chosen, refused
@@ -168,12 +186,17 @@ def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
     if where.project_root is not None and chosen and (was_trusted or args.trust_project):
         keep_trusted(where.project_root)
     for item, line in zip(chosen, lines, strict=True):
-        out.write(f"imported {clean(item.name)} from {item.where()} into "
+        out.write(f"imported {safe_name(item.name)} from {item.where()} into "
                   f"{where.file}:{line}\n")
-    left = [n for n in first if n not in {c.name for c in chosen}]
-    for name in left if args.all else []:
-        out.write(f"left out {clean(name)}: "
-                  f"{_status(first[name], first, files, left_out=True)}\n")
+        for warning in item.secrets:
+            err.write(f"tui-agent: warning: {clean(warning)}\n")
+    written = {c.name for c in chosen}
+    left = [n for n in first if n not in written] if args.all else []
+    taken = place_finder(files) if left else None  # the files as they are now
+    for name in left:
+        assert taken is not None
+        out.write(f"left out {safe_name(name)}: "
+                  f"{_status(first[name], first, taken, left_out=True)}\n")
     if chosen:
         out.write("'tui-agent servers' starts them and lists their tools\n")
     return 0

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_agent.config.errors import ConfigError
+from tui_agent.config.printable import safe_name
 from tui_agent.config.scopes import keep_trusted, trusted
 from tui_agent.config.server_edit import Place, places, remove_server, servers_in
+from tui_agent.config.urls import HIDDEN
 from tui_agent.headless.mcp import layers
 from tui_agent.tools.text import clean
-
-HIDDEN = "********"
 
 
 @dataclass
@@ -106,11 +106,11 @@ def listing(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                   "one; 'tui-agent mcp import' finds the ones other clients have)\n")
         return 0
     held = _held(args)
-    width = max(len(e.name) for e in found)
+    width = max(len(safe_name(e.name)) for e in found)
     for entry in found:
         transport = entry.server.transport if entry.server is not None else "invalid"
         notes = list(_notes(entry, held))
-        out.write(f"{clean(entry.name):<{width}}  {transport:<14} {entry.place.kind:<12} "
+        out.write(f"{safe_name(entry.name):<{width}}  {transport:<14} {entry.place.kind:<12} "
                   f"{entry.place}" + (f"  ({'; '.join(notes)})" if notes else "") + "\n")
         for problem in entry.problems or ():
             out.write(f"    invalid: {clean(problem)}\n")
@@ -135,8 +135,8 @@ def _find(args: argparse.Namespace, err: IO[str]) -> list[Entry] | None:
     found = [e for e in every if e.name == args.name]
     if not found:
         names = sorted({e.name for e in every})
-        err.write(f"tui-agent: no server named '{clean(args.name)}' (the servers: "
-                  f"{', '.join(names) or 'none'})\n")
+        err.write(f"tui-agent: no server named '{safe_name(args.name)}' (the servers: "
+                  f"{', '.join(safe_name(n) for n in names) or 'none'})\n")
         return None
     return found
 
@@ -146,7 +146,7 @@ def get(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if found is None:
         return 2
     entry = found[-1]
-    out.write(f"{clean(entry.name)}\n  scope: {entry.place.kind}\n  file: {entry.place}\n")
+    out.write(f"{safe_name(entry.name)}\n  scope: {entry.place.kind}\n  file: {entry.place}\n")
     if entry.problems:
         for problem in entry.problems:
             out.write(f"  invalid: {clean(problem)}\n")
@@ -195,8 +195,8 @@ def remove(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         # The person's own edit, as ``mcp add`` keeps it: removing a server must not
         # turn the project's other servers into ones waiting for agreement again.
         keep_trusted(root, os.environ)
-    out.write(f"removed {clean(args.name)} from {place.file} ({place.kind})\n")
+    out.write(f"removed {safe_name(args.name)} from {place.file} ({place.kind})\n")
     for other in found[:-1]:
-        out.write(f"note: '{clean(args.name)}' is still defined at {other.place}; run "
+        out.write(f"note: '{safe_name(args.name)}' is still defined at {other.place}; run "
                   "'tui-agent mcp remove' again to remove that one too\n")
     return 0

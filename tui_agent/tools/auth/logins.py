@@ -93,6 +93,14 @@ class Logins:
         tokens = getattr(context, "current_tokens", None)
         return bool(getattr(tokens, "access_token", None))
 
+    def uses_oauth(self, name: str, config: ServerConfig) -> bool:
+        """Whether the server is known to log in with OAuth: its config has an ``oauth``
+        table, or it asked for a login (HTTP 401) in this run, or this run holds a token
+        for it. A server that failed before it asked for anything (nothing answers at its
+        URL) is not known to: no "not logged in" is said of it."""
+        return (config.oauth is not None or self.holds_token(name)
+                or bool(getattr(self.auths.get(name), "asked_login", False)))
+
     def may_show(self, name: str) -> bool:
         """Whether a browser login to ``name`` may start now."""
         return self.open_url is not None and (self.interactive or name in self.allowed)

@@ -26,6 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tui_agent.config.urls import mask_url
 from tui_agent.tools.auth.callback import LoginError, NeedsLogin
 from tui_agent.tools.errors import LOGIN_STEP, UNANSWERED, describe_error
 
@@ -86,7 +87,8 @@ def unanswered(sent: httpx2.Request) -> str:
     failure = sent.extensions.get(UNANSWERED)
     if isinstance(failure, Exception):
         return describe_error(failure)
-    return f"could not reach {sent.extensions.get(LOGIN_STEP, 'the login')} at {sent.url}"
+    step = sent.extensions.get(LOGIN_STEP, "the login")
+    return f"could not reach {step} at {mask_url(str(sent.url))}"
 
 
 def wider(*scopes: str | None) -> str:
@@ -108,6 +110,8 @@ class StepUp:
     slot: TokenSlot
     stepping_up = False
     """A step-up login is under way (its failure keeps the tokens)."""
+    asked_login = False
+    """The server answered a request with 401 (it uses OAuth) in this run."""
     words: Words | None = None
     """How the login's failures are told (else a :class:`LoginError` as it is)."""
 
@@ -128,6 +132,7 @@ class StepUp:
             while True:
                 answer = yield outgoing
                 if outgoing is request:
+                    self.asked_login |= answer.status_code == 401
                     wanted = insufficient_scope(answer)
                     self.stepping_up = wanted is not None
                 outgoing = await flow.asend(answer)

@@ -1,7 +1,7 @@
 """The first time a project's servers appear: the exact commands they would run, and
 the user's answer. ``y`` trusts this project as it is now (remembered until what it
-asks for changes) · ``n`` or ``esc``: not now (the rest of the config applies, the
-project's servers and model endpoint do not; asked again at the next start).
+asks for changes) · ``n`` or ``esc``: not now (the settings a project may set freely
+apply, its servers and the rest do not; asked again at the next start).
 
 Everything shown comes from files in a directory the user may have just cloned: it
 is cleaned of control characters and shown as inert text.
@@ -46,8 +46,9 @@ class ProjectConsent(Question[bool]):
                                           (clean(str(self.held.project.root)), "bold"), "?"),
                          classes="title")
             yield Static(plain("Its config files want to start these servers on this "
-                               "machine, or to change where your model requests go. "
-                               "Nothing of it runs until you agree."), classes="why")
+                               "machine, or to change where your model requests go, "
+                               "what they carry or what your servers may reach. None "
+                               "of it applies until you agree."), classes="why")
             with VerticalScroll(id="body"):
                 yield Static(plain("\n".join(clean(line) for line in held_lines(self.held))))
             yield Static(key_hints([("y", "trust it as it is now"),
@@ -62,7 +63,7 @@ class ProjectConsent(Question[bool]):
 
 
 async def settle_project(app: App[Any], start: Startup, options: Options) -> Options:
-    """A project whose servers (or model endpoint) the user has not agreed to yet: show
+    """A project whose servers (or held settings) the user has not agreed to yet: show
     exactly what they would run and ask. Agreeing records this content as trusted and
     loads again (asking again if the files changed meanwhile)."""
     from tui_agent.config.project import trust_store
@@ -71,8 +72,8 @@ async def settle_project(app: App[Any], start: Startup, options: Options) -> Opt
         if not await app.push_screen_wait(ProjectConsent(held)):
             options.settings.warnings.append(
                 f"the project in {held.project.root} is not trusted: its servers were "
-                "not started and its model endpoint is not used (you will be asked "
-                "again at the next start)")
+                "not started and its settings that need your trust are not used (you "
+                "will be asked again at the next start)")
             break
         try:
             await asyncio.to_thread(trust_store().record, held.project.root, held.digest)

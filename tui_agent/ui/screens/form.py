@@ -1,6 +1,7 @@
 """A form in a modal: one input per :class:`~tui_agent.tools.elicit.Field` (text with its
-format or length, numbers with their bounds, a checkbox, a single or multiple choice), the
-defaults filled in, the required ones starred, each problem shown under its field.
+format or length, numbers with their bounds, a checkbox, a single or multiple choice, each
+choice a list in the form itself), the defaults filled in, the required ones starred, each
+problem shown under its field.
 
 Its parts: a head (the title and why it asks), the fields, and a row of actions (buttons
 and their keys). The head and the actions are docked, so however many fields there are and
@@ -20,11 +21,20 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    RadioButton,
+    RadioSet,
+    SelectionList,
+    Static,
+)
 
 from tui_agent.tools.elicit import Answer, Field, Form, Value, problems, read
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
+from tui_agent.ui.widgets.suggest import TAKE_HINT, Complete, ServerSuggester
 
 Action = tuple[str, str, str, str]
 """``(action, button label, key, what the key does)`` of one way out of the form."""
@@ -46,10 +56,13 @@ class FormScreen(Question[Answer]):
     FormScreen .hint { color: $text-muted; }
     FormScreen .problem { color: $error; display: none; }
     FormScreen .problem.-shown { display: block; }
-    FormScreen Input, FormScreen Select { width: 100%; margin: 0 0 0 2; }
+    FormScreen Input { width: 100%; margin: 0 0 0 2; }
     FormScreen Input { background: $primary 15%; }
     FormScreen Input:focus { background: $primary 30%; }
+    /* The choices are lists inside the body, which scrolls: a dropdown would draw over
+       the buttons below it (and past the dialog). A long list scrolls in its own room. */
     FormScreen SelectionList { height: auto; max-height: 8; }
+    FormScreen RadioSet { height: auto; max-height: 8; margin: 0 0 0 2; }
     """
 
     BINDINGS = [
@@ -61,9 +74,11 @@ class FormScreen(Question[Answer]):
                                    ("cancel", "Cancel", "esc", "cancel"))
     """The buttons, in order, and the keys that do the same."""
 
-    def __init__(self, form: Form) -> None:
+    def __init__(self, form: Form, complete: Complete | None = None) -> None:
+        """``complete``: the server's suggestions for the text fields (a prompt's
+        arguments), where it completes them; ``→`` takes one."""
         super().__init__()
-        self.form = form
+        self.form, self.complete = form, complete
 
     def heading(self) -> Content:
         return Content.assemble((self.form.server, "bold"), " asks for your input")
@@ -75,7 +90,7 @@ class FormScreen(Question[Answer]):
                 yield Static(plain(self.form.message or "(no message)"), classes="why")
             with VerticalScroll(id="body"):
                 for i, f in enumerate(self.form.fields):
-                    yield from _inputs(i, f)
+                    yield from _inputs(i, f, self._suggester(f))
             with Horizontal(id="actions"):
                 for action, label, _, _ in self.ACTIONS:
                     yield Button(label, id=f"do-{action}", compact=True,
@@ -83,8 +98,18 @@ class FormScreen(Question[Answer]):
                 yield Static(key_hints([(key, what) for _, _, key, what in self.ACTIONS],
                                        compact=True), classes="keys")
 
+    def _suggester(self, f: Field) -> ServerSuggester | None:
+        if self.complete is None or f.kind != "string":
+            return None
+        return ServerSuggester(f.name, self.complete, self.typed)
+
+    def typed(self) -> dict[str, str]:
+        """The text of each text field, as typed (what a server completes with)."""
+        return {f.name: widget.value for i, f in enumerate(self.form.fields)
+                if isinstance(widget := self.query_one(f"#field-{i}"), Input)}
+
     def opening_focus(self) -> Widget:
-        fields = self.query("#body Input, #body Select, #body Checkbox, #body SelectionList")
+        fields = self.query("#body Input, #body RadioSet, #body Checkbox, #body SelectionList")
         return fields.first() if fields else self.query_one("#body")
 
     def values(self) -> tuple[dict[str, Value], dict[str, str]]:
@@ -95,8 +120,8 @@ class FormScreen(Question[Answer]):
             widget = self.query_one(f"#field-{i}")
             if isinstance(widget, Checkbox):
                 content[f.name] = widget.value
-            elif isinstance(widget, Select):
-                content[f.name] = None if widget.is_blank() else str(widget.value)
+            elif isinstance(widget, RadioSet):
+                content[f.name] = _picked(f, widget.pressed_index)
             elif isinstance(widget, SelectionList):
                 content[f.name] = [str(v) for v in widget.selected]
             elif isinstance(widget, Input):
@@ -134,8 +159,9 @@ class FormScreen(Question[Answer]):
         self.dismiss(Answer("cancel"))
 
 
-def _inputs(i: int, f: Field) -> ComposeResult:
-    """The label, hint, input and problem line of field ``f``."""
+def _inputs(i: int, f: Field, suggester: ServerSuggester | None = None) -> ComposeResult:
+    """The label, hint, input and problem line of field ``f``; a text input suggests with
+    ``suggester``, if given."""
     label = f.title + (" *" if f.required else "")
     hint = " · ".join(part for part in (f.description, _bounds(f)) if part)
     if f.kind == "boolean":  # a checkbox carries its label; what it means goes under it
@@ -149,20 +175,30 @@ def _inputs(i: int, f: Field) -> ComposeResult:
     if hint:
         yield Static(plain(hint), classes="hint")
     if f.kind == "choice":
-        yield Select([(label, value) for value, label in f.options], id=f"field-{i}",
-                     allow_blank=not f.required or f.default is None,
-                     value=f.default if isinstance(f.default, str) else Select.NULL,
-                     prompt="(choose one)", compact=True)
+        blank = [] if f.required else [RadioButton(NONE, f.default is None, compact=True)]
+        yield RadioSet(*blank, *[RadioButton(plain(label), value == f.default, compact=True)
+                                 for value, label in f.options], id=f"field-{i}", compact=True)
     elif f.kind == "choices":
         chosen = f.default if isinstance(f.default, list) else []
         yield SelectionList[str](*[(label, value, value in chosen)
                                    for value, label in f.options], id=f"field-{i}")
     else:
         shown = "" if f.default is None else str(f.default)
-        yield Input(shown, placeholder=_placeholder(f), id=f"field-{i}", compact=True,
+        yield Input(shown, placeholder=_placeholder(f) or (TAKE_HINT if suggester else ""),
+                    suggester=suggester, id=f"field-{i}", compact=True,
                     type="integer" if f.kind == "integer" else
                     "number" if f.kind == "number" else "text")
     yield Static("", classes="problem", id=f"problem-{i}")
+
+
+NONE = "(none)"
+"""The first choice of a single choice that is not required: none of the others."""
+
+
+def _picked(f: Field, index: int) -> str | None:
+    """The value of the ``index``-th button of choice field ``f`` (-1: none pressed)."""
+    index -= 0 if f.required else 1  # the (none) button
+    return f.options[index][0] if 0 <= index < len(f.options) else None
 
 
 def _bounds(f: Field) -> str:
@@ -178,6 +214,8 @@ def _bounds(f: Field) -> str:
     if f.kind == "string" and (f.min_length or f.max_length):
         return f"at least {f.min_length} characters" if f.min_length else \
             f"at most {f.max_length} characters"
+    if f.kind == "choice":
+        return "space picks one"
     if f.kind == "choices":
         return "space picks; several may be picked"
     return ""

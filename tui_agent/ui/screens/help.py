@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -21,6 +21,7 @@ KEYS = (
     ("@", "at the start of a word: pick a project file to send with the message"),
     ("ctrl+e", "write the prompt in $EDITOR"),
     ("paste", "a path to an image attaches the image"),
+    ("tab", "complete a /command, or an @path with the file picker"),
     ("shift+tab", "focus the messages and code blocks, latest first (or click one); c copies"),
     ("pgup / pgdn", "scroll the conversation (ctrl+home / ctrl+end: top, bottom)"),
     ("esc", "stop the reply or tool call in flight"),
@@ -35,11 +36,35 @@ APPROVAL = (("y", "approve once"), ("a", "always allow (written to the config)")
             ("d", "a call that writes a file: its diff or its arguments"))
 
 
-def _section(title: str, rows: Sequence[tuple[str, str]]) -> Content:
-    width = max((len(k) for k, _ in rows), default=0) + 2
-    lines = [Content.styled(title, "bold $accent")]
-    lines += [Content.assemble((k.ljust(width), "bold"), v) for k, v in rows]
-    return Content("\n").join(lines)
+KEY_COLUMN = 30
+"""The most cells the key column takes (a server's long prompt name wraps in it)."""
+
+
+class Section(Vertical):
+    """A titled table of two columns: a description too long for its line wraps in its
+    own column, under its first words, never under the keys."""
+
+    DEFAULT_CSS = """
+    Section { height: auto; margin: 1 0 0 0; }
+    Section .title { text-style: bold; color: $accent; }
+    Section Horizontal { height: auto; }
+    Section .key { text-style: bold; height: auto; }
+    Section .what { width: 1fr; height: auto; }
+    """
+
+    def __init__(self, title: str, rows: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text, self.rows = title, list(rows)
+
+    def compose(self) -> ComposeResult:
+        width = min(max((len(k) for k, _ in self.rows), default=0), KEY_COLUMN) + 2
+        yield Static(Content(self.title_text), classes="title")
+        for key, what in self.rows:
+            with Horizontal():
+                label = Static(Content(key), classes="key")
+                label.styles.width = width
+                yield label
+                yield Static(Content(what), classes="what")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -49,7 +74,6 @@ class HelpScreen(ModalScreen[None]):
         width: 90%; max-width: 100; height: 90%;
         border: thick $primary; background: $surface; padding: 0 2;
     }
-    HelpScreen Static { margin: 1 0 0 0; }
     """
     BINDINGS = [Binding("escape,q,f1", "close", "Close")]
 
@@ -59,13 +83,12 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(_section("Keys", KEYS))
-            yield Static(_section("Commands (also in ctrl+p)",
-                                  [(c.usage, c.help) for c in COMMANDS]))
-            yield Static(_section("In the approval prompt", APPROVAL))
+            yield Section("Keys", KEYS)
+            yield Section("Commands (also in ctrl+p)", [(c.usage, c.help) for c in COMMANDS])
+            yield Section("In the approval prompt", APPROVAL)
             prompts = [(f"/{clean(name)}", clean(desc)) for name, desc in self.prompts]
-            yield Static(_section("MCP prompts (/SERVER:PROMPT key=value ...)",
-                                  prompts or [("", "no server offers prompts")]))
+            yield Section("MCP prompts (/SERVER:PROMPT key=value ...)",
+                          prompts or [("", "no server offers prompts")])
 
     def action_close(self) -> None:
         self.dismiss(None)

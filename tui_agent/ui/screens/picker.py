@@ -10,6 +10,7 @@ typed matches them, after the choices (the model picker's: litellm's chat models
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 
 from textual.app import ComposeResult
@@ -18,7 +19,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui_agent.tools.text import clean
 
@@ -69,7 +70,18 @@ class Picker(ModalScreen[str | None]):
                 yield Static(Content(self.hint), classes="hint")
 
     async def on_mount(self) -> None:  # async: a subclass's own on_mount is async too
+        self._highlight_current()
         self.call_after_refresh(self._fit_list)
+
+    def _highlight_current(self) -> None:
+        """Open on the choice in force (``current``), so that enter keeps it and the
+        arrows start from it; the first choice when there is none."""
+        options = self.query_one(OptionList)
+        if self.current is None or not options.option_count:
+            return
+        with contextlib.suppress(OptionDoesNotExist):
+            options.highlighted = options.get_option_index(self.current)
+            options.scroll_to_highlight()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_list)

@@ -1,41 +1,21 @@
 """Filling a resource template in (``/attach`` of a template): one input per variable, each
-suggesting what the server completes for it (``completion/complete``, given what is typed
-and the variables filled already; ``→`` takes the suggestion). ``enter`` on the last
-input, or ``ctrl+s``, attaches the resource; ``esc`` gives up."""
+suggesting what the server completes for it (``widgets.suggest``: ``completion/complete``,
+given what is typed and the variables filled already; ``→`` takes the suggestion).
+``enter`` on the last input, or ``ctrl+s``, attaches the resource; ``esc`` gives up."""
 
 from __future__ import annotations
-
-from collections.abc import Awaitable, Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from tui_agent.tools.resource_tools import fill_template, template_variables
 from tui_agent.tools.text import clean
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
-
-Complete = Callable[[str, str, dict[str, str]], Awaitable[list[str]]]
-"""``(variable, typed, filled so far)`` -> the server's suggestions."""
-
-
-class ServerSuggester(Suggester):
-    """The first of the server's suggestions that continues what is typed."""
-
-    def __init__(self, name: str, form: TemplateForm) -> None:
-        super().__init__(use_cache=False, case_sensitive=True)
-        self.name, self.form = name, form
-
-    async def get_suggestion(self, value: str) -> str | None:
-        try:
-            found = await self.form.complete(self.name, value, self.form.values())
-        except Exception:  # a server that fails to suggest leaves the typing alone
-            return None
-        return next((s for s in found if s.startswith(value) and s != value), None)
+from tui_agent.ui.widgets.suggest import TAKE_HINT, Complete, ServerSuggester
 
 
 class TemplateForm(Question[str | None]):
@@ -58,8 +38,8 @@ class TemplateForm(Question[str | None]):
             with Vertical(id="body"):
                 for i, name in enumerate(self.names):
                     yield Static(plain(name), classes="label")
-                    yield Input(id=f"var-{i}", suggester=ServerSuggester(name, self),
-                                placeholder="type; → takes the server's suggestion")
+                    yield Input(id=f"var-{i}", placeholder=TAKE_HINT,
+                                suggester=ServerSuggester(name, self.complete, self.values))
             yield Static(key_hints([("enter", "next / attach"), ("ctrl+s", "attach"),
                                     ("esc", "close")]), classes="keys")
 

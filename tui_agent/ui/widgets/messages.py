@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from markdown_it import MarkdownIt
 from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
@@ -81,6 +82,15 @@ def copy_out(widget: Widget, text: str, what: str) -> None:
                       f"{len(text):,} characters)", title="clipboard", markup=False)
 
 
+def literal_html_parser() -> MarkdownIt:
+    """Textual's "gfm-like" parser with raw HTML off: ``Vec<u8>``, ``<details>`` or a
+    quoted ``<module>`` stay on screen as the text the model wrote. With HTML on (the
+    preset's default) markdown-it makes such text an HTML token, which a terminal widget
+    has nothing to draw for, and it vanished. Autolinks (``<https://...>``) and code spans
+    are not HTML and read as before."""
+    return MarkdownIt("gfm-like", {"html": False})
+
+
 class CodeBlock(MarkdownFence, can_focus=True):
     """A code block of a reply: focused (a click, or shift+tab), ``c`` copies its code."""
 
@@ -114,7 +124,7 @@ class AssistantMessage(Markdown, can_focus=True):
 
     def __init__(self, text: str = "") -> None:
         # Links from a model are not opened on a click: the URL could be anything.
-        super().__init__(clean(text), open_links=False)
+        super().__init__(clean(text), open_links=False, parser_factory=literal_html_parser)
         self._stream: MarkdownStream | None = None
         self._cleaner = StreamCleaner()
 

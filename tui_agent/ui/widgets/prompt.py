@@ -5,7 +5,8 @@ line; a paste is inserted whole, newlines and all, and never sends. ``up`` on th
 first line and ``down`` on the last walk through earlier prompts, which are kept
 across runs in the state directory. ``@`` at the start of a word asks for the file
 picker, a pasted path to an image attaches the image, and ``ctrl+e`` asks for the
-prompt in ``$EDITOR``.
+prompt in ``$EDITOR``. ``tab`` completes a ``/command`` or an ``@path`` and never
+takes the focus out of the prompt.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class PromptInput(TextArea):
         self.prompt_history = history or PromptHistory(None)
         self._position: int | None = None  # index into history while browsing it
         self._draft = ""
+        self.extra_commands: list[str] = []
+        """The servers' prompts (``server:prompt``, cleaned) that tab completes too."""
         self.reference_at: tuple[int, int] | None = None
         """Just after the ``@`` that last asked for the file picker."""
 
@@ -99,6 +102,11 @@ class PromptInput(TextArea):
                 self.replace("\n", (row, column - 1), (row, column))
                 return
             self._submit()
+            return
+        if event.key == "tab":  # never a way out of the prompt: typing must go on here
+            event.stop()
+            event.prevent_default()
+            self.complete()
             return
         row, column = self.cursor_location
         at_word = column == 0 or self.document.get_line(row)[column - 1:column].isspace()
@@ -121,6 +129,36 @@ class PromptInput(TextArea):
 
     def action_editor(self) -> None:
         self.post_message(self.EditorWanted())
+
+    def complete(self) -> None:
+        """Tab: complete the ``/command`` being typed (to the longest common start of the
+        commands it could be; the candidates are named when there are several), or open
+        the file picker for the ``@path`` being typed; anything else: nothing happens, and
+        the focus stays in the prompt (shift+tab is the way to the messages)."""
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        if word.startswith("@"):
+            self.reference_at = (row, column - len(word) + 1)
+            self.post_message(self.FileWanted())
+        elif word.startswith("/") and row == 0 and before == word:
+            self._complete_command(word)
+
+    def _complete_command(self, word: str) -> None:
+        from tui_agent.ui.commands import COMMANDS
+
+        names = [f"/{c.name}" for c in COMMANDS] + [f"/{p}" for p in self.extra_commands]
+        found = [n for n in names if n.lower().startswith(word.lower())]
+        if not found:
+            self.notify(f"no command starts with {word} (f1 lists them)", title="tab",
+                        severity="warning", markup=False)
+            return
+        start = os.path.commonprefix(found) if len(found) > 1 else found[0] + " "
+        row, column = self.cursor_location
+        if len(start) > len(word):
+            self.replace(start, (row, column - len(word)), (row, column))
+        elif len(found) > 1:
+            self.notify("  ".join(found), title="tab: commands", markup=False)
 
     def take_typed_reference(self) -> str:
         """What was typed after the ``@`` that asked for the picker, before the picker took

@@ -62,10 +62,14 @@ class Part:
     style: str = ""
 
 
-def usage_parts(usage: Usage | None) -> list[Part]:
+def usage_parts(usage: Usage | None, priced: bool | None = None) -> list[Part]:
     """``12,345 tokens · $0.0123 · cache 91%``: the cache part only once the provider
-    reported input read from its prompt cache. None (no turn yet) is no tokens, no cost."""
+    reported input read from its prompt cache. None (no turn yet) is no tokens, no cost;
+    for a model with no known price (``priced`` False: a local one) the cost is unknown
+    from the start, not ``$0.0000`` until the first reply says otherwise."""
     tokens, cost = (usage.total_tokens, usage.cost) if usage is not None else (0, 0.0)
+    if priced is False and not tokens:
+        cost = None
     parts = [Part("tokens", (f"{tokens:,} tokens", f"{tokens_text(tokens)} tok", "")),
              Part("cost", ("cost unknown", "cost ?") if cost is None else (f"${cost:.4f}",))]
     if usage is not None and (cached := usage.cache_text()):
@@ -123,6 +127,9 @@ class StatusBar(Static):
     context: reactive[ContextSize | None] = reactive(None)
     """The size of the last (or next) request: the meter, in the warning colour past the
     point where older messages are summarized."""
+    priced: reactive[bool | None] = reactive(None)
+    """Whether the model has a known price (None: not known yet); False shows "cost
+    unknown" before the first reply."""
     config_error: reactive[bool] = reactive(False)
     """An edit to the config could not be applied (the note says why); until it is fixed."""
 
@@ -134,7 +141,7 @@ class StatusBar(Static):
         if size is not None:
             past = size.compact_at is not None and size.tokens > size.compact_at
             parts.append(Part("ctx", (context_text(size),), "$warning bold" if past else ""))
-        parts += usage_parts(self.usage)
+        parts += usage_parts(self.usage, self.priced)
         servers = self.servers
         failed = (f"{counted(servers.failed, 'server')} failed",) if servers.failed else ()
         parts.append(Part("servers", (servers.summary(), *failed, "")))

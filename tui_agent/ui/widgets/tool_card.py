@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -21,6 +21,9 @@ from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.codemode.stubs import referenced
 from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import SavedCall
 
 Status = Literal["pending", "waiting", "running", "done", "failed", "denied", "cancelled"]
 LABELS: dict[str, str] = {
@@ -109,8 +112,10 @@ class ToolCard(Vertical):
         self._bar: tuple[float, float | None, str | None] | None = None
         self._task_said: tuple[str, str, str | None] | None = None
         """The call runs as a task: its id, status and the server's word on it."""
-        self.saved_result: tuple[str, bool] | None = None
-        """A resumed conversation's result (text, failed), shown once the card mounts."""
+        self.saved_result: tuple[str, SavedCall | bool] | None = None
+        """A resumed conversation's result: its text and how the call ended (or, from a
+        file that did not say, whether the text reads as a failure), shown once the card
+        mounts."""
 
     def compose(self) -> ComposeResult:
         title = f"{self.server} · {self.tool}" if self.server else self.tool
@@ -145,11 +150,31 @@ class ToolCard(Vertical):
                               collapsed=True)
 
     def on_mount(self) -> None:
-        if self.saved_result is not None:
-            text, failed = self.saved_result
+        if self.saved_result is None:
+            return
+        text, ended = self.saved_result
+        if not isinstance(ended, bool):
+            self.restore(text, ended)
+        elif text.startswith("cancelled by the user"):  # an older file: guessed from words
+            self.set_status("cancelled")
+        else:
             if text.startswith("The user denied"):
                 self.set_status("denied")
-            self.show_result(text, is_error=failed)
+            self.show_result(text, is_error=ended)
+
+    def restore(self, text: str, saved: SavedCall) -> None:
+        """End as the call ended live: its status (a denial with its reason), its duration,
+        its result, and the calls a script made, each nested with its own ending."""
+        kids = self.query_one(".kids", Vertical)
+        for call in saved.calls:
+            card = ToolCard(call.id, call.server or "", call.tool, call.arguments,
+                            nested=True)
+            card.saved_result = (call.text, call)
+            kids.mount(card)
+        if saved.status in ("denied", "cancelled"):  # live, neither showed a result
+            self.set_status(saved.status, reason=saved.reason)
+        else:
+            self.show_result(text, is_error=saved.status == "failed", duration=saved.took)
 
     def set_status(self, status: Status, *, reason: str | None = None,
                    duration: float | None = None) -> None:

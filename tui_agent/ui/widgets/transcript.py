@@ -11,7 +11,7 @@ opening a 2,000-message session costs about what opening an empty one does.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -20,22 +20,14 @@ from textual.widget import Widget
 
 from tui_agent.ui.gcpause import FullCollections
 from tui_agent.ui.widgets.fold import Folded, Folder
-from tui_agent.ui.widgets.history import (
-    MARKER,
-    PAGE,
-    arguments,
-    first_shown,
-    looks_failed,
-    marker_text,
-    page_start,
-    text_of,
-)
-from tui_agent.ui.widgets.thinking import Thoughts, thinking_of
+from tui_agent.ui.widgets.history import PAGE, first_shown, marker_text, page_start
+from tui_agent.ui.widgets.thinking import Thoughts
 
 if TYPE_CHECKING:  # Markdown (markdown-it) loads with the first message, not the first frame
     from textual.widgets import Button, Markdown
 
     from tui_agent.core.events import Event, ToolCallStarted
+    from tui_agent.core.session import SavedCall
     from tui_agent.ui.widgets.messages import AssistantMessage
     from tui_agent.ui.widgets.tool_card import ToolCard
 
@@ -60,6 +52,8 @@ class Transcript(VerticalScroll):
         self.thoughts = Thoughts()
         """The turn's thinking blocks (the model's reasoning, above its reply)."""
         self._earlier: list[dict[str, Any]] = []
+        self._calls: Mapping[str, SavedCall] = {}
+        """How each call of a resumed conversation ended (its cards show the same)."""
         self._keep_on_top: Widget | None = None
         self._loading = False
         self._settling: set[int] = set()
@@ -250,17 +244,19 @@ class Transcript(VerticalScroll):
         await self.end_reply()
         self.thoughts.settle(None)
         self.cards.clear()
-        self._earlier = []
+        self._earlier, self._calls = [], {}
         self.unfold()
         await self.remove_children()
         self.folder.reset()
 
     # -- a resumed conversation ---------------------------------------------------
 
-    async def replay(self, messages: Sequence[dict[str, Any]]) -> None:
+    async def replay(self, messages: Sequence[dict[str, Any]],
+                     calls: Mapping[str, SavedCall] | None = None) -> None:
         """Show a saved conversation: the last messages that fill the screen, the rest on
-        demand."""
+        demand. ``calls``: how each tool call ended, by id (the session file's word)."""
         await self.clear()
+        self._calls = calls or {}
         # The estimate of each message's height errs high (two rows of margin where
         # there is one); if it still falls short, the "show earlier" button is in view.
         rows = max(self.size.height or self.app.size.height, 10)
@@ -335,42 +331,9 @@ class Transcript(VerticalScroll):
             self.call_after_refresh(self.scroll_to_widget, widget, animate=False, top=True)
 
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
-        from tui_agent.core.attachments import split_message
-        from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
+        from tui_agent.ui.widgets.replayed import saved_widgets
 
-        out: list[Widget] = []
-        for message in messages:
-            role, content = message.get("role"), message.get("content")
-            if role == "user":
-                out.append(UserMessage(*split_message(text_of(content))))
-            elif role == "assistant":
-                thought = thinking_of(message)
-                if thought is not None:
-                    out.append(thought)
-                if text_of(content).strip():
-                    out.append(AssistantMessage(text_of(content)))
-                for call in message.get("tool_calls") or []:
-                    out.append(self._saved_card(call))
-            elif role == MARKER:
-                out.append(CompactedMarker(text_of(content)))
-            elif role == "tool" and message.get("tool_call_id") in self.cards:
-                text = text_of(content)
-                card = self.cards[message["tool_call_id"]]
-                card.saved_result = (text, looks_failed(text))
-        return out
-
-    def _saved_card(self, call: dict[str, Any]) -> ToolCard:
-        from tui_agent.codemode.meta import META, META_SERVER
-        from tui_agent.ui.widgets.tool_card import ToolCard
-
-        function = call.get("function") or {}
-        server, _, tool = str(function.get("name", "?")).partition("__")
-        if not tool and server in META:
-            server, tool = META_SERVER, server
-        card = ToolCard(str(call.get("id", "")), server if tool else "", tool or server,
-                        arguments(function.get("arguments")))
-        self.cards[card.call_id] = card
-        return card
+        return saved_widgets(messages, self._calls, self.cards)
 
 
 def _is_markdown(widget: Widget) -> bool:

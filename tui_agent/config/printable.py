@@ -1,0 +1,73 @@
+"""What the command line may print of untrusted or secret-bearing text: the one
+sanitiser and the one masking path every output goes through.
+
+- :func:`clean` makes untrusted text (a server's error or stderr, a description, the
+  model's words) safe for a terminal: escape sequences (CSI cursor moves, OSC 52
+  clipboard writes, OSC 8 links, DCS/APC/PM/SOS strings), C0 and C1 controls, DEL, and
+  bidi or zero-width characters are removed; newlines and tabs are kept.
+- :func:`safe_name` shows a name (a server's, a tool's) with those characters written
+  out as ``\\x1b``, ``\\u202e``: nothing reaches the terminal live, and a person sees
+  that the name is not what it looks like (stripping them would make two names look
+  alike, and hide that the name is hostile).
+- :func:`shown` is :func:`clean` after :func:`~tui_agent.config.interpolate.mask`: the
+  path of every printed line that may quote a secret. The secrets it masks are the
+  configuration's (``Settings.secrets``: keys, ``${VAR}`` values, secret-named env and
+  header values, and each server URL's :func:`~tui_agent.config.urls.url_secrets`),
+  and the tokens learned at run time. A URL printed as such goes through
+  :func:`~tui_agent.config.urls.mask_url` first.
+
+:mod:`tui_agent.tools.text` re-exports :func:`clean` and builds the streaming cleaner
+on it; this module lives in ``config`` so that every layer can import it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tui_agent.config.interpolate import mask
+
+# ESC-introduced sequences first (CSI with its parameters, OSC/DCS/APC/PM/SOS up to
+# their terminator, two-byte escapes), then the 8-bit C1 forms, then lone controls.
+ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+    r"|[\x90\x9d\x9e\x9f\x98][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+)
+CONTROLS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+
+def clean(text: str) -> str:
+    """``text`` without escape sequences, control characters (but ``\\n`` and ``\\t``),
+    bidi overrides and zero-width characters. ``\\r\\n`` becomes ``\\n``."""
+    if text.isprintable():  # fast path: nothing to strip (no newline either)
+        return text
+    text = text.replace("\r\n", "\n")
+    return CONTROLS.sub("", ESCAPES.sub("", text))
+
+
+def safe_name(name: str) -> str:
+    """``name`` as printed: each control, DEL, C1, bidi or zero-width character
+    (newline and tab too: in a name they are as foreign as ESC; every character Python
+    counts as not printable) written out as its Python escape (``\\x1b``)."""
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+
+
+def shown(text: str, secrets: set[str] | frozenset[str] = frozenset()) -> str:
+    """``text`` as a command prints it: every known secret masked, then cleaned."""
+    return clean(mask(text, secrets))
+
+
+def quoted(text: str) -> str:
+    """``text`` as a TOML (and JSON) basic string: quoted, with every character Python
+    counts as not printable written as ``\\uXXXX`` (``json.dumps`` leaves DEL, C1 and
+    bidi characters as they are)."""
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}"
+                   for c in json.dumps(text, ensure_ascii=False))

@@ -1,0 +1,67 @@
+"""A saved conversation as the transcript's widgets: the user's messages, the replies with
+their thinking, and a card for each tool call that ends as it ended live.
+
+How a call ended comes from the session file (:class:`~tui_agent.core.session.SavedCall`:
+failed, denied with its reason, cancelled, its duration, a script's own calls nested under
+its card). A file written before tui-agent kept that has only the result's words: its
+cards are guessed from them (``error:``, ``The user denied``, ``cancelled by the user``).
+The transcript (``transcript.py``) pages these widgets in; this module only builds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from textual.widget import Widget
+
+from tui_agent.ui.widgets.history import MARKER, arguments, looks_failed, text_of
+from tui_agent.ui.widgets.thinking import thinking_of
+
+if TYPE_CHECKING:
+    from tui_agent.core.session import SavedCall
+    from tui_agent.ui.widgets.tool_card import ToolCard
+
+
+def saved_widgets(messages: Sequence[dict[str, Any]], calls: Mapping[str, SavedCall],
+                  cards: dict[str, ToolCard]) -> list[Widget]:
+    """The widgets of ``messages``; each call's card is added to ``cards`` (by call id),
+    where its result, further on, finds it."""
+    from tui_agent.core.attachments import split_message
+    from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
+
+    out: list[Widget] = []
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        if role == "user":
+            out.append(UserMessage(*split_message(text_of(content))))
+        elif role == "assistant":
+            thought = thinking_of(message)
+            if thought is not None:
+                out.append(thought)
+            if text_of(content).strip():
+                out.append(AssistantMessage(text_of(content)))
+            for call in message.get("tool_calls") or []:
+                card = saved_card(call)
+                cards[card.call_id] = card
+                out.append(card)
+        elif role == MARKER:
+            out.append(CompactedMarker(text_of(content)))
+        elif role == "tool" and message.get("tool_call_id") in cards:
+            call_id = message["tool_call_id"]
+            text = text_of(content)
+            cards[call_id].saved_result = (text, calls.get(call_id) or looks_failed(text))
+    return out
+
+
+def saved_card(call: dict[str, Any]) -> ToolCard:
+    """The card of a call as the assistant message recorded it (OpenAI format)."""
+    from tui_agent.codemode.meta import META, META_SERVER
+    from tui_agent.ui.widgets.tool_card import ToolCard
+
+    function = call.get("function") or {}
+    server, _, tool = str(function.get("name", "?")).partition("__")
+    if not tool and server in META:
+        server, tool = META_SERVER, server
+    return ToolCard(str(call.get("id", "")), server if tool else "", tool or server,
+                    arguments(function.get("arguments")))
