@@ -12,7 +12,6 @@ takes the focus out of the prompt.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 
@@ -20,9 +19,6 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
-
-from tui_agent.config.interpolate import mask
-from tui_agent.config.private import open_append
 
 HISTORY_LIMIT = 500
 
@@ -37,7 +33,9 @@ class PromptHistory:
         self.path = path
         self.secrets: frozenset[str] = frozenset()
         self.items: list[str] = []
-        if path is not None:
+        if path is not None and path.exists():  # the first run has none: no json for it
+            import json
+
             with contextlib.suppress(OSError, UnicodeDecodeError):
                 for line in path.read_text(encoding="utf-8").splitlines()[-HISTORY_LIMIT:]:
                     with contextlib.suppress(ValueError):
@@ -50,6 +48,12 @@ class PromptHistory:
             return
         self.items.append(text)
         if self.path is not None:
+            # Here, not at the top: the first frame does without them (~3 ms).
+            import json
+
+            from tui_agent.config.interpolate import mask
+            from tui_agent.config.private import open_append
+
             with contextlib.suppress(OSError), \
                     os.fdopen(open_append(self.path), "a", encoding="utf-8") as out:
                 out.write(json.dumps(mask(text, self.secrets)) + "\n")
