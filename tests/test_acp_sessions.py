@@ -91,6 +91,53 @@ def test_load_replays_a_saved_session_and_continues_it(fake_llm: FakeLLM,
     assert "echo ping please" in history and "It said ping." in history
 
 
+def test_load_replays_how_each_call_ended_and_a_scripts_own_calls(
+        fake_llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A failed code-mode script whose second call was denied (``tui-agent run``'s session
+    file): the script and the denied call replay ``failed``, the script's calls follow
+    its card as tool calls of their own, titled as live. The same file without the record
+    (an older tui-agent's) replays every call ``completed``, as before."""
+    from tests.test_session_calls import failed_script_session
+    from tui_agent.config import paths
+
+    saved = failed_script_session(fake_llm, tmp_path)
+    capsys.readouterr()
+    lines = [json.loads(line) for line in saved.read_text().splitlines()]
+    sid = lines[0]["id"]
+    store = paths.sessions_dir()
+    store.mkdir(parents=True, exist_ok=True)
+    (store / f"{sid}.jsonl").write_text(saved.read_text())
+    old = f"{sid}-old"
+    older = [{**line, "id": old} if line.get("kind") == "meta" else
+             {k: v for k, v in line.items() if k != "call"} for line in lines]
+    (store / f"{old}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in older))
+    editor = Editor()
+
+    async def scenario() -> None:
+        async with running(editor, config(tmp_path, fake_llm), cwd=tmp_path) as (conn, _):
+            for ref in (sid, old):
+                await conn.load_session(cwd=str(tmp_path), session_id=ref, mcp_servers=[])
+
+    asyncio.run(scenario())
+
+    def calls(ref: str) -> list[tuple[str, str, str | None, str | None]]:
+        return [(u.session_update, u.tool_call_id, u.status, getattr(u, "title", None))
+                for s, u in editor.updates if s == ref
+                and u.session_update in ("tool_call", "tool_call_update")]
+
+    assert calls(sid) == [
+        ("tool_call", "s1", "failed", "code-mode script"),
+        ("tool_call", "s1.1", "completed", "calc: add (called by the script s1)"),
+        ("tool_call", "s1.2", "failed", "calc: echo (called by the script s1)"),
+        ("tool_call_update", "s1", "failed", None)]
+    nested = {u.tool_call_id: u for s, u in editor.updates
+              if s == sid and u.session_update == "tool_call"}
+    assert nested["s1.1"].content[0].content.text == "5"
+    assert nested["s1.2"].raw_input == {"text": "denied"}
+    assert calls(old) == [("tool_call", "s1", "completed", "code-mode script"),
+                          ("tool_call_update", "s1", "completed", None)]
+
+
 def test_a_session_nobody_used_is_not_kept_and_one_reloaded_keeps_its_header(
         fake_llm: FakeLLM, tmp_path: Path) -> None:
     """An editor opens sessions freely: one left unused leaves no file. One loaded again

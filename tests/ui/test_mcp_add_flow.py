@@ -126,3 +126,21 @@ def _rows(screen: ServersScreen) -> list[str]:
 
     table = screen.query_one("#servers", DataTable)
     return [str(key.value) for key in table.rows]
+
+
+async def test_a_server_that_fails_to_start_is_told_with_its_env_secret_masked(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """The note on how the added server's start went quotes its error, whose stderr
+    echoes the token given with ``--env``: the token shows masked."""
+    secret = "stderr-secret-55555"
+    app, config = app_on(tmp_path, fake_llm)
+    leaky = shlex.join(["leaky", "--env", f"MY_TOKEN={secret}", "--", "sh", "-c",
+                        'echo "failed with $MY_TOKEN" >&2; exit 1'])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, f"/mcp add {leaky}")
+        told = await noted(pilot, app, "leaky is failed: ")
+        assert "failed with ***" in told, told
+        assert all(secret not in note for note in notes(app)), notes(app)
+        assert secret in config.read_text()  # written as given; only shown masked
+        await finish(app)

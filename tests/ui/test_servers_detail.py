@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tests.conftest import ROOT
 from tests.reference import free_port, http_server
-from tests.ui.kit import make_app, open_servers, ready, until, write_config
+from tests.ui.kit import make_app, notes, open_servers, ready, until, write_config
 from tests.ui.kit import toml_value as q
 from tests.zygote import module
 
@@ -61,3 +61,26 @@ async def test_state_and_login_show_first_and_the_rest_scrolls(tmp_path: Path) -
             await pilot.press("ctrl+s")  # the key that opened the screen closes it
             await until(pilot, lambda: app.screen is not screen, what="the screen closed")
             await app.action_quit()
+
+
+SECRET = "stderr-secret-55555"
+LEAKY = 'echo "token=$MY_TOKEN" >&2; echo "failed with $MY_TOKEN" >&2; exit 1'
+"""A stdio server that prints the token of its env to stderr and exits."""
+
+
+async def test_a_failing_servers_stderr_and_error_show_its_env_secret_masked(
+        tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", extra=(
+        f"\n[servers.leaky]\ncommand = \"sh\"\nargs = [\"-c\", {q(LEAKY)}]\n"
+        f"env = {{ MY_TOKEN = {q(SECRET)} }}\nstartup_timeout = 10\n"))
+    app = make_app(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot, app)
+        screen = await open_servers(pilot, app)
+        detail = screen.query_one("#detail", Static)
+        await until(pilot, lambda: "token=" in str(detail.render()), what="the stderr lines")
+        text = str(detail.render())
+        assert "last error: " in text and "token=***" in text, text
+        assert SECRET not in text, text
+        assert all(SECRET not in note for note in notes(app))
+        await app.action_quit()

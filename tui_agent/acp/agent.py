@@ -121,7 +121,7 @@ class TuiAgent:
             old.agent.session.keep()  # its file is opened again just below
         await self.sessions.forget(conv.id)
         session = await self._open(cwd, mcp_servers or [], additional_directories or [], conv)
-        for update in replay(conv.messages):
+        for update in replay(conv.messages, conv.calls):
             await self._send(session.id, update)
         return LoadSessionResponse(modes=self._modes(session),
                                    config_options=[commands.model_option(session)])

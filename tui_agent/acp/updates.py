@@ -11,6 +11,7 @@ of the reply, since ACP has no place of their own for them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from acp.helpers import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import ToolCallLocation
+from acp.schema import ToolCallLocation, ToolCallStatus
 
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
 from tui_agent.acp.shown import shown_change, shown_input
@@ -41,6 +42,7 @@ from tui_agent.core.events import (
     ToolProgress,
     ToolResult,
 )
+from tui_agent.core.session import SavedCall
 from tui_agent.tools.text import StreamCleaner, clean
 
 RESULT_CHARS = 20_000
@@ -120,9 +122,15 @@ class Updates:
             return None
 
 
-def replay(messages: list[dict[str, Any]]) -> list[Any]:
+def replay(messages: list[dict[str, Any]],
+           calls: Mapping[str, SavedCall] | None = None) -> list[Any]:
     """A saved conversation as the updates that show it again: the user's words, the
-    replies, each call and its result."""
+    replies, each call and its result. ``calls`` (the session file's record, by call id)
+    says how each call ended: a failed, denied or cancelled one replays as ``failed``, and
+    a script's own calls follow its ``tool_call`` as tool calls of their own, titled as
+    live ("called by the script …"). A call without a record (an older file) replays as
+    ``completed``."""
+    calls = calls or {}
     updates: list[Any] = []
     for message in messages:
         role, text = message.get("role"), _text_of(message.get("content"))
@@ -140,14 +148,38 @@ def replay(messages: list[dict[str, Any]]) -> list[Any]:
                 except ValueError:
                     arguments = {}
                 args = arguments if isinstance(arguments, dict) else {}
+                call_id = str(call.get("id"))
+                saved = calls.get(call_id)
                 updates.append(start_tool_call(
-                    str(call.get("id")), title_of(name, server if tool else None, tool or name),
-                    kind=kind_of(tool or name, args), status="completed", raw_input=args))
+                    call_id, title_of(name, server if tool else None, tool or name),
+                    kind=kind_of(tool or name, args), status=_status(saved), raw_input=args))
+                updates += [_nested(c, call_id) for c in (saved.calls if saved else ())]
         elif role == "tool" and message.get("tool_call_id"):
+            call_id = str(message["tool_call_id"])
             updates.append(update_tool_call(
-                str(message["tool_call_id"]), status="completed",
+                call_id, status=_status(calls.get(call_id)),
                 content=[tool_content(text_block(clean(text[:RESULT_CHARS])))]))
     return updates
+
+
+def _status(saved: SavedCall | None) -> ToolCallStatus:
+    """ACP's word for how a call ended (it has no denied or cancelled: both failed)."""
+    return "completed" if saved is None or saved.status == "done" else "failed"
+
+
+def _nested(call: SavedCall, parent: str) -> Any:
+    """A call a script made, as its own tool call, ended as it ended."""
+    if call.text:
+        said = call.text
+    elif call.status == "denied":
+        said = f"denied: {call.reason}" if call.reason else "denied"
+    else:
+        said = call.status
+    return start_tool_call(
+        call.id, title_of(call.name, call.server, call.tool, parent),
+        kind=kind_of(call.tool, call.arguments), status=_status(call),
+        content=[tool_content(text_block(clean(said[:RESULT_CHARS])))],
+        raw_input=call.arguments)
 
 
 def _text_of(content: Any) -> str:

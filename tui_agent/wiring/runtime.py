@@ -229,7 +229,11 @@ class Runtime:
         return changes
 
     def statuses(self) -> list[ServerStatus]:
-        return self.hub.statuses() if self.hub is not None else []
+        """Each server's status with the settings' secrets masked in what it said: the
+        front end shows its last error, stderr and log lines as they are."""
+        if self.hub is None:
+            return []
+        return [s.masked(self.settings.secrets) for s in self.hub.statuses()]
 
     def tools_of(self, server: str) -> list[Any]:
         return self.hub.tools_of(server) if self.hub is not None else []
