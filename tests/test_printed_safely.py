@@ -171,14 +171,32 @@ def test_the_untrusted_project_warning_escapes_names_and_hides_credentials(
 
 @pytest.mark.parametrize(("url", "printed", "secrets"), [
     (f"https://{USER_TOKEN}@h.test/mcp", "https://********@h.test/mcp", [USER_TOKEN]),
+    # A token as the user name with an empty password: the user name is the credential.
+    ("http://ghp_abcdefgh1234:@h.test/mcp", "http://********@h.test/mcp",
+     ["ghp_abcdefgh1234"]),
     ("https://u:p%40ss@h.test/?sig=a%2Fb&v=1", "https://u:********@h.test/?sig=********&v="
-     "********", ["p%40ss", "a%2Fb", "1", "p@ss", "a/b"]),
-    (f"http://{USER_TOKEN}@[::1", "http://********@[::1", []),  # malformed: still hidden
+     "********", ["p%40ss", "a%2Fb", "p@ss", "a/b"]),
+    # Every value is hidden in print; only a secret-named one is a secret to mask.
+    ("https://h.test/mcp?workspace=production&version=2025-03-26&api_key=k1234567",
+     "https://h.test/mcp?workspace=********&version=********&api_key=********",
+     ["k1234567"]),
+    ("https://h.test/cb#access_token=FRAGTOKEN12345&token_type=bearer&state=xyz",
+     "https://h.test/cb#access_token=********&token_type=********&state=********",
+     ["FRAGTOKEN12345"]),
+    ("https://h.test/docs#section-2", "https://h.test/docs#section-2", []),
+    # Malformed (urlsplit refuses them): hidden all the same.
+    (f"http://{USER_TOKEN}@[::1", "http://********@[::1", [USER_TOKEN]),
+    ("http://[::1/mcp?token=MALFORMEDTOKEN123&x=1", "http://[::1/mcp?token=********&x="
+     "********", ["MALFORMEDTOKEN123"]),
+    ("http://u:pw123456@[::1/mcp#code=abcdef123", "http://u:********@[::1/mcp#code=********",
+     ["pw123456", "abcdef123"]),
     ("https://h.test/mcp", "https://h.test/mcp", []),
 ])
 def test_mask_url_hides_a_lone_user_name_as_a_credential(url: str, printed: str,
                                                          secrets: list[str]) -> None:
-    """git and curl send a user name given alone as the credential (a GitHub token)."""
+    """git and curl send a user name given alone (or with an empty password) as the
+    credential (a GitHub token). A printed URL hides every query and fragment value;
+    the secrets masked everywhere are only the credentials among them."""
     assert mask_url(url) == printed
     assert url_secrets(url) == secrets
 

@@ -24,6 +24,45 @@ def test_clean(raw: str, safe: str) -> None:
     assert clean(raw) == safe
 
 
+TAGGED = "see\U000e0001\U000e0069\U000e0067\U000e006e\U000e007f here"
+"""Unicode tag characters: invisible on a terminal, read by a model (hidden orders)."""
+
+
+@pytest.mark.parametrize(("raw", "safe"), [
+    (TAGGED, "see here"),
+    ("soft\xadhyphen arabic\u061cmark mongolian\u180evowel", "softhyphen arabicmark "
+     "mongolianvowel"),
+    ("family \U0001f468\u200d\U0001f469\u200d\U0001f467", "family \U0001f468\u200d"
+     "\U0001f469\u200d\U0001f467"),  # the joiner of an emoji sequence is kept
+    ("lines\n\tand tabs only", "lines\n\tand tabs only"),
+])
+def test_clean_removes_every_format_character_but_the_emoji_joiner(raw: str,
+                                                                   safe: str) -> None:
+    assert clean(raw) == safe
+
+
+def test_clean_knows_every_format_character_of_this_python() -> None:
+    """The class is written out in the source: it must hold each Cf of unicodedata."""
+    import unicodedata
+
+    formats = "".join(chr(c) for c in range(0x110000)
+                      if unicodedata.category(chr(c)) == "Cf" and c != 0x200D)
+    assert clean(f"a{formats}b") == "ab"
+
+
+@pytest.mark.parametrize("text", ["a\U000e0001b", TAGGED, "\x1b[2J\x7f\u202e\x9b",
+                                  "\"quote\" and \\ é 🙂"])
+def test_quoted_reads_back_as_the_same_string(text: str) -> None:
+    """TOML's ``\\u`` takes four hex digits: a tag character needs ``\\U`` and eight."""
+    import tomllib
+
+    from tui_agent.config.printable import quoted
+
+    written = quoted(text)
+    assert all(c.isprintable() for c in written)
+    assert tomllib.loads(f"k = {written}")["k"] == text
+
+
 def test_mask_longest_first() -> None:
     assert mask("abc-123456 and abc-123456789", {"abc-123456", "abc-123456789"}) \
         == "*** and ***"

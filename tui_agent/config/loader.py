@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.interpolate import Expander
+from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
 from tui_agent.config.locate import toml_line
 from tui_agent.config.model_choice import ModelFlags, dropped, resolve
 from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
@@ -32,6 +32,7 @@ from tui_agent.config.project import (
 )
 from tui_agent.config.reading import Locator, Origin, Source, describe, read_config_text
 from tui_agent.config.server_keys import expand_server
+from tui_agent.config.urls import url_secrets
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Settings:
         self.check(base.sampling_model)
         self.configured = base
         self.flags = ModelFlags(model or None, api_base or None, reasoning_effort or None)
+        self.secrets |= {s for s in url_secrets(api_base) if len(s) >= MIN_SECRET_LEN}
         self.config.model = resolve(base, self.config.models, chosen, self.flags)
         for key in dropped(base, chosen, self.flags):
             self.sources.pop(("model", key), None)

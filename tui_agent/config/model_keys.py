@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.interpolate import Expander, UnsetVariable
+from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander, UnsetVariable
 from tui_agent.config.models import Config, ModelSettings
 from tui_agent.config.printable import quoted
 from tui_agent.config.reading import Origin, Source
+from tui_agent.config.urls import url_secrets
 
 MIN_SECRET = 8
 """Shorter values are not masked (a one-character "key" would mask every such letter)."""
@@ -93,6 +94,9 @@ def expand(model: M, section: str, sources: Mapping[tuple[str, str], Source],
     update: dict[str, Any] = {}
     if model.api_base:
         update["api_base"] = ex(model.api_base, "api_base", False)
+        # Its credentials (a password, a ?api-key=) are masked wherever they may show.
+        expander.secrets.update(s for s in url_secrets(update["api_base"])
+                                if len(s) >= MIN_SECRET_LEN)
     if model.api_key:
         update["api_key"] = ex(model.api_key, "api_key", True)
         if len(update["api_key"]) >= MIN_SECRET:  # also one written as it is

@@ -4,7 +4,8 @@ sanitiser and the one masking path every output goes through.
 - :func:`clean` makes untrusted text (a server's error or stderr, a description, the
   model's words) safe for a terminal: escape sequences (CSI cursor moves, OSC 52
   clipboard writes, OSC 8 links, DCS/APC/PM/SOS strings), C0 and C1 controls, DEL, and
-  bidi or zero-width characters are removed; newlines and tabs are kept.
+  every format character (bidi, zero-width, soft hyphen, the invisible tag characters)
+  but the zero-width joiner of emoji are removed; newlines and tabs are kept.
 - :func:`safe_name` shows a name (a server's, a tool's) with those characters written
   out as ``\\x1b``, ``\\u202e``: nothing reaches the terminal live, and a person sees
   that the name is not what it looks like (stripping them would make two names look
@@ -37,15 +38,27 @@ ESCAPES = re.compile(
     r"|[\x90\x9d\x9e\x9f\x98][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
 )
 CONTROLS = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 (but \t and \n), DEL, C1
+    # Every format character (Unicode category Cf) but U+200D, the zero-width joiner that
+    # joins emoji: zero-width spaces and joiners, bidi marks, overrides and isolates,
+    # the soft hyphen, Arabic and Mongolian marks, U+2060-206F, the BOM, the
+    # interlinear annotations, and the tag characters (invisible text that can hide
+    # instructions from the reader, not from the model). Written out, not computed at
+    # import: tests/test_text.py checks it against unicodedata.
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c"
+    "\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
 )
 
 
 def clean(text: str) -> str:
-    """``text`` without escape sequences, control characters (but ``\\n`` and ``\\t``),
-    bidi overrides and zero-width characters. ``\\r\\n`` becomes ``\\n``."""
-    if text.isprintable():  # fast path: nothing to strip (no newline either)
+    """``text`` without escape sequences, control characters (but ``\\n`` and ``\\t``)
+    and format characters (bidi overrides, zero-width and tag characters; but U+200D,
+    which joins emoji). ``\\r\\n`` becomes ``\\n``."""
+    # Fast path: nothing to strip (most tool output: printable lines, tabs). Every
+    # character removed below is one Python counts as not printable.
+    if text.replace("\n", "").replace("\t", "").isprintable():
         return text
     text = text.replace("\r\n", "\n")
     return CONTROLS.sub("", ESCAPES.sub("", text))
@@ -66,8 +79,14 @@ def shown(text: str, secrets: set[str] | frozenset[str] = frozenset()) -> str:
 
 
 def quoted(text: str) -> str:
-    """``text`` as a TOML (and JSON) basic string: quoted, with every character Python
-    counts as not printable written as ``\\uXXXX`` (``json.dumps`` leaves DEL, C1 and
-    bidi characters as they are)."""
-    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}"
+    """``text`` as a TOML basic string: quoted, with every character Python counts as
+    not printable written as ``\\uXXXX``, or ``\\UXXXXXXXX`` beyond U+FFFF (a tag
+    character; ``json.dumps`` leaves DEL, C1, bidi and tag characters as they are)."""
+    return "".join(c if c.isprintable() else _escaped(c)
                    for c in json.dumps(text, ensure_ascii=False))
+
+
+def _escaped(char: str) -> str:
+    """TOML's escape of ``char``: four hex digits reach only U+FFFF."""
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

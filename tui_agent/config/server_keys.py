@@ -51,7 +51,8 @@ def expand_server(name: str, server: ServerConfig, origin: Origin,
     _check_headers(headers, origin)
     url = ex(server.url, "url", secret=True) if server.url else None
     # A URL's credentials written as they are (a password, a token as the user name, a
-    # query value) are masked wherever an error may quote them, as a ${VAR} is.
+    # secret-named query value: never ?workspace=production) are masked everywhere, as
+    # a ${VAR} is; every other query value is hidden only where the URL is printed.
     expander.secrets.update(s for s in url_secrets(url) if len(s) >= MIN_SECRET_LEN)
     return server.model_copy(update={
         "command": command,

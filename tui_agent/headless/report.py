@@ -7,7 +7,8 @@ failed, the error, the last lines of its stderr and where its log is. With
 any enabled server failed. The tables (tools, resources) keep to the terminal's width
 (:mod:`tui_agent.headless.width`), each description cut with an ellipsis. Every line goes
 through :func:`~tui_agent.config.printable.shown` (the configuration's secrets masked,
-control characters removed; a server's stderr too) and every server name through
+control characters removed; a server's stderr too; a table row before it is cut to the
+width, so that the ellipsis never leaves a secret's start) and every server name through
 :func:`~tui_agent.config.printable.safe_name`. Only a server that uses OAuth has a login
 line (:func:`uses_oauth`).
 """
@@ -18,7 +19,7 @@ import asyncio
 from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import Settings
-from tui_agent.config.printable import safe_name
+from tui_agent.config.printable import safe_name, shown
 from tui_agent.core.approval import Policy
 from tui_agent.core.scripts import CodeMode
 from tui_agent.headless.login import describe_login
@@ -45,7 +46,7 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
         failed = False
         for status in hub.statuses():
             failed |= status.state in ("failed", "connecting", "degraded")
-            _server(status, hub, policy, out, width)
+            _server(status, hub, policy, out, width, settings.secrets)
             line = _login_line(status, hub, logins)
             if line:
                 out.write(f"  login: {line}\n")
@@ -53,7 +54,7 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
             if cfg.disabled:
                 out.write(f"{safe_name(name)}  disabled\n")
         if resources:
-            await _resources(hub, out, width)
+            await _resources(hub, out, width, settings.secrets)
         return 1 if failed else 0
     finally:
         await hub.close()
@@ -73,8 +74,14 @@ def _login_line(status: ServerStatus, hub: Hub, logins: Logins | None) -> str | 
     return "not logged in" if logins.uses_oauth(status.name, config) else None
 
 
+def _row(text: str, width: int, secrets: frozenset[str]) -> str:
+    """A table row: masked before it is cut to ``width`` (a secret cut by the ellipsis
+    would leave its start for the stream's masking to miss), then its line break."""
+    return fit(shown(text, secrets), width) + "\n"
+
+
 def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
-            width: int) -> None:
+            width: int, secrets: frozenset[str]) -> None:
     about = " · ".join(x for x in (status.server_info, status.protocol and
                                    f"protocol {status.protocol}") if x)
     specs = hub.tools_of(status.name)
@@ -82,15 +89,15 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
     # and counted apart from the server's.
     extra = hub.resource_tools_of(status.name)
     own = f" + {extra} to read its resources" if extra else ""
-    out.write(fit(f"{safe_name(status.name)}  {status.state}  {status.transport}  "
-                  f"{counted(status.tools, 'tool')}{own}{f'  ({about})' if about else ''}",
-                  width) + "\n")
+    out.write(_row(f"{safe_name(status.name)}  {status.state}  {status.transport}  "
+                   f"{counted(status.tools, 'tool')}{own}{f'  ({about})' if about else ''}",
+                   width, secrets))
     names = max((len(s.name) for s in specs), default=0)
     for spec in specs:
         verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
         first = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
-        out.write(fit(f"  {spec.name:<{names}}  {verdict:<4}  {clean(first)}".rstrip(),
-                      width) + "\n")
+        out.write(_row(f"  {spec.name:<{names}}  {verdict:<4}  {clean(first)}".rstrip(),
+                       width, secrets))
     for why in status.held_back:
         out.write(f"  not offered: {why}\n")
     if status.state not in ("connected", "idle"):
@@ -112,15 +119,16 @@ def _unquoted(error: str, tail: tuple[str, ...]) -> str:
     return error
 
 
-async def _resources(hub: Hub, out: IO[str], width: int) -> None:
+async def _resources(hub: Hub, out: IO[str], width: int, secrets: frozenset[str]) -> None:
     listings = await asyncio.gather(hub.resources(), hub.resource_templates(), hub.prompts())
     titles = ("resources", "resource templates", "prompts")
     for title, found in zip(titles, listings, strict=True):
         out.write(f"\n{title}:\n")
-        _listing(found, out, width)
+        _listing(found, out, width, secrets)
 
 
-def _listing(found: list[Listing], out: IO[str], width: int) -> None:
+def _listing(found: list[Listing], out: IO[str], width: int,
+             secrets: frozenset[str]) -> None:
     any_item = False
     for listing in found:
         if listing.error:
@@ -132,8 +140,8 @@ def _listing(found: list[Listing], out: IO[str], width: int) -> None:
             sig = f"({', '.join(a.name for a in args)})" if args else ""
             text = clean(getattr(item, "description", None) or getattr(item, "name", "") or "")
             text = text.strip().splitlines()[0] if text.strip() else ""
-            out.write(fit(f"  {safe_name(listing.server)}  {clean(str(ref))}{sig}  {text}".rstrip(),
-                          width) + "\n")
+            out.write(_row(f"  {safe_name(listing.server)}  {clean(str(ref))}{sig}  "
+                           f"{text}".rstrip(), width, secrets))
     if not any_item:
         out.write("  (none)\n")
 

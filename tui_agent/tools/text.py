@@ -2,7 +2,7 @@
 
 Model replies, tool output and tool descriptions may carry escape sequences
 (cursor moves that spoof a prompt, OSC 52 clipboard writes, OSC 8 links),
-C0/C1 controls, and bidi or zero-width characters that make text read
+C0/C1 controls, and bidi, zero-width and other format characters that make text read
 differently from what it is. ``clean`` removes all of them and keeps newlines
 and tabs. It lives in :mod:`tui_agent.config.printable` (the one sanitiser of every
 output, importable from every layer) and is re-exported here beside the streaming form.

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from tui_agent.config.models import ModelSettings
+from tui_agent.config.urls import mask_url
 from tui_agent.core.llm.bodies import Said, said
 from tui_agent.core.llm.proxy import is_gateway
 from tui_agent.tools.text import clean
@@ -175,12 +176,12 @@ def unreachable(exc: BaseException) -> str | None:
 
 def _where(settings: ModelSettings, exc: BaseException | None = None) -> str:
     """Who failed: the provider, and the address when one is configured ("anthropic at
-    http://127.0.0.1:8080"), or the LiteLLM gateway."""
+    http://127.0.0.1:8080"), or the LiteLLM gateway. The address is printed as every URL
+    is (:func:`~tui_agent.config.urls.mask_url`): its password and query values hidden."""
+    at = f" at {mask_url(settings.api_base)}" if settings.api_base else ""
     if is_gateway(settings):
-        return f"the LiteLLM gateway at {settings.api_base}" if settings.api_base \
-            else "the LiteLLM gateway"
-    provider = _provider(settings, exc)
-    return f"{provider} at {settings.api_base}" if settings.api_base else provider
+        return f"the LiteLLM gateway{at}"
+    return f"{_provider(settings, exc)}{at}"
 
 
 def _provider(settings: ModelSettings, exc: BaseException | None) -> str:
