@@ -55,7 +55,11 @@ def test_the_loading_waits_for_the_first_frame_to_be_on_the_terminal() -> None:
         done = threading.Event()
         writer.write("frame part 1;")
         writer.write("frame part 2")
-        writer.when_written(lambda: (seen.append(file.flushed), done.set()))
+        def written() -> None:
+            seen.append(file.flushed)
+            done.set()
+
+        writer.when_written(written)
         assert done.wait(10)
         assert seen == ["frame part 1;frame part 2"]
         later: list[bool] = []
