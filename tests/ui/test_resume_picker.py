@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from tests.ui.kit import finish, make_app, noted, ready, send, until, write_config
 from tui_agent.config import paths
@@ -105,6 +105,8 @@ def test_snapshot_resume_picker(snap_compare: Callable[..., bool], project: Path
         app.chat.query_one(PromptInput).cursor_blink = False
         await send(pilot, app, "/resume all" if every else "/resume")
         await until(pilot, picker_open(app, "Resume a conversation"), timeout=30)
+        for field in app.screen.query(Input):  # a blinking cursor drew by the clock
+            field.cursor_blink = False
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(write_config(project / "c.toml", model="openai/snap")),

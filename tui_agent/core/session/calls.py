@@ -14,7 +14,7 @@ loads as before, its cards guessed from the result's words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
@@ -97,6 +97,15 @@ class _Seen:
     result: ToolResult | None = None
 
 
+def kept_text(text: str) -> str:
+    """A call's result as the session keeps it: at most :data:`NESTED_TEXT` characters,
+    and how many more there were."""
+    if len(text) <= NESTED_TEXT:
+        return text
+    return text[:NESTED_TEXT] + (f"\n… {len(text) - NESTED_TEXT:,} more characters "
+                                 "not kept in the session")
+
+
 class CallLog:
     """The events of one batch of tool calls, as the front ends saw them, folded into a
     :class:`SavedCall` per call."""
@@ -113,7 +122,9 @@ class CallLog:
             seen = self._seen[event.id]
             seen.approval, seen.reason = event.decision, event.reason
         elif isinstance(event, ToolResult) and event.id in self._seen:
-            self._seen[event.id].result = event
+            # Only what the session keeps: a script's five 2 MB results were all held
+            # here until its batch ended (tests/test_memory.py).
+            self._seen[event.id].result = replace(event, text=kept_text(event.text))
         return event
 
     def saved(self, call_id: str) -> SavedCall | None:
@@ -123,9 +134,6 @@ class CallLog:
             return None
         result = seen.result
         text = result.text if result is not None else ""
-        if len(text) > NESTED_TEXT:
-            text = text[:NESTED_TEXT] + (f"\n… {len(text) - NESTED_TEXT:,} more characters "
-                                         "not kept in the session")
         start = seen.started
         return SavedCall(ending(seen.approval, result), seen.approval, seen.reason,
                          result.duration if result is not None else None,
