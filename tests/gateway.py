@@ -36,7 +36,10 @@ from tests.fakes.llm_server import FakeLLM
 from tests.reference import free_port
 
 MASTER_KEY = "sk-gateway-master"
-START_TIMEOUT = 90.0
+START_TIMEOUT = 300.0
+"""Seconds the proxy gets to answer. Alone it starts in 10-20 s; in a busy round (two whole
+suites at once on 2 CPUs, each test worker importing its own litellm) a first start in a
+fresh venv printed nothing within 90 s, and all ten gateway tests failed at setup."""
 
 RECORDER = '''\
 """Records the metadata of each request the proxy served, one JSON line each."""
