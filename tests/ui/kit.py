@@ -16,6 +16,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import TextArea
 
 from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
 from tests.zygote import module
@@ -109,14 +110,28 @@ async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: flo
 
 
 async def shown(pilot: Pilot[Any], app: App[Any], kind: type[S], what: str = "the screen",
-                timeout: float = 20) -> S:
+                timeout: float = 20, *, replacing: Screen[Any] | None = None) -> S:
     """The screen on top, once it is a ``kind`` and mounted (a modal pushed but not yet
-    mounted has no widgets to query or keys to take)."""
-    await until(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted,
-                timeout, what)
+    mounted has no widgets to query or keys to take), and not ``replacing`` (the one a
+    key just answered: it stays on top until it is dismissed)."""
+    await until(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted
+                and app.screen is not replacing, timeout, what)
     screen = app.screen
     assert isinstance(screen, kind)
     return screen
+
+
+def steady_cursor(*fields: TextArea) -> None:
+    """Each field's cursor drawn and still, for a screenshot. Blinking stops, and the
+    lines the field drew so far are forgotten: Textual's TextArea keeps drawn lines in a
+    cache whose key leaves out ``cursor_blink`` and the focus, so a line drawn in the
+    blink's off phase came back once blinking stopped, without the cursor. That was a
+    busy machine's screenshot (the blink had turned off before the test stopped it), and
+    a quiet one's showed the cursor (a resumed script's snapshot, 2 of 4 busy rounds)."""
+    for field in fields:
+        field.cursor_blink = False
+        field.notify_style_update()  # empties the line cache (TextArea's own override)
+        field.refresh()
 
 
 def laid_out(root: Widget) -> list[Widget]:

@@ -14,7 +14,7 @@ from textual.widgets import Static
 from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import filesystem
-from tests.ui.kit import SIZE, finish, make_app, ready, send, until, write_config
+from tests.ui.kit import SIZE, finish, make_app, ready, send, shown, until, write_config
 from tui_agent.core.scripts import WRITES_FILES
 from tui_agent.ui.screens.approval import ApprovalScreen
 
@@ -65,17 +65,15 @@ async def test_s_on_a_read_leaves_the_scripts_write_asking_with_its_diff(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, app, "copy in.txt to out.txt, twice")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 30, "the read")
-        first = app.screen
-        assert isinstance(first, ApprovalScreen) and first.call.tool == "read_text_file"
+        first = await shown(pilot, app, ApprovalScreen, "the read", 30)
+        assert first.call.tool == "read_text_file"
         await until(pilot, lambda: "still asks" in labels(first), what="the scope line")
         said = labels(first)  # read now: the labels go with the modal
         assert "approve the listed tools" in str(first.query_one(".keys").render())
         await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                    and app.screen is not first, 30, "the write's own question")
-        second = app.screen
-        assert isinstance(second, ApprovalScreen)
+        # Mounted, not only pushed: a busy round queried its key row before it composed.
+        second = await shown(pilot, app, ApprovalScreen, "the write's own question", 30,
+                             replacing=first)
         assert second.call.tool == "write_file"  # the second read did not ask
         # It names nothing left to approve ahead: s is not offered (it would approve once).
         assert "approve the listed tools" not in str(second.query_one(".keys").render())
