@@ -16,7 +16,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
-from tests.ui.kit import make_app, ready, send, until, write_config
+from tests.ui.kit import make_app, ready, send, steady_cursor, until, write_config
 from tui_agent.core.events import ContextSize, Usage
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
@@ -141,7 +141,7 @@ def test_snapshot_status_bar_80x24(snap_compare: Callable[..., bool], tmp_path: 
 
     async def before(pilot: Pilot[Any]) -> None:
         await until(pilot, app.backend.ready.is_set)
-        app.chat.query_one(PromptInput).cursor_blink = False  # screenshots are compared
+        steady_cursor(app.chat.query_one(PromptInput))  # screenshots are compared
         trial_bar(app)
         await pilot.pause()
 

@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
-from tests.ui.kit import finish, make_app, noted, ready, send, until, write_config
+from tests.ui.kit import finish, make_app, noted, ready, send, steady_cursor, until, write_config
 from tui_agent.config import paths
 from tui_agent.core.session import SessionWriter
 from tui_agent.ui.app import AgentApp
@@ -102,7 +102,7 @@ def test_snapshot_resume_picker(snap_compare: Callable[..., bool], project: Path
         app = pilot.app
         assert isinstance(app, AgentApp)
         await ready(pilot, app)
-        app.chat.query_one(PromptInput).cursor_blink = False
+        steady_cursor(app.chat.query_one(PromptInput))
         await send(pilot, app, "/resume all" if every else "/resume")
         await until(pilot, picker_open(app, "Resume a conversation"), timeout=30)
         for field in app.screen.query(Input):  # a blinking cursor drew by the clock

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from tests.fakes.llm_server import FakeLLM
 from tests.test_session_calls import failed_script_session
-from tests.ui.kit import make_app, until, write_config
+from tests.ui.kit import make_app, steady_cursor, until, write_config
 from tui_agent.config import paths
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.widgets.messages import Note
@@ -40,7 +40,7 @@ async def replayed(pilot: Pilot[Any]) -> None:
     await until(pilot, lambda: any("resumed" in str(n.render())
                                    for n in app.transcript.query(Note)), what="the replay")
     await until(pilot, lambda: len(app.transcript.query(ToolCard)) == 3, what="nested cards")
-    app.chat.query_one(PromptInput).cursor_blink = False
+    steady_cursor(app.chat.query_one(PromptInput))
     await pilot.pause(0.3)
 
 
@@ -66,3 +66,21 @@ async def test_a_resumed_failed_script_shows_its_nested_denied_call(
         assert shown[0][2].startswith("✗ failed · ") and shown[1][2].startswith("✓ done · ")
         script, add, echo = app.transcript.query(ToolCard)
         assert add.parent is not None and echo in script.query(ToolCard)
+
+
+def test_snapshot_of_a_resumed_failed_script(snap_compare: Any, fake_llm: FakeLLM,
+                                             tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The resumed script card: ✗ failed, its error, the add call ✓ done and the echo
+    call ⊘ denied nested inside it (durations vary: the snapshot shows them blanked)."""
+    app = make_app(write_config(tmp_path / "app.toml", model="openai/m"),
+                   resume=resumable(fake_llm, tmp_path, capsys))
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await replayed(pilot)
+        for card in pilot.app.query(ToolCard):  # a duration differs from run to run
+            if card.status in ("done", "failed"):
+                card.set_status(card.status)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=before)

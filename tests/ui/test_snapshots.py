@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
-from tests.ui.kit import make_app, until, write_config
+from tests.ui.kit import make_app, steady_cursor, until, write_config
 from tui_agent.config.loader import HeldProject
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.project import Project
@@ -69,7 +69,7 @@ async def settle(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, AgentApp)
     await until(pilot, app.backend.ready.is_set)
-    app.chat.query_one(PromptInput).cursor_blink = False
+    steady_cursor(app.chat.query_one(PromptInput))
     await pilot.pause()
 
 

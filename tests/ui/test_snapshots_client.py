@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
+from tests.ui.kit import steady_cursor
 from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, feeding, settle
 from tui_agent.core.approval import PendingCall
 from tui_agent.core.events import (
@@ -52,7 +53,10 @@ def pushing(screen: Screen[Any]) -> Before:
         await pilot.app.push_screen(screen)
         for field in screen.query("Input, TextArea"):  # a focused field's cursor: no blink
             assert isinstance(field, Input | TextArea)
-            field.cursor_blink = False
+            if isinstance(field, TextArea):
+                steady_cursor(field)
+            else:
+                field.cursor_blink = False
         await pilot.pause(0.2)
     return before
 

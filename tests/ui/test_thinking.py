@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.ui.kit import make_app, send, until, write_config
+from tests.ui.kit import make_app, send, steady_cursor, until, write_config
 from tui_agent.config import paths
 from tui_agent.core.events import (
     ReasoningDelta,
@@ -288,7 +288,7 @@ def feeding(events: Sequence[Any], clock: Sequence[float] = ()) -> Any:
         app = pilot.app
         assert isinstance(app, AgentApp)
         await until(pilot, app.backend.ready.is_set)
-        app.chat.query_one(PromptInput).cursor_blink = False
+        steady_cursor(app.chat.query_one(PromptInput))
         ticks = iter(clock)
         app.transcript.thoughts.clock = lambda: next(ticks)
         await app.transcript.user("what is the sum of the first ten squares?")
