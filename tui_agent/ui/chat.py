@@ -316,6 +316,15 @@ class ChatApp(App[int]):
     async def before_shutdown(self) -> None:
         """What a subclass must settle before the turn is stopped and the servers close."""
 
+    async def on_unmount(self) -> None:
+        """Any other way out (an error Textual caught and ended the app with, a test whose
+        pilot left on a failed assertion) closes every server and container too, as the
+        quit key does: a stdio server ran on until this process ended and its pipe with it
+        (a failed pilot test left its MCP server running), a container until Docker saw."""
+        if not self._shutting_down and self.loaded.is_set():
+            self._shutting_down = True
+            await self.backend.close()
+
     def _on_signal(self, signum: int) -> None:
         """First signal: shut down as the quit key does. A second: leave at once (every
         message is already on disk, so the session still loads). A SIGHUP after the
