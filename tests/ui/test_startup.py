@@ -22,6 +22,7 @@ from tests.ui.kit import SIZE, finish, turn, until, write_config
 from tests.waits import wait_pid
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.startup import Startup
+from tui_agent.ui.themes import first_themes
 from tui_agent.ui.widgets.messages import AssistantMessage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -67,6 +68,34 @@ async def test_the_config_loads_after_the_first_frame(fake_llm: FakeLLM, tmp_pat
             "hello from the flag's model"]
         await finish(app)
     assert app.return_code == 0
+
+
+def test_the_first_frame_reads_only_the_shipped_theme_it_is_drawn_in(tmp_path: Path) -> None:
+    """Before the first frame only the theme in use is read when it is a shipped one; a
+    user who keeps theme files (one may redefine a shipped theme) has them all read then."""
+    themes, problems, left = first_themes("tui-agent-day", tmp_path / "themes")
+    assert ([t.name for t in themes], problems, left) == (["tui-agent-day"], [], True)
+    (tmp_path / "themes").mkdir()
+    (tmp_path / "themes" / "mine.toml").write_text(
+        'name = "tui-agent-day"\nprimary = "#ff0000"\n', encoding="utf-8")
+    themes, problems, left = first_themes("tui-agent-day", tmp_path / "themes")
+    assert not left and problems == []
+    assert [t.primary for t in themes if t.name == "tui-agent-day"][-1] == "#ff0000"
+    themes, _, left = first_themes("mine", tmp_path / "nothing")  # not shipped: read all
+    assert not left and {"tui-agent-day", "tui-agent-night", "tui-agent-ember"} <= {
+        t.name for t in themes}
+
+
+async def test_every_shipped_theme_is_there_once_the_config_is_loaded(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url)
+    app = AgentApp(Startup(config=config))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, app.loaded.is_set)
+        assert app.theme == "tui-agent-night"
+        assert {"tui-agent-day", "tui-agent-night", "tui-agent-ember"} <= set(
+            app.available_themes)
+        await finish(app)
 
 
 async def test_a_bad_config_ends_the_app_with_its_error(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ can mask them.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -52,6 +51,8 @@ class Expander:
 
 @functools.lru_cache(maxsize=8)
 def _json_forms(secrets: frozenset[str]) -> frozenset[str]:
+    import json  # not on the way to the app's first frame
+
     forms = set(secrets)
     for s in secrets:
         forms.add(json.dumps(s)[1:-1])

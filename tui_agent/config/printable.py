@@ -23,21 +23,21 @@ on it; this module lives in ``config`` so that every layer can import it.
 
 from __future__ import annotations
 
-import json
+import functools
 import re
 
 from tui_agent.config.interpolate import mask
 
 # ESC-introduced sequences first (CSI with its parameters, OSC/DCS/APC/PM/SOS up to
 # their terminator, two-byte escapes), then the 8-bit C1 forms, then lone controls.
-ESCAPES = re.compile(
+ESCAPES = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?"
     r"|\x9b[0-?]*[ -/]*[@-~]"
     r"|[\x90\x9d\x9e\x9f\x98][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
 )
-CONTROLS = re.compile(
+CONTROLS = (
     "[\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 (but \t and \n), DEL, C1
     # Every format character (Unicode category Cf) but U+200D, the zero-width joiner that
     # joins emoji: zero-width spaces and joiners, bidi marks, overrides and isolates,
@@ -61,7 +61,15 @@ def clean(text: str) -> str:
     if text.replace("\n", "").replace("\t", "").isprintable():
         return text
     text = text.replace("\r\n", "\n")
-    return CONTROLS.sub("", ESCAPES.sub("", text))
+    escapes, controls = _patterns()
+    return controls.sub("", escapes.sub("", text))
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """:data:`ESCAPES` and :data:`CONTROLS` compiled, the first time text needs them (not
+    on the way to the app's first frame)."""
+    return re.compile(ESCAPES), re.compile(CONTROLS)
 
 
 def safe_name(name: str) -> str:
@@ -82,6 +90,8 @@ def quoted(text: str) -> str:
     """``text`` as a TOML basic string: quoted, with every character Python counts as
     not printable written as ``\\uXXXX``, or ``\\UXXXXXXXX`` beyond U+FFFF (a tag
     character; ``json.dumps`` leaves DEL, C1, bidi and tag characters as they are)."""
+    import json  # not on the way to the app's first frame
+
     return "".join(c if c.isprintable() else _escaped(c)
                    for c in json.dumps(text, ensure_ascii=False))
 

@@ -10,12 +10,13 @@ output, importable from every layer) and is re-exported here beside the streamin
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tui_agent.config.printable import clean as clean
 
-_INTRODUCERS = re.compile("[\x1b\x9b\x90\x9d\x9e\x9f\x98]")
-_COMPLETE = re.compile(
+_INTRODUCERS = "[\x1b\x9b\x90\x9d\x9e\x9f\x98]"
+_COMPLETE = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
     r"|\x1b[ -/]*(?![\[\]PX^_])[0-~]"
@@ -37,16 +38,24 @@ class StreamCleaner:
     def feed(self, text: str) -> str:
         text = self._held + text
         self._held = ""
-        starts = [m.start() for m in _INTRODUCERS.finditer(text)]
+        introducers, complete = _patterns()
+        starts = [m.start() for m in introducers.finditer(text)]
         if starts:
             last = starts[-1]
-            if not _COMPLETE.match(text, last) and len(text) - last <= self.HOLD:
+            if not complete.match(text, last) and len(text) - last <= self.HOLD:
                 text, self._held = text[:last], text[last:]
         return clean(text)
 
     def flush(self) -> str:
         held, self._held = self._held, ""
         return clean(held)
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The escape sequences' introducers, and a whole sequence, compiled the first time a
+    reply streams (not on the way to the app's first frame)."""
+    return re.compile(_INTRODUCERS), re.compile(_COMPLETE)
 
 
 SLICE = 1 << 20

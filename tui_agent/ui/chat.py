@@ -30,7 +30,7 @@ from tui_agent.ui import exits, gcpause, textual_fixes
 from tui_agent.ui.chat_screen import ChatScreen
 from tui_agent.ui.listeners import Listeners
 from tui_agent.ui.startup import Startup
-from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, load_all, user_files
+from tui_agent.ui.themes import DEFAULT_THEME, bundled_files, first_themes, load_all
 from tui_agent.ui.turn import Turns
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import StatusBar
@@ -68,6 +68,7 @@ class ChatApp(App[int]):
         self.images: list[Attachment] = []  # /image and pasted images, for the next message
         self.prompt_list: list[tuple[str, str]] = []
         self.theme_problems: list[str] = []
+        self._themes_left = False
         self.turns = Turns(self)
         self.listeners = Listeners(self)
         self._shutting_down = False
@@ -142,6 +143,7 @@ class ChatApp(App[int]):
 
     @work(group="startup")
     async def begin(self) -> None:
+        self._load_other_themes()
         if not self.loaded.is_set():
             from tui_agent.config import ConfigError
 
@@ -194,11 +196,21 @@ class ChatApp(App[int]):
         return code.bound_servers() if code is not None else []
 
     def _load_themes(self, wanted: str | None) -> None:
-        themes, self.theme_problems = load_all(
-            [*bundled_files(), *user_files(paths.config_dir() / "themes")])
+        themes, self.theme_problems, self._themes_left = first_themes(
+            wanted or DEFAULT_THEME, paths.config_dir() / "themes")
         for theme in themes:
             self.register_theme(theme)
         self._use_theme(wanted or DEFAULT_THEME)
+
+    def _load_other_themes(self) -> None:
+        """Every other shipped theme (for ``/theme``), once the first frame is out."""
+        if self._themes_left:
+            self._themes_left = False
+            themes, problems = load_all(bundled_files())
+            self.theme_problems += problems
+            for theme in themes:
+                if theme.name not in self.available_themes:
+                    self.register_theme(theme)
 
     def _use_theme(self, wanted: str) -> None:
         self._theme_wanted = wanted

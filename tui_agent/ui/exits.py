@@ -39,8 +39,6 @@ from typing import IO, Any
 
 from textual.drivers._writer_thread import WriterThread
 
-from tui_agent.tools.transports import stopping
-
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 POLL_EVERY = 0.5
 """Seconds between two looks at whether the terminal is still there."""
@@ -177,6 +175,8 @@ def hung_up(signum: int) -> bool:
     hurried from now on (nobody waits for it, and the app has 2 s to end)."""
     if signum != signal.SIGHUP:
         return False
+    from tui_agent.tools.transports import stopping  # (loaded with the servers, if any)
+
     stopping.hurry()
     return True
 

@@ -9,6 +9,7 @@ file is reported (file and what was wrong) and skipped; it never stops the app.
 from __future__ import annotations
 
 import importlib.util
+import os
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,24 +19,41 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "tui-agent-night"
+BUNDLED_PREFIX = "tui-agent-"
+"""What the name of every theme shipped with tui-agent starts with (``night.toml`` holds
+``tui-agent-night``)."""
 COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground",
            "background", "surface", "panel", "boost")
 
 
-def bundled_files() -> list[tuple[str, str]]:
-    """(name, text) of every theme shipped with tui-agent."""
+def bundled_files(only: str | None = None) -> list[tuple[str, str]]:
+    """(name, text) of every theme shipped with tui-agent; with ``only`` (a theme's name,
+    e.g. ``tui-agent-night``), of that one alone, if it is shipped (the first frame needs
+    no other)."""
     spec = importlib.util.find_spec("tui_agent.themes")
     folders = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    wanted = None if only is None else f"{only.removeprefix(BUNDLED_PREFIX)}.toml"
+    if only is not None and not only.startswith(BUNDLED_PREFIX):
+        return []
     if folders and all(folder.is_dir() for folder in folders):  # files: every pip install
-        return sorted((path.name, path.read_text(encoding="utf-8"))
-                      for folder in folders for path in folder.glob("*.toml"))
+        return sorted((name, (folder / name).read_text(encoding="utf-8"))
+                      for folder in folders for name in os.listdir(folder)
+                      if name.endswith(".toml") and wanted in (None, name))
     # Inside a zip: importlib.resources reads it (with zipfile: kept off the usual path,
     # ~3 ms on the way to the first frame).
     from importlib import resources
 
     return sorted((entry.name, entry.read_text(encoding="utf-8"))
                   for entry in resources.files("tui_agent.themes").iterdir()
-                  if entry.name.endswith(".toml"))
+                  if entry.name.endswith(".toml") and wanted in (None, entry.name))
+
+
+def has_user_files(directory: Path) -> bool:
+    """Whether the user keeps any theme files (which may redefine a shipped theme)."""
+    try:
+        return any(name.endswith(".toml") for name in os.listdir(directory))
+    except OSError:
+        return False
 
 
 def user_files(directory: Path) -> list[tuple[str, str]]:
@@ -93,3 +111,13 @@ def load_all(sources: Iterable[tuple[str, str]]) -> tuple[list[Theme], list[str]
         except ValueError as exc:
             problems.append(str(exc))
     return themes, problems
+
+
+def first_themes(wanted: str, user: Path) -> tuple[list[Theme], list[str], bool]:
+    """The themes to register before the first frame, the problems found reading them, and
+    whether shipped themes are left to read after it. A shipped theme is read alone (unless
+    the user keeps theme files in ``user``, which may redefine it); else every theme is."""
+    first = [] if has_user_files(user) else bundled_files(only=wanted)
+    themes, problems = load_all(first or [*bundled_files(), *user_files(user)])
+    return themes, problems, bool(first)
+
