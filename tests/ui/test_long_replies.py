@@ -15,7 +15,18 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.fakes.llm_server import FakeLLM, Reply
-from tests.ui.kit import SIZE, finish, laid_out, make_app, noted, ready, turn, until, write_config
+from tests.ui.kit import (
+    SIZE,
+    finish,
+    laid_out,
+    make_app,
+    noted,
+    ready,
+    stream_reply,
+    turn,
+    until,
+    write_config,
+)
 from tui_agent.core.events import TextDelta, TurnDone, Usage
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.gcpause import HELD
@@ -70,12 +81,7 @@ def on_screen(app: AgentApp) -> dict[int, Any]:
 async def stream(pilot: Pilot[Any], app: AgentApp, steps: int) -> str:
     app.chat.query_one(PromptInput).cursor_blink = False  # screenshots are compared
     text = "".join(STEP.format(i=i) for i in range(steps))
-    await app.transcript.user("go")
-    for start in range(0, len(text), 40):
-        await app.transcript.show(TextDelta(text[start:start + 40]))
-    await app.transcript.show(TurnDone(Usage()))
-    await until(pilot, lambda: app.transcript.query_one(AssistantMessage).source == text,
-                what="the whole reply")
+    await stream_reply(pilot, app, text, 40)
     await pilot.pause()
     return text
 
