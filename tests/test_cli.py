@@ -280,3 +280,31 @@ def test_config_is_a_layer_and_config_only_reads_that_file_alone(
     with pytest.raises(SystemExit):
         main(["config", "--show", "--config", str(only), "--config-only", str(only)])
     assert "not both" in capsys.readouterr().err
+
+
+def test_config_show_labels_each_layer_by_what_it_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header of ``config --show`` names each file's layer as the person gave it:
+    ``--config-only`` (not "user": the user config is not read then), ``--config``, the
+    user config, the project's."""
+    user = tmp_path / "user.toml"
+    user.write_text('[model]\nname = "openai/user-model"\n')
+    other = tmp_path / "other.toml"
+    other.write_text('[model]\nname = "openai/other-model"\n')
+    proj = tmp_path / "proj"
+    (proj / ".tui-agent").mkdir(parents=True)
+    (proj / ".tui-agent" / "config.toml").write_text("[agent]\nmax_depth = 4\n")
+    monkeypatch.setenv(paths.CONFIG_ENV, str(user))
+    monkeypatch.chdir(proj)
+
+    def layers(*flags: str) -> list[tuple[str, str]]:
+        assert main(["config", "--show", *flags]) == 0
+        header = capsys.readouterr().out.split("\n\n")[0].splitlines()
+        return [(line.split()[1], line.split()[2]) for line in header
+                if line.startswith("#   ") and "(built in)" not in line]
+
+    assert layers("--config-only", str(other)) == [("--config-only", str(other))]
+    assert layers("--config", str(other)) == [
+        ("user", str(user)), ("project", str(proj / ".tui-agent" / "config.toml")),
+        ("--config", str(other))]

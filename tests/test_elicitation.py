@@ -189,6 +189,12 @@ def asking_config(tmp_path: Path, fake: FakeLLM, server: str = "",
     return path
 
 
+def everything_config(tmp_path: Path, fake: FakeLLM) -> Path:
+    """:func:`asking_config` with server-everything (stdio) as the ``asking`` server."""
+    return asking_config(tmp_path, fake,
+                         f'command = {json.dumps(everything())}\nargs = ["stdio"]\n')
+
+
 def run(conf: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``tui-agent run`` with no controlling terminal (a new session), as in CI."""
     return subprocess.run([*TUI_AGENT, "run", "--config", str(conf),
@@ -234,8 +240,7 @@ def test_server_everything_sees_the_capability_and_gets_an_answer(
     elicitation; its form has a required name without a default, so ``defaults`` declines."""
     fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__trigger-elicitation-request", {},
                                                  id="e")]), Reply(text="ok"))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    done = run(asking_config(tmp_path, fake_llm, server), "--elicit", "defaults", "ask me")
+    done = run(everything_config(tmp_path, fake_llm), "--elicit", "defaults", "ask me")
     assert done.returncode == 0, done.stderr
     [text] = results(done.stdout)
     assert "User declined to provide the requested information" in text

@@ -14,7 +14,7 @@ from tests.conftest import ROOT, TAG_VAR, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
 from tests.test_client_side import hub_of
-from tests.test_elicitation import asking_config, run
+from tests.test_elicitation import everything_config, run
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
 
@@ -27,8 +27,7 @@ def test_roots_progress_and_an_image(tmp_path: Path, fake_llm: FakeLLM) -> None:
         FakeToolCall("asking__trigger-long-running-operation", {"duration": 1, "steps": 2},
                      id="p"),
         FakeToolCall("asking__get-tiny-image", {}, id="i")]), Reply(text="seen"))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    conf = asking_config(tmp_path, fake_llm, server)
+    conf = everything_config(tmp_path, fake_llm)
     conf.write_text(conf.read_text().replace("[model]\n", "[model]\nvision = true\n"),
                     encoding="utf-8")
     done = run(conf, "show me")  # run() works in the repository: the project directory

@@ -5,13 +5,16 @@ messages keep their roles. Against our asking server (the SDK's)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.asking_server import GOT_PROMPT, LISTED_PROMPTS
 from tests.fakes.llm_server import FakeLLM, Reply
-from tests.test_elicitation import asking_config, run
+from tests.test_elicitation import asking_config, everything_config, run
 from tui_agent.tools.resource_tools import fill_template, template_variables
 
 pytestmark = pytest.mark.slow
@@ -145,12 +148,9 @@ def test_a_headless_prompt_without_its_required_argument_names_it(
     """server-everything's ``args-prompt`` without ``city``: an error naming the prompt, its
     server and the argument with what it is for (not the server's raw -32602), exit 2,
     nothing sent to the model."""
-    import json
 
-    from tests.reference import everything
 
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    conf = asking_config(tmp_path, fake_llm, server)
+    conf = everything_config(tmp_path, fake_llm)
     done = run(conf, "--mcp-prompt", "asking:args-prompt", "state=Ohio")
     assert done.returncode == 2, done.stderr
     assert "prompt 'args-prompt' of server 'asking' needs 1 argument not given: city (Name " \
@@ -163,28 +163,35 @@ def test_a_headless_prompt_without_its_required_argument_names_it(
         "What's weather in Columbus, Ohio?"
 
 
+@contextlib.asynccontextmanager
+async def prompt_form(tmp_path: Path, fake_llm: FakeLLM,
+                      typed: str) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """The app with server-everything as ``asking``, ``typed`` (``/asking:PROMPT ...``)
+    entered, and the prompt's arguments form once it is shown: (pilot, app, form)."""
+    from tests.ui.kit import SIZE, make_app, ready, shown
+    from tui_agent.ui.screens.prompt_args import PromptArguments
+
+    app = make_app(everything_config(tmp_path, fake_llm))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*typed, "enter")
+        yield pilot, app, await shown(pilot, app, PromptArguments, "the form")
+
+
 @pytest.mark.anyio
 async def test_a_typed_prompt_lacking_an_argument_asks_for_it_in_a_form(
         tmp_path: Path, fake_llm: FakeLLM) -> None:
     """``/asking:args-prompt state=Ohio`` (server-everything): a form with the prompt's
     arguments and what each is for, the given one filled in, the missing one focused;
     what is typed there completes the prompt, which then goes to the model."""
-    import json
-
     from textual.widgets import Input
 
-    from tests.reference import everything
-    from tests.ui.kit import SIZE, make_app, ready, shown, until
-    from tui_agent.ui.screens.prompt_args import PromptArguments
+    from tests.ui.kit import until
     from tui_agent.ui.widgets.messages import Note
 
     fake_llm.push(Reply(text="Sunny."))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    app = make_app(asking_config(tmp_path, fake_llm, server))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await pilot.press(*"/asking:args-prompt state=Ohio", "enter")
-        form = await shown(pilot, app, PromptArguments, "the form")
+    typed = "/asking:args-prompt state=Ohio"
+    async with prompt_form(tmp_path, fake_llm, typed) as (pilot, app, form):
         said = " ".join(str(w.render()) for w in form.query("Static"))
         assert "city *" in said and "Name of the city" in said and "state" in said
         assert form.query_one("#field-1", Input).value == "Ohio"
@@ -255,22 +262,13 @@ async def test_an_argument_cleared_in_the_prompt_form_is_not_sent(
     """``/asking:args-prompt state=Ohio``, then the form: the person types the city and
     clears the state that was filled in. What the form holds wins: the prompt goes without
     a state (it was sent all the same, the form's answer merged over the typed one)."""
-    import json
-
     from textual.widgets import Input
 
-    from tests.reference import everything
-    from tests.ui.kit import SIZE, make_app, ready, shown, until
-    from tui_agent.ui.screens.prompt_args import PromptArguments
+    from tests.ui.kit import until
 
     fake_llm.push(Reply(text="Sunny."))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    app = make_app(asking_config(tmp_path, fake_llm, server))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await pilot.press(*"/asking:args-prompt state=Ohio", "enter")
-        await shown(pilot, app, PromptArguments, "the form")
-        form = app.screen
+    typed = "/asking:args-prompt state=Ohio"
+    async with prompt_form(tmp_path, fake_llm, typed) as (pilot, app, form):
         form.query_one("#field-1", Input).clear()
         await pilot.press(*"Columbus", "enter")  # the city has the focus
         await until(pilot, lambda: len(fake_llm.requests) >= 1, what="the prompt's turn")
@@ -285,21 +283,12 @@ async def test_the_prompt_form_completes_each_argument_with_the_servers_values(
     department suggests ``Engineering`` once ``En`` is typed and ``→`` takes it; the name
     then suggests ``Alice``, which the server offers only given the department filled in
     the field before (the form's values go with each ``completion/complete``)."""
-    import json
-
     from textual.widgets import Input
 
-    from tests.reference import everything
-    from tests.ui.kit import SIZE, make_app, ready, shown, until
-    from tui_agent.ui.screens.prompt_args import PromptArguments
+    from tests.ui.kit import until
 
     fake_llm.push(Reply(text="Done."))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    app = make_app(asking_config(tmp_path, fake_llm, server))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await pilot.press(*"/asking:completable-prompt", "enter")
-        form = await shown(pilot, app, PromptArguments, "the form")
+    async with prompt_form(tmp_path, fake_llm, "/asking:completable-prompt") as (pilot, app, form):
         department, name = form.query_one("#field-0", Input), form.query_one("#field-1", Input)
         await until(pilot, lambda: app.focused is department, what="the first field focused")
         await pilot.press(*"En")

@@ -6,6 +6,9 @@ user's config with its comments kept."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -13,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcp_kit import COMMENTED, Machine, machine
+from tests.zygote import command
 from tui_agent.config.clients import sources
 
 pytestmark = pytest.mark.slow
@@ -310,3 +314,61 @@ def test_a_literal_token_is_imported_with_the_way_to_keep_it_out(tmp_path: Path)
     assert "X-Trace" not in done.stderr
     for said in (listed.stdout, listed.stderr, done.stdout, done.stderr):
         assert "R4nd0m" not in said
+
+
+def printed(said: str, before: str) -> list[str]:
+    """The command quoted after ``before`` in ``said``, as the shell would split it (its
+    ``tui-agent``, the first word, dropped)."""
+    found = re.search(r"'(tui-agent [^']*)'", said.split(before, 1)[1])
+    assert found, said
+    quoted = found[1]
+    words = shlex.split(quoted)
+    assert words[0] == "tui-agent", quoted
+    return words[1:]
+
+
+def run_printed(box: Machine, words: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command(), *words], cwd=box.project, env=box.env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_each_hint_into_an_untrusted_project_works_as_printed(tmp_path: Path) -> None:
+    """Imported into a cloned project's file (``--scope project``) that is not trusted
+    yet, a server would not run: every command the import prints carries ``--scope
+    project`` and ``--trust-project``, and run as printed each does what it says (the
+    named server imported, the project's servers run)."""
+    box = machine(tmp_path, config=None)
+    project = write(box.project / ".tui-agent" / "config.toml",
+                    f'[servers.cloned]\ncommand = "{sys.executable}"\nargs = ["-V"]\n')
+    write(box.home / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "mine": {"command": "mine-mcp"}}}))
+    write(box.project / ".cursor" / "mcp.json", json.dumps({"mcpServers": {
+        "team": {"command": "team-mcp"}}}))
+    listed = box.mcp("import", "--scope", "project")
+    assert "the project is not trusted yet" in listed.stdout
+    done = box.mcp("import", "--all", "--scope", "project")
+    assert done.returncode == 0, done.stderr
+    named = run_printed(box, printed(done.stdout, "left out team: "))
+    assert named.returncode == 0, named.stderr
+    assert set(tomllib.loads(project.read_text())["servers"]) == {"cloned", "mine", "team"}
+    assert "not trusted" not in box.mcp("list").stdout
+    assert "'tui-agent servers' starts them" in named.stdout
+    project.write_text(project.read_text()  # a pull brings a server the person never saw
+                       + f'\n[servers.pulled]\ncommand = "{sys.executable}"\nargs = ["-V"]\n')
+    every = box.mcp("import", "mine", "--scope", "project", "--force")
+    started = run_printed(box, printed(every.stdout, "its servers do not run: "))
+    assert started.returncode in (0, 1), started.stderr
+    assert "not trusted" not in box.mcp("list").stdout
+
+
+def test_the_hints_after_from_read_that_file_again(tmp_path: Path) -> None:
+    """``--from FILE`` lists a file no client keeps: the commands it prints read it
+    again (without ``--from`` they would look in the clients' files instead)."""
+    box = machine(tmp_path, config=None)
+    file = write(tmp_path / "team servers.json", json.dumps({"mcpServers": {
+        "t1": {"command": "t1-mcp"}, "t2": {"command": "t2-mcp"}}}))
+    listed = box.mcp("import", "--from", str(file))
+    assert listed.returncode == 0, listed.stderr
+    done = run_printed(box, printed(listed.stdout, "import them with "))
+    assert done.returncode == 0, done.stderr
+    assert set(tomllib.loads(box.user_config.read_text())["servers"]) == {"t1", "t2"}

@@ -183,8 +183,10 @@ def test_always_allow_written_by_the_app_keeps_the_project_trusted(layout: Path)
 def test_a_bad_project_file_names_itself_and_its_line(layout: Path) -> None:
     config = layout.parents[1] / ".tui-agent" / "config.toml"
     config.write_text(PROJECT.replace("max_depth = 4", "max_dpeth = 4"))
+    held = load(cwd=layout).held  # not trusted yet: not applied, so it stops nothing
+    assert held is not None and held.keys["agent.max_dpeth"][0] == 4
     with pytest.raises(ConfigError) as caught:
-        load(cwd=layout)
+        load(cwd=layout, trust=True)
     assert str(config) in str(caught.value) and "line 7" in str(caught.value)
     assert "did you mean 'max_depth'" in str(caught.value)
 

@@ -145,3 +145,35 @@ def test_allowed_keys_change_nothing_that_needs_asking(tmp_path: Path) -> None:
     assert load(cwd=proj).held is None
     (proj / ".tui-agent" / "config.toml").write_text('[model]\nname = "openai/b"\n')
     assert load(cwd=proj).held is not None
+
+
+@pytest.mark.slow
+def test_an_untrusted_projects_unknown_key_stops_nothing_until_trusted(
+        fake_llm: FakeLLM, isolated_env: Path, tmp_path: Path) -> None:
+    """A cloned project written for a newer tui-agent (or with a typo) is not applied
+    while it is untrusted, so its unknown keys are held with the rest and the run goes
+    on with the notice; trusted, the key is the error it is in any config (file, line,
+    key), exit 2."""
+    user_config(isolated_env, fake_llm)
+    proj = project(tmp_path / "clone", "[agent]\nmax_depth = 3\nfuture_knob = true\n\n"
+                   "[brand_new]\nx = 1\n")
+
+    def run(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*TUI_AGENT, "run", *flags, "hello"], cwd=proj,
+                              capture_output=True, text=True, timeout=90,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    fake_llm.push(Reply(text="still answered"))
+    untrusted = run()
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert untrusted.stdout == "still answered\n"
+    assert "not trusted yet" in untrusted.stderr
+    assert "agent.future_knob = true (.tui-agent/config.toml:3)" in untrusted.stderr
+    assert "unknown key" not in untrusted.stderr
+    trusted = run("--trust-project")
+    assert trusted.returncode == 2
+    assert f"invalid configuration in {proj / '.tui-agent' / 'config.toml'}" \
+        in trusted.stderr
+    assert "line 3: agent: unknown key 'future_knob'" in trusted.stderr
+    assert "line 5: (top level): unknown key 'brand_new'" in trusted.stderr
+    assert len(fake_llm.requests) == 1

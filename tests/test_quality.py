@@ -60,3 +60,32 @@ def test_the_first_frame_bench_runs_in_tmux() -> None:
     assert "in a tmux pane (TERM=screen)" in out.stdout
     assert "ratio ours/bare (welcome" in out.stdout
     assert "ratio ours/bare (model" in out.stdout
+
+
+@pytest.mark.slow
+def test_the_first_frame_bench_times_a_non_editable_install(tmp_path: Path) -> None:
+    """``pip install .`` (not ``-e``) puts ``themes/`` inside the package as
+    ``tui_agent.themes``; the checkout has no such folder. The bench times tui-agent as
+    installed: its launches must not get this checkout on ``PYTHONPATH``, which would
+    shadow the install (no themes: the app would not start). A venv of its own gets the
+    package (no dependencies: those are read from this venv's site-packages)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                           "['purelib'])"], capture_output=True, text=True, check=True,
+                          timeout=60).stdout.strip()
+    ours = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig."
+                           "get_paths()['purelib'])"], capture_output=True, text=True,
+                          check=True, timeout=60).stdout.strip()
+    (Path(site) / "deps-of-the-suite.pth").write_text(ours + "\n")  # after its own
+    done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(ROOT)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    where = subprocess.run([str(venv / "bin" / "tui-agent"), "--version"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert where.returncode == 0 and where.stdout.startswith("tui-agent"), where.stderr
+    out = run(str(python), "-m", "tests.bench.bench_frame", "--rounds", "1", "--paths",
+              "welcome")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ratio ours/bare (welcome" in out.stdout

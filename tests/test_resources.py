@@ -14,7 +14,7 @@ from tests.conftest import tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import everything
 from tests.test_client_side import hub_of
-from tests.test_elicitation import asking_config, run
+from tests.test_elicitation import everything_config, run
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
 
@@ -44,8 +44,7 @@ def test_the_model_lists_and_reads_resources(tmp_path: Path, fake_llm: FakeLLM) 
                          id="b"),
             FakeToolCall("asking__read_resource", {"uri": "demo://nowhere"}, id="n")]),
         Reply(text="read them"))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    done = run(asking_config(tmp_path, fake_llm, server), "what is there?")
+    done = run(everything_config(tmp_path, fake_llm), "what is there?")
     assert done.returncode == 0, done.stderr
     told = {e["id"]: e["text"] for e in map(json.loads, done.stdout.splitlines())
             if e["type"] == "tool_result"}

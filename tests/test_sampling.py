@@ -6,14 +6,12 @@ server-everything."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.reference import everything
-from tests.test_elicitation import asking_config, results, run
+from tests.test_elicitation import asking_config, everything_config, results, run
 from tui_agent.tools.sampling import MAX_TOKENS_CAP, as_messages, sample_request
 
 pytestmark = pytest.mark.slow
@@ -66,8 +64,7 @@ def test_server_everything_samples_through_the_sampling_model(
     fake_llm.push(Reply(tool_calls=[FakeToolCall(
         "asking__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20}, id="s")]),
         Reply(text="hi from the sampling model"), Reply(text="done"))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    conf = asking_config(tmp_path, fake_llm, server)
+    conf = everything_config(tmp_path, fake_llm)
     conf.write_text(conf.read_text().replace(
         '[model]\n', '[model]\nsampling_model = "openai/sampler"\n'), encoding="utf-8")
     done = run(conf, "--sampling", "allow", "sample")

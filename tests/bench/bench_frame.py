@@ -106,12 +106,16 @@ def clean_env(home: str, checkout: Path | None = None) -> dict[str, str]:
                if not k.endswith("_API_KEY") and not k.startswith(("TUI_AGENT", "TEXTUAL"))
                # An installed package has its bytecode compiled; an editable checkout gets
                # it on the warm-up round (else our modules would compile at every launch).
-               and k != "PYTHONDONTWRITEBYTECODE"}
+               and k != "PYTHONDONTWRITEBYTECODE"
+               # tui-agent as installed, not this checkout's folder on PYTHONPATH: that
+               # would shadow a non-editable install, and the checkout has no
+               # tui_agent.themes (pip maps themes/ into the package when it installs).
+               and k != "PYTHONPATH"}
     environ.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_STATE_HOME=f"{home}/state",
                    XDG_DATA_HOME=f"{home}/data", XDG_CACHE_HOME=f"{home}/cache",
                    TERM="xterm-256color", COLORTERM="truecolor")
     if checkout is not None:
-        environ["PYTHONPATH"] = os.pathsep.join([str(checkout), environ["PYTHONPATH"]])
+        environ["PYTHONPATH"] = str(checkout)
     return environ
 
 

@@ -179,3 +179,17 @@ async def noted(pilot: Pilot[Any], app: AgentApp, text: str, timeout: float = 30
     await until(pilot, lambda: any(text in n for n in notes(app)), timeout=timeout,
                 what=f"a note saying {text!r}")
     return next(n for n in notes(app) if text in n)
+
+
+async def stream_reply(pilot: Pilot[Any], app: AgentApp, text: str, chunk: int) -> None:
+    """``text`` streamed into the transcript as the model's reply to "go", ``chunk``
+    characters a delta, then the turn's end; returns once the reply holds all of it."""
+    from tui_agent.core.events import TextDelta, TurnDone, Usage
+    from tui_agent.ui.widgets.messages import AssistantMessage
+
+    await app.transcript.user("go")
+    for start in range(0, len(text), chunk):
+        await app.transcript.show(TextDelta(text[start:start + chunk]))
+    await app.transcript.show(TurnDone(Usage()))
+    await until(pilot, lambda: app.transcript.query_one(AssistantMessage).source == text,
+                what="the whole reply")

@@ -5,14 +5,15 @@ asking server and the reference server-everything, driven with the pilot)."""
 
 from __future__ import annotations
 
-import json
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.reference import everything
-from tests.test_elicitation import SCHEMA, asking_config
+from tests.test_elicitation import SCHEMA, asking_config, everything_config
 from tests.ui.kit import SIZE, make_app, ready, shown, until, with_asking_server
 from tui_agent.tools.elicit import Answer, parse_form
 
@@ -178,6 +179,21 @@ async def test_ctrl_d_declines_with_a_text_field_focused(tmp_path: Path,
         await app.shut_down(0)
 
 
+@contextlib.asynccontextmanager
+async def everything_form(tmp_path: Path, fake_llm: FakeLLM, size: tuple[int, int],
+                          typed: str) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """The app at ``size`` with server-everything as ``asking``, ``typed`` sent (the
+    scripted model's tool call then asks), and its elicitation form once it is shown:
+    (pilot, app, screen)."""
+    from tui_agent.ui.screens.elicit import ElicitScreen
+
+    app = make_app(everything_config(tmp_path, fake_llm))
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot, app)
+        await pilot.press(*typed, "enter")
+        yield pilot, app, await shown(pilot, app, ElicitScreen, "the form", timeout=60)
+
+
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
@@ -187,16 +203,11 @@ async def test_server_everythings_long_form_is_sent_with_its_button_at_80x24(
     sight; a click on Send answers the server."""
     from textual.widgets import Button
 
-    from tui_agent.ui.screens.elicit import ElicitScreen
 
     fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__trigger-elicitation-request", {},
                                                  id="e")]), Reply(text="ok"))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    app = make_app(asking_config(tmp_path, fake_llm, server))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot, app)
-        await pilot.press(*"ask me", "enter")
-        screen = await shown(pilot, app, ElicitScreen, "the form")
+    async with everything_form(tmp_path, fake_llm, (80, 24), "ask me") as (pilot, app,
+                                                                          screen):
         await pilot.press(*"Ada")
         body, send = screen.query_one("#body"), screen.query_one("#do-send", Button)
         screen_area = app.screen.region
@@ -225,17 +236,12 @@ async def test_the_research_querys_choice_never_covers_the_buttons_at_120x40(
     Send button is stays the button (a dropdown used to open over it, past the dialog)."""
     from textual.widgets import Button
 
-    from tui_agent.ui.screens.elicit import ElicitScreen
 
     fake_llm.push(Reply(tool_calls=[FakeToolCall(
         "asking__simulate-research-query", {"topic": "python", "ambiguous": True},
         id="r")]), Reply(text="researched"))
-    server = f'command = {json.dumps(everything())}\nargs = ["stdio"]\n'
-    app = make_app(asking_config(tmp_path, fake_llm, server))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot, app)
-        await pilot.press(*"research", "enter")
-        screen = await shown(pilot, app, ElicitScreen, "the form", timeout=60)
+    async with everything_form(tmp_path, fake_llm, (120, 40), "research") as (pilot, app,
+                                                                             screen):
         actions = screen.query_one("#actions")
         send = screen.query_one("#do-send", Button)
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.kit import SIZE, make_app, until, write_config
+from tests.ui.kit import SIZE, make_app, stream_reply, until, write_config
 from tui_agent.config import paths
-from tui_agent.core.events import TextDelta, TurnDone, Usage
 from tui_agent.core.session import SessionWriter
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.widgets.messages import AssistantMessage, Note
@@ -44,12 +43,7 @@ async def test_a_streamed_reply_keeps_its_angle_brackets(tmp_path: Path) -> None
     app = make_app(write_config(tmp_path / "c.toml", model="openai/m"))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, app.backend.ready.is_set)
-        await app.transcript.user("go")
-        for start in range(0, len(REPLY), 5):
-            await app.transcript.show(TextDelta(REPLY[start:start + 5]))
-        await app.transcript.show(TurnDone(Usage()))
-        await until(pilot, lambda: app.transcript.query_one(AssistantMessage).source == REPLY,
-                    what="the whole reply")
+        await stream_reply(pilot, app, REPLY, 5)
         await pilot.pause(0.1)
         assert missing(app) == []
 

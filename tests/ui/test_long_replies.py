@@ -23,6 +23,7 @@ from tests.ui.kit import (
     noted,
     ready,
     steady_cursor,
+    stream_reply,
     turn,
     until,
     write_config,
@@ -81,12 +82,7 @@ def on_screen(app: AgentApp) -> dict[int, Any]:
 async def stream(pilot: Pilot[Any], app: AgentApp, steps: int) -> str:
     steady_cursor(app.chat.query_one(PromptInput))  # screenshots are compared
     text = "".join(STEP.format(i=i) for i in range(steps))
-    await app.transcript.user("go")
-    for start in range(0, len(text), 40):
-        await app.transcript.show(TextDelta(text[start:start + 40]))
-    await app.transcript.show(TurnDone(Usage()))
-    await until(pilot, lambda: app.transcript.query_one(AssistantMessage).source == text,
-                what="the whole reply")
+    await stream_reply(pilot, app, text, 40)
     await pilot.pause()
     return text
 

@@ -5,7 +5,10 @@ ctrl+s, which opened the screen, closes it."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
@@ -33,18 +36,25 @@ def visible_lines(detail: Static) -> list[str]:
             if shown.y <= detail.region.y + i < shown.bottom]
 
 
+@contextlib.asynccontextmanager
+async def servers_screen(tmp_path: Path, server: str, size: tuple[int, int]
+                         ) -> AsyncIterator[tuple[Any, Any, Any, Static]]:
+    """The app at ``size`` with ``server`` (a ``[servers.NAME]`` table) in its config and
+    the servers screen open: (pilot, app, screen, its detail pane's text)."""
+    app = make_app(write_config(tmp_path / "c.toml", extra=server))
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot, app)
+        screen = await open_servers(pilot, app)
+        yield pilot, app, screen, screen.query_one("#detail", Static)
+
+
 async def test_state_and_login_show_first_and_the_rest_scrolls(tmp_path: Path) -> None:
     port = free_port()
     command = module("tests.fakes.mcp_server", "--transport", "http", "--port", str(port),
                      "--instructions", LONG)
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
-        config = write_config(tmp_path / "c.toml", extra=(
-            f"\n[servers.long]\nurl = {q(url)}\ntransport = \"http\"\n"))
-        app = make_app(config)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await ready(pilot, app)
-            screen = await open_servers(pilot, app)
-            detail = screen.query_one("#detail", Static)
+        server = f"\n[servers.long]\nurl = {q(url)}\ntransport = \"http\"\n"
+        async with servers_screen(tmp_path, server, (80, 24)) as (pilot, app, screen, detail):
             pane = detail.parent
             await until(pilot, lambda: "step 0:" in str(detail.render()), what="instructions")
             await pilot.pause()
@@ -70,14 +80,9 @@ LEAKY = 'echo "token=$MY_TOKEN" >&2; echo "failed with $MY_TOKEN" >&2; exit 1'
 
 async def test_a_failing_servers_stderr_and_error_show_its_env_secret_masked(
         tmp_path: Path) -> None:
-    config = write_config(tmp_path / "c.toml", extra=(
-        f"\n[servers.leaky]\ncommand = \"sh\"\nargs = [\"-c\", {q(LEAKY)}]\n"
-        f"env = {{ MY_TOKEN = {q(SECRET)} }}\nstartup_timeout = 10\n"))
-    app = make_app(config)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await ready(pilot, app)
-        screen = await open_servers(pilot, app)
-        detail = screen.query_one("#detail", Static)
+    server = (f"\n[servers.leaky]\ncommand = \"sh\"\nargs = [\"-c\", {q(LEAKY)}]\n"
+              f"env = {{ MY_TOKEN = {q(SECRET)} }}\nstartup_timeout = 10\n")
+    async with servers_screen(tmp_path, server, (100, 40)) as (pilot, app, screen, detail):
         await until(pilot, lambda: "token=" in str(detail.render()), what="the stderr lines")
         text = str(detail.render())
         assert "last error: " in text and "token=***" in text, text

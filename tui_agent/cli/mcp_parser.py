@@ -77,9 +77,9 @@ def add_mcp(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Co
     listing = verbs.add_parser(
         "list", help="every server: name, transport, scope and file",
         description="List every server the config files define, with its transport, scope "
-                    "(user, project, --config, --mcp-config) and file:line; an entry that "
-                    "is not valid is listed with what is wrong, as 'run' words it. Nothing "
-                    "is started ('tui-agent servers' starts them).")
+                    "(user, project, --config, --config-only, --mcp-config) and file:line; an "
+                    "entry that is not valid is listed with what is wrong, as 'run' words "
+                    "it. Nothing is started ('tui-agent servers' starts them).")
     _files(listing, "read")
     get = verbs.add_parser(
         "get", help="one server's settings (secrets hidden)",

@@ -6,6 +6,7 @@ command it means nothing to)."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 
 from tui_agent import __version__
@@ -72,19 +73,13 @@ def print_as_run(words: list[str]) -> list[str]:
 
 def visible(text: str) -> str:
     """``text`` with what cannot be shown as it is escaped: a byte that was not UTF-8
-    (Python hands it over as a lone surrogate, ``\\udcff``) as ``\\xff``, another lone
-    surrogate as ``\\ud800``, a control character as its escape."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(char if char.isprintable() else
-                       char.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
+    (Python hands it over as a lone surrogate, ``\\udcff``) as ``\\xff``, the rest as
+    :func:`~tui_agent.config.printable.safe_name` prints any name (another lone surrogate
+    as ``\\ud800``, a control character as its escape)."""
+    from tui_agent.config.printable import safe_name
+
+    return safe_name(re.sub("[\udc80-\udcff]",
+                            lambda byte: f"\\x{ord(byte[0]) - 0xDC00:02x}", text))
 
 
 def not_utf8(words: Sequence[str]) -> str | None:

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
 from tui_agent.config.locate import toml_line
@@ -30,9 +28,10 @@ from tui_agent.config.project import (
     layer_files,
     trust_store,
 )
-from tui_agent.config.reading import Locator, Origin, Source, describe, read_config_text
+from tui_agent.config.reading import Locator, Origin, Source, read_config_text
 from tui_agent.config.server_keys import expand_server
 from tui_agent.config.urls import url_secrets
+from tui_agent.config.validate import Unknown, validate
 
 
 @dataclass(frozen=True)
@@ -145,13 +144,6 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
         raise ConfigError(f"not valid TOML: {exc}", path) from None
 
 
-def _validate(data: Mapping[str, Any], locate: Locator, file: Path) -> Config:
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe(exc, locate), file) from None
-
-
 def enabled_copy(settings: Settings, name: str,
                  env: Mapping[str, str] = os.environ) -> ServerConfig:
     """Server ``name`` switched on, with its ``${VAR}`` references expanded now (a server
@@ -175,6 +167,8 @@ class _Read:
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
+    toml: bool = False
+    """Read but not validated yet (:func:`_check_layer`)."""
 
 
 def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
@@ -189,15 +183,21 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
         return out
     data, text = _read_toml(path)
     locate: Locator = lambda loc: toml_line(text, loc)  # noqa: E731
-    config = _validate(data, locate, path)
-    out = _Read(Layer(kind, path), data, locate)
+    return _Read(Layer(kind, path), data, locate, toml=True)
+
+
+def _check_layer(out: _Read, unknown: Unknown | None) -> None:
+    """Validate a TOML layer and keep what it set (``unknown``: a project not trusted
+    yet, where :func:`~tui_agent.config.validate.validate` sets unknown keys aside)."""
+    if not out.toml:
+        return
+    config = validate(out.raw, out.locate, out.layer.file, unknown)
     for section in SECTION_MODELS:
         model = getattr(config, section)
         out.sections[section] = _set_keys(model)
     out.models = {name: _set_keys(table) for name, table in config.models.items()}
-    out.servers = {name: (server, Origin(path, ("servers", name), locate))
+    out.servers = {name: (server, Origin(out.layer.file, ("servers", name), out.locate))
                    for name, server in config.servers.items()}
-    return out
 
 
 def _set_keys(model: Any) -> dict[str, Any]:
@@ -226,6 +226,9 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     settings.layers = [r.layer for r in reads]
     settings.files = [r.layer.file for r in reads]
     held = _held(found, reads, env, trust)
+    for read in reads:
+        _check_layer(read, held.keys if held is not None and read.layer.kind == "project"
+                     else None)
     sections: dict[str, dict[str, Any]] = {s: {} for s in SECTION_MODELS}
     servers: dict[str, ServerConfig] = {}
     models: dict[str, dict[str, Any]] = {}

@@ -13,6 +13,9 @@ from pathlib import Path
 APP = "tui-agent"
 CONFIG_ENV = "TUI_AGENT_CONFIG"
 """Names the config file in place of the XDG default (``--config`` still wins)."""
+ONLY_ENV = "TUI_AGENT_CONFIG_ONLY"
+"""Set to the same file as :data:`CONFIG_ENV` for the length of a command given
+``--config-only FILE``: that file is then labelled as the flag, not as the user config."""
 
 
 def _base(env: Mapping[str, str], var: str, fallback: str) -> Path:

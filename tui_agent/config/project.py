@@ -186,7 +186,8 @@ def layer_files(config_file: Path | None = None, mcp_configs: Sequence[Path] = (
                 env: Mapping[str, str] = os.environ, *, cwd: Path | None = None,
                 project: bool = True) -> tuple[list[tuple[str, Path]], Project | None]:
     """The files to read, lowest precedence first, each with its scope: the user config
-    (``$TUI_AGENT_CONFIG`` or the XDG default, when it exists), the project's files,
+    (``$TUI_AGENT_CONFIG`` or the XDG default, when it exists; ``--config-only`` when
+    that flag named it), the project's files,
     ``--config``, then each ``--mcp-config``; and the project, if one was found."""
     user = paths.default_config_file(env)
     found = find_project(cwd or Path.cwd(), Path(env["HOME"]) if env.get("HOME") else None) \
@@ -194,7 +195,9 @@ def layer_files(config_file: Path | None = None, mcp_configs: Sequence[Path] = (
     files: list[tuple[str, Path]] = []
     if (env.get(paths.CONFIG_ENV) or user.exists()) and not (
             config_file is not None and _same(config_file, user)):
-        files.append(("user", user))
+        given = env.get(paths.ONLY_ENV)
+        files.append(("--config-only" if given and given == env.get(paths.CONFIG_ENV)
+                      else "user", user))
     files += [("project", f) for f in (found.files if found else ())]
     if config_file is not None:
         files.append(("--config", config_file))

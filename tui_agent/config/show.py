@@ -164,7 +164,9 @@ def render(settings: Settings) -> str:
     flags = sorted({s for s in settings.sources.values() if isinstance(s, str)})
     if flags:
         out.append(f"#   {'flags':<13} {' '.join(flags)}")
-    if settings.project is None:
+    if any(layer.kind == "--config-only" for layer in settings.layers):
+        out.append("# no project config: --config-only reads that file alone")
+    elif settings.project is None:
         out.append("# no project config: none of .tui-agent/config.toml, mcp.json, .mcp.json "
                    "from here up (or --no-project)")
     config = settings.config

@@ -249,6 +249,16 @@ class ChatApp(App[int]):
         """The model in use on the status bar, and whether its cost can be known."""
         self.status.model = self.backend.model_name or "no model"
         self.show_price()
+        self._learn_price()
+
+    @work(thread=True, group="price", exit_on_error=False)
+    def _learn_price(self) -> None:
+        """Read litellm's price file (not litellm: seconds to import) in a thread, then
+        show whether the model has a price; called only once the first frame is out."""
+        read = getattr(self.backend.agent.llm, "read_price_list", None)
+        if read is not None and self.backend.has_model():
+            read()
+            self.call_from_thread(self.show_price)
 
     def show_price(self) -> None:
         """Whether the model's cost can be known, as far as it is without blocking (a

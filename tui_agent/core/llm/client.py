@@ -65,6 +65,9 @@ class LLM:
         self.settings = settings
         self._checked = False
         self._priced: bool | None = None
+        self._listed: bool | None = None
+        """Whether litellm's price file names the model, read before litellm is imported
+        (:meth:`read_price_list`); what a request learns from litellm wins."""
         self._window: int | None = None
         self._route: Route | None = None
         self._told: set[str] = set()
@@ -301,13 +304,23 @@ class LLM:
 
     def price_known(self) -> bool | None:
         """Whether the model has a price: False at once for a model on the user's own
-        machine (told by its name and ``api_base``, without litellm), else what the first
+        machine (told by its name and ``api_base``, without litellm) or one litellm's
+        price file does not name (once :meth:`read_price_list` ran), else what the first
         request learnt (None until then). A front end shows "cost unknown" from the
         start for False, not ``$0.0000``. Never blocking."""
-        if self._priced is None and looks_local(self.settings.name or "",
-                                                self.settings.api_base):
+        if self._priced is None and (self._listed is False or looks_local(
+                self.settings.name or "", self.settings.api_base)):
             return False
         return self._priced
+
+    def read_price_list(self) -> None:
+        """Learn, without importing litellm, whether its price list names the model (a
+        file read: call it from a thread, after the first frame). An unlisted hosted
+        model then says "cost unknown" before its first request too."""
+        if self._priced is None and self._listed is None:
+            from tui_agent.core.llm.price_list import listed_in_file
+
+            self._listed = listed_in_file(self.settings.name or "")
 
     def _local(self) -> bool:
         return is_local(self.where(), self.settings.api_base)

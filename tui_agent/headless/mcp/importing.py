@@ -27,6 +27,7 @@ from tui_agent.config.printable import safe_name
 from tui_agent.config.scopes import Target, keep_trusted, target, trusted
 from tui_agent.config.server_edit import Place, add_servers, check_name, place_finder
 from tui_agent.headless.mcp import layers
+from tui_agent.headless.mcp.again import Again, word
 from tui_agent.tools.text import clean
 
 
@@ -51,9 +52,10 @@ def import_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return 2
     first = _first(found)
     if not args.names and not args.all:
-        _list(found, first, taken, out)
-        out.write("\nimport them with 'tui-agent mcp import --all', or some by name: "
-                  "'tui-agent mcp import NAME...'\n")
+        again = Again(args, where)
+        _list(found, first, taken, again, out)
+        out.write(f"\nimport them with '{again('--all')}', or some by name: "
+                  f"'{again('NAME...')}'{again.why()}\n")
         return 0
     chosen, refused = _choose(args, first, taken)
     if refused:
@@ -84,10 +86,11 @@ Taken = Callable[[str], list[Place]]
 """Where a name is configured already (:func:`place_finder` over the files read now)."""
 
 
-def _list(found: list[Found], first: dict[str, Found], taken: Taken, out: IO[str]) -> None:
+def _list(found: list[Found], first: dict[str, Found], taken: Taken, again: Again,
+          out: IO[str]) -> None:
     width = max(len(safe_name(f.name)) for f in found)
     for item in found:
-        status = _status(item, first, taken)
+        status = _status(item, first, taken, again)
         out.write(f"{safe_name(item.name):<{width}}  {item.where()}"
                   + (f"  ({status})" if status else "") + "\n")
         for warning in item.warnings:
@@ -96,15 +99,15 @@ def _list(found: list[Found], first: dict[str, Found], taken: Taken, out: IO[str
             out.write(f"    warning: {clean(warning)}\n")
         importable = item.server is not None and status == _transport(item)
         if item.source.project and first[item.name] is item and importable:
-            out.write(f"    note: {_projects(item)}\n")
+            out.write(f"    note: {_projects(item, again)}\n")
 
 
-def _projects(item: Found) -> str:
+def _projects(item: Found, again: Again) -> str:
     return (f"this project's server: --all leaves it out; if you trust the project, "
-            f"'tui-agent mcp import {safe_name(item.name)}' imports it")
+            f"'{again(word(safe_name(item.name)))}' imports it")
 
 
-def _status(item: Found, first: dict[str, Found], taken: Taken, *,
+def _status(item: Found, first: dict[str, Found], taken: Taken, again: Again, *,
             left_out: bool = False) -> str:
     """Why ``item`` cannot be imported, or (``left_out``: why ``--all`` passed it over)
     its transport."""
@@ -119,7 +122,7 @@ def _status(item: Found, first: dict[str, Found], taken: Taken, *,
     if there:
         return f"already configured at {there[-1]}"
     if left_out and item.source.project:
-        return _projects(item)
+        return _projects(item, again)
     return _transport(item)
 
 
@@ -193,10 +196,11 @@ def _write(args: argparse.Namespace, where: Target, chosen: list[Found],
     written = {c.name for c in chosen}
     left = [n for n in first if n not in written] if args.all else []
     taken = place_finder(files) if left else None  # the files as they are now
+    again = Again(args, where)
     for name in left:
         assert taken is not None
         out.write(f"left out {safe_name(name)}: "
-                  f"{_status(first[name], first, taken, left_out=True)}\n")
+                  f"{_status(first[name], first, taken, again, left_out=True)}\n")
     if chosen:
-        out.write("'tui-agent servers' starts them and lists their tools\n")
+        out.write(again.servers())
     return 0
