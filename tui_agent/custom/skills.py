@@ -94,12 +94,17 @@ def skill_dirs(env: Mapping[str, str] = os.environ, project: Path | None = None
                ) -> list[tuple[str, Path]]:
     """Where skills are looked for, each with its scope: the user's folders, then (given a
     trusted ``project`` root) the project's."""
-    home = Path(env.get("HOME") or Path.home())
     found = [("user", paths.default_config_file(env).parent / "skills")]
-    found += [("user", home / d) for d in USER_DIRS]
+    found += [("user", home(env) / d) for d in USER_DIRS]
     if project is not None:
         found += [("project", project / d) for d in PROJECT_DIRS]
     return found
+
+
+def home(env: Mapping[str, str] = os.environ) -> Path:
+    """The home directory whose ``.agents/skills`` and ``.claude/skills`` are the user's
+    (the test suite points it at its temporary home)."""
+    return Path(env.get("HOME") or Path.home())
 
 
 def discover(dirs: Iterable[tuple[str, Path]]) -> Discovered:
