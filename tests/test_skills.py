@@ -57,7 +57,7 @@ def test_a_broken_skill_is_named_with_its_file_and_line_and_skipped(tmp_path: Pa
     assert said == sorted([
         "/skills/Bad_Name/SKILL.md:2: name 'Bad_Name' breaks the naming rules: lowercase "
         "letters, digits and single hyphens, not at the start or end",
-        "/skills/bad-yaml/SKILL.md:4: the frontmatter is not valid YAML (expected ',' or "
+        "/skills/bad-yaml/SKILL.md:3: the frontmatter is not valid YAML (expected ',' or "
         "']', but got '<stream end>')",
         "/skills/double--hyphen/SKILL.md:2: name 'double--hyphen' breaks the naming rules: "
         "lowercase letters, digits and single hyphens, not at the start or end",
