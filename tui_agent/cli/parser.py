@@ -22,12 +22,12 @@ CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume 
 """Flags of the chat and ``run`` (by their destination), which other commands take only
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
-         "export": set(), "config": {"model", "api_base", "code_mode", "reasoning_effort"},
-         "mcp": set()}
+         "skills": set(), "export": set(),
+         "config": {"model", "api_base", "code_mode", "reasoning_effort"}, "mcp": set()}
 FILTER_FLAGS = {"servers": "--servers", "exclude_servers": "--exclude-servers",
                 "tools": "--tools", "exclude_tools": "--exclude-tools"}
 """The flags that narrow which servers and tools are offered (by their destination)."""
-NO_FILTERS = ("login", "logout", "sessions", "export", "mcp")
+NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp")
 """Commands the filters mean nothing to: ``login NAME`` names its one server, the others
 start none. Their parsers do not take them, and given before the command they are refused
 by name."""
@@ -207,6 +207,14 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                           "when, messages, model and title.")
     sessions.add_argument("--limit", type=int, default=20, metavar="N",
                           help="list at most N conversations, the newest (default: 20)")
+
+    skills = sub.add_parser(
+        "skills", help="list the Agent Skills found (SKILL.md folders)",
+        description="List the Agent Skills found in the user's folders and, in a trusted "
+                    "project, the project's: name, origin, tokens, description, and the "
+                    "ones not offered with the file, line and why. Servers' skills show in "
+                    "the app's /skills. Exit 1 if any skill is broken.")
+    _common(skills, inner=True, chat=TAKES["skills"], filters=False)
 
     export = sub.add_parser("export", help="write a conversation as Markdown",
                             description="Write a saved conversation as Markdown (tool calls "
