@@ -7,7 +7,8 @@ from pathlib import Path
 
 PDF_DESCRIPTION = (
     "Use this skill whenever the user wants to do anything with PDF files. This includes "
-    "reading or extracting text and tables, merge or split documents, rotate pages, add watermarks, "
+    "reading or extracting text and tables, merge or split documents, rotate pages, add "
+    "watermarks, "
     "create new PDFs, fill in PDF forms, encrypt or decrypt them, extract images, and "
     "run OCR on scanned PDFs to make them searchable. If the user mentions a .pdf file "
     "or asks to produce one, use this skill.")

@@ -68,7 +68,7 @@ def test_the_text_output_prints_a_line_per_skill_call(
     assert run(fake_llm, tmp_path) == 0
     err = capsys.readouterr().err
     where = user_skills(isolated_env) / "pdf" / "SKILL.md"
-    assert f"  skill pdf loaded (user, ~" in err and f"tokens): {where}\n" in err
+    assert "  skill pdf loaded (user, ~" in err and f"tokens): {where}\n" in err
     assert "  skill pdf refused: '../x': not a path inside the skill's folder (it must be " \
            "relative, without '..')\n" in err
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tui_agent.core.skills.catalog import Catalog, tokens_of
 from tui_agent.core.skills.index import short
+from tui_agent.custom import skills as found
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 
@@ -32,8 +33,14 @@ def skills_report(catalog: Catalog, *, width: int = 60) -> list[str]:
             granted = "approved" if name in catalog.granted else "asks on load"
             lines.append(f"  {'':<{wide}}  allowed-tools ({granted}): "
                          f"{clean(' '.join(entry.allowed_tools))}")
-        lines.append(f"  {'':<{wide}}  {clean(entry.where)}")
+        lines.append(f"  {'':<{wide}}  {tilde(clean(entry.where))}")
     if catalog.problems:
         lines.append(f"not offered ({len(catalog.problems)}):")
-        lines += [f"  {clean(p)}" for p in catalog.problems]
+        lines += [f"  {tilde(clean(p))}" for p in catalog.problems]
     return lines
+
+
+def tilde(text: str) -> str:
+    """``text`` with the home directory written ``~``."""
+    home = str(found.home())
+    return text.replace(f"{home}/", "~/") if home not in ("", "/") else text
