@@ -9,6 +9,8 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.skill_kit import FORMS, PDF_BODY, pdf_skill, skill, user_skills
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
@@ -155,3 +157,35 @@ def test_a_skill_md_linked_to_a_device_is_reported_not_read(tmp_path: Path) -> N
     assert found.skills == ()
     assert [str(p) for p in found.problems] == [
         f"{tmp_path}/s/zero/SKILL.md: not a regular file: not read"]
+
+
+def test_a_projects_skills_wait_for_trust_and_the_question_lists_them(
+        isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_agent.config import load
+    from tui_agent.config.show import held_lines
+    from tui_agent.wiring import build
+
+    project = tmp_path / "repo"
+    skill(project / ".claude" / "skills", "lint-rules", "How this project lints.")
+    pdf_skill(user_skills(isolated_env))
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    settings = load(None, [], cwd=project / "src")
+    assert settings.held is not None and settings.held.skills == (
+        ".claude/skills/lint-rules/SKILL.md",)
+    assert held_lines(settings.held) == [
+        "skill 'lint-rules' (.claude/skills/lint-rules/SKILL.md): instructions the model may "
+        "load, with the files beside it"]
+    catalog = Catalog()
+    build.local_skills(settings, catalog)
+    assert list(catalog.entries()) == ["pdf"]
+    trusted = load(None, [], cwd=project / "src", trust=True)
+    assert trusted.held is None
+    build.local_skills(trusted, catalog)
+    assert [(n, e.origin) for n, e in catalog.entries().items()] == [
+        ("pdf", "user"), ("lint-rules", "project")]
+    # A new skill in the project asks again.
+    skill(project / ".agents" / "skills", "deploy", "How to deploy.")
+    again = load(None, [], cwd=project / "src")
+    assert again.held is not None and again.held.skills == (
+        ".agents/skills/deploy/SKILL.md", ".claude/skills/lint-rules/SKILL.md")

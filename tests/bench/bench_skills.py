@@ -30,6 +30,7 @@ from tui_agent.core.llm import LLM
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.local import LocalSkills
 from tui_agent.custom.skills import discover
+from tui_agent.tools.local import NoTools
 
 TOPICS = ("pdf", "docx", "xlsx", "pptx", "csv", "sql", "git", "docker", "k8s", "aws")
 
@@ -65,16 +66,10 @@ async def first_request(catalog: Catalog | None) -> dict[str, object]:
         server.push(Reply(text="ok"))
         llm = LLM(ModelSettings(name="openai/bench-model", api_base=server.base_url,
                                 api_key="sk-bench"))
-        agent = Agent(llm, _none(), ApproveAll(), skills=catalog)
+        agent = Agent(llm, NoTools(), ApproveAll(), skills=catalog)
         async for _ in agent.run_turn("hello"):
             pass
         return server.requests[0]
-
-
-def _none() -> object:
-    from tui_agent.tools.local import NoTools
-
-    return NoTools()
 
 
 def _atimes(skills: list[Path], when: float) -> None:

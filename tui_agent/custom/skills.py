@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config import paths
+from tui_agent.config.project import SKILL_DIRS
 
 SKILL_FILE = "SKILL.md"
 USER_DIRS = (".agents/skills", ".claude/skills")
 """Below the home directory, after the user's ``skills/`` beside the config."""
-PROJECT_DIRS = (".tui-agent/skills", ".agents/skills", ".claude/skills")
-"""Below the project's root."""
+PROJECT_DIRS = SKILL_DIRS
+"""Below the project's root (the same list the trust question reads)."""
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
