@@ -21,7 +21,7 @@ from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.interpolate import mask
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy, with_change
-from tui_agent.core.builtins import WithBuiltins
+from tui_agent.core.builtins import WithBuiltins, judge, skill_news, with_code_mode
 from tui_agent.core.calls import Call, capped, news_to, prepare, resumed, started
 from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
@@ -33,7 +33,6 @@ from tui_agent.core.events import (
     ErrorOccurred,
     Event,
     Notice,
-    SkillUsed,
     StopReason,
     ToolResult,
     TurnDone,
@@ -49,7 +48,7 @@ from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, Compaction, SavedCall, SessionWriter, new_id
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
-from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool, SkillUse
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
@@ -91,8 +90,7 @@ class Agent:
 
     @property
     def tools(self) -> ToolSource:
-        """Where tools come from: the source given (the hub, set once servers start)
-        with the built-in tools beside it."""
+        """The source given (the hub, once servers start) with the built-in tools."""
         return self._tools
 
     @tools.setter
@@ -132,11 +130,7 @@ class Agent:
     def _offered(self) -> dict[str, ToolSpec]:
         allowed = {s.name: s for s in self.tools.specs()
                    if self.policy.offered(s.server, s.tool)}
-        if self.code_mode is None:
-            return allowed
-        builtin = {n: s for n, s in allowed.items() if s.server == BUILTIN_SERVER}
-        return {**self.code_mode.offered({n: s for n, s in allowed.items()
-                                          if n not in builtin}), **builtin}
+        return with_code_mode(self.code_mode, allowed)
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
                usage: Usage | None = None, sync: bool = True,
@@ -245,7 +239,7 @@ class Agent:
         if spec.server == META_SERVER:  # reads stubs, or runs a script whose calls each ask
             yield ApprovalDecided(req.id, "auto")
             return
-        judged = self._judge(spec, call.arguments)
+        judged = judge(self.policy, self._skill_tool, spec, call.arguments)
         if judged.verdict == "auto":
             yield ApprovalDecided(req.id, "auto", judged.why or None)
             return
@@ -260,18 +254,6 @@ class Agent:
             why = f" Reason: {sentence(decision.reason)}" if decision.reason else ""
             call.outcome = ToolOutcome(f"The user denied this call of {req.name}.{why} "
                                        "Do not retry it unchanged.", is_error=True)
-
-    def _judge(self, spec: ToolSpec, arguments: dict[str, Any]) -> Judgement:
-        """The policy's word on a call; the built-in ``skill`` judges its own, and a tool
-        a loaded skill's approved ``allowed-tools`` cover runs without asking (a denial
-        still stands)."""
-        if spec.server == BUILTIN_SERVER:
-            return self._skill_tool.judge(arguments)
-        judged = self.policy.judge(spec.server, spec.tool, spec.fingerprint)
-        if judged.verdict == "ask" and (skill := self.skills.grants(spec.name)):
-            return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "
-                                     "allowed-tools)")
-        return judged
 
     async def _run_tools(self, requests: list[ToolCallRequest],
                          offered: dict[str, ToolSpec]) -> AsyncGenerator[Event, None]:
@@ -361,14 +343,10 @@ class Agent:
         else:
             token = CALL_NEWS.set(news_to(call.request.id, emit))
             try:
-                outcome = await self.run_tool(spec, call.arguments)
+                outcome = skill_news(call.request.id, await self.run_tool(spec, call.arguments),
+                                     emit)
             finally:
                 CALL_NEWS.reset(token)
-        if isinstance(outcome.value, SkillUse):
-            use = outcome.value
-            emit(SkillUsed(call.request.id, use.name, use.origin, use.where, use.state,
-                           use.file, use.reason, use.tokens))
-            outcome = ToolOutcome(outcome.text, outcome.is_error)
         call.outcome = self._capped(call.request.id, outcome)
         return time.monotonic() - started
 
