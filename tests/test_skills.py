@@ -189,3 +189,23 @@ def test_a_projects_skills_wait_for_trust_and_the_question_lists_them(
     again = load(None, [], cwd=project / "src")
     assert again.held is not None and again.held.skills == (
         ".agents/skills/deploy/SKILL.md", ".claude/skills/lint-rules/SKILL.md")
+
+
+def test_the_skills_command_lists_them_and_fails_on_a_broken_one(
+        isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tui_agent.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    pdf_skill(user_skills(isolated_env))
+    assert main(["skills"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("1 skill, 0 loaded: the model reads each one's name and description "
+                      "until it loads it with the skill tool")
+    assert out[1].split()[:3] == ["pdf", "user", "listed"]
+    assert out[2].strip() == "~/config/tui-agent/skills/pdf/SKILL.md"
+    skill(user_skills(isolated_env), "Nope", "x")
+    assert main(["skills"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "  ~/config/tui-agent/skills/Nope/SKILL.md:2: name 'Nope' breaks the naming rules: "
+        "lowercase letters, digits and single hyphens, not at the start or end")
