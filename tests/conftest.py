@@ -112,6 +112,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # No keyring but the ones tests name: a developer's own (a desktop Secret Service, say)
     # must not receive test logins. keyring reads this once per process, at first use.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    # The developer's own ~/.claude/skills and ~/.agents/skills are never offered to a
+    # test's model (HOME itself stays: npm, git and docker read their files from it).
+    monkeypatch.setattr("tui_agent.custom.skills.home", lambda env=None: home)
     return home
 
 

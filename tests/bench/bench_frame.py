@@ -18,6 +18,10 @@ frame is then read from tmux's control mode, as tmux receives it.
 
     python -m tests.bench.bench_frame [--rounds 7] [--size 120x40] [--tmux]
                                       [--paths welcome,model] [--checkout DIR]
+                                      [--skills N]
+
+``--skills N`` installs N Agent Skills in the user's skills folder first (issue 47: the
+first frame must not wait for them).
 
 ``--checkout DIR`` times the ``tui-agent`` of another checkout (e.g. ``git worktree add
 /tmp/old OLD_COMMIT``) with this interpreter, as ``python -m tui_agent``.
@@ -309,8 +313,10 @@ the first frame asks the server nothing)."""
 
 
 def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
-            tmux: bool = False, paths: tuple[str, ...] = ("welcome",)) -> dict[str, list[float]]:
-    """Times ``bare`` and each of ``paths`` of ours, alternating their order each round."""
+            tmux: bool = False, paths: tuple[str, ...] = ("welcome",), skills: int = 0
+            ) -> dict[str, list[float]]:
+    """Times ``bare`` and each of ``paths`` of ours, alternating their order each round
+    (with ``skills`` Agent Skills installed in the user's skills folder)."""
     start = launch_tmux if tmux else launch
     times: dict[str, list[float]] = {"bare": [], **{kind: [] for kind in paths}}
     cpu: dict[str, list[float]] = {kind: [] for kind in times}
@@ -318,6 +324,10 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
         work = Path(home) / "work"
         work.mkdir()
         environ = clean_env(home, checkout)
+        if skills:
+            from tests.bench.bench_skills import install
+
+            install(Path(home) / "config" / "tui-agent" / "skills", skills)
         ours = ours_command(checkout)
         commands = {"bare": ([sys.executable, "-c", BARE], "▊".encode()),
                     "welcome": (ours, "╭".encode()),
@@ -333,7 +343,7 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
         modules = modules_at_first_paint(environ, str(work), size)
     where = "a tmux pane (TERM=screen)" if tmux else "a pty"
     print(f"launch to first frame in {where} of {size[0]}x{size[1]}, {rounds} fresh "
-          f"processes each, alternating")
+          f"processes each, alternating{f', {skills} skills installed' if skills else ''}")
     for kind, values in times.items():
         print(f"  {kind:<7} {spread(values, 1000)} ms")
     for kind in paths:
@@ -359,6 +369,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="run each program in a tmux pane (TERM=screen)")
     parser.add_argument("--paths", default="welcome,model",
                         help="ours to time: welcome (no key), model (--model and --api-base)")
+    parser.add_argument("--skills", type=int, default=0, metavar="N",
+                        help="install N Agent Skills in the user's skills folder first")
     args = parser.parse_args(argv)
     columns, rows = (int(n) for n in args.size.lower().split("x"))
     paths = tuple(p for p in args.paths.split(",") if p)
@@ -367,7 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--paths: unknown {', '.join(sorted(unknown))} (welcome, model)")
     if args.tmux and shutil.which("tmux") is None:
         parser.error("--tmux: no tmux on PATH")
-    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths)
+    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths, args.skills)
 
 
 if __name__ == "__main__":

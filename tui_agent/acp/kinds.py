@@ -18,6 +18,7 @@ from tui_agent.tools.text import clean
 Kind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch",
                "switch_mode", "other"]
 SCRIPT_TOOL = "executeToolCode"
+SKILL_TOOL = "skill"
 _WORDS: tuple[tuple[tuple[str, ...], Kind], ...] = (
     (("delete", "remove", "unlink", "rmdir"), "delete"),
     (("move", "rename"), "move"),
@@ -33,6 +34,8 @@ def kind_of(tool: str, arguments: dict[str, Any], hints: Sequence[str] = ()) -> 
     """The ACP kind of a call of ``tool`` (its name on its server) with ``arguments``."""
     if tool == SCRIPT_TOOL:
         return "execute"
+    if tool == SKILL_TOOL:  # the built-in skill tool reads a skill's files
+        return "read"
     if writes_file(tool, arguments):
         return "edit"
     if "read-only" in hints:

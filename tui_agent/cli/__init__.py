@@ -76,6 +76,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from tui_agent.headless import commands
 
         return commands.sessions(args.limit, sys.stdout, config_secrets(args, sys.stderr))
+    if args.command == "skills":
+        return cmd_skills(args, sys.stdout, sys.stderr)
     if args.command == "export":
         from tui_agent.headless import commands
 
@@ -272,6 +274,21 @@ def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
     from tui_agent.acp.serve import serve
 
     return serve(settings, chosen, err)
+
+
+def cmd_skills(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``skills``: the skills found, as ``/skills`` lists them; 1 if any is broken."""
+    from tui_agent.core.skills.catalog import Catalog
+    from tui_agent.core.skills.report import skills_report
+    from tui_agent.wiring import build
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return 2
+    catalog = Catalog()
+    build.local_skills(settings, catalog)
+    out.writelines(f"{line}\n" for line in skills_report(catalog))
+    return 1 if catalog.problems else 0
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -108,6 +108,16 @@ def _sessions(sub: Any, name: str, what: str) -> None:
                           help="list at most N conversations, the newest (default: 20)")
 
 
+def _skills(sub: Any, name: str, what: str) -> None:
+    skills = sub.add_parser(
+        name, help=what,
+        description="List the Agent Skills found in the user's folders and, in a trusted "
+                    "project, the project's: name, origin, tokens, description, and the "
+                    "ones not offered with the file, line and why. Servers' skills show in "
+                    "the app's /skills. Exit 1 if any skill is broken.")
+    common(skills, inner=True, chat=TAKES[name], filters=False)
+
+
 def _export(sub: Any, name: str, what: str) -> None:
     export = sub.add_parser(name, help=what,
                             description="Write a saved conversation as Markdown (tool calls "
@@ -148,6 +158,7 @@ COMMAND_PARSERS: dict[str, tuple[str, Callable[[Any, str, str], None]]] = {
     "login": (LOGIN, _login),
     "logout": (LOGOUT, _login),
     "sessions": ("list saved conversations", _sessions),
+    "skills": ("list the Agent Skills found (SKILL.md folders)", _skills),
     "export": ("write a conversation as Markdown", _export),
     "config": ("where the configuration lives, and what it is once merged", _config),
     "mcp": (MCP_HELP, _mcp),

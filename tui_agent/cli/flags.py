@@ -9,8 +9,8 @@ from typing import Any
 
 from tui_agent.config.reasoning import REASONING_EFFORTS
 
-COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "export", "config",
-            "mcp")
+COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "skills", "export",
+            "config", "mcp")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
@@ -18,12 +18,12 @@ CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume 
 """Flags of the chat and ``run`` (by their destination), which other commands take only
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
-         "export": set(), "config": {"model", "api_base", "code_mode", "reasoning_effort"},
-         "mcp": set()}
+         "skills": set(), "export": set(),
+         "config": {"model", "api_base", "code_mode", "reasoning_effort"}, "mcp": set()}
 FILTER_FLAGS = {"servers": "--servers", "exclude_servers": "--exclude-servers",
                 "tools": "--tools", "exclude_tools": "--exclude-tools"}
 """The flags that narrow which servers and tools are offered (by their destination)."""
-NO_FILTERS = ("login", "logout", "sessions", "export", "mcp")
+NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp")
 """Commands the filters mean nothing to: ``login NAME`` names its one server, the others
 start none. Their parsers do not take them, and given before the command they are refused
 by name."""

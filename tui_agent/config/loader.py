@@ -21,11 +21,13 @@ from tui_agent.config.model_choice import ModelFlags, dropped, resolve
 from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
 from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
 from tui_agent.config.project import (
+    SKILLS_PART,
     Project,
     digest,
     free,
     held_parts,
     layer_files,
+    project_skills,
     trust_store,
 )
 from tui_agent.config.reading import Locator, Origin, Source, read_config_text
@@ -55,6 +57,9 @@ class HeldProject:
     keys: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
     """Held settings by dotted name: ``model.name``, ``agent.roots``,
     ``models."NAME".api_base``..."""
+    skills: tuple[str, ...] = ()
+    """The project's Agent Skills (``SKILL.md`` paths from its root): not offered until
+    trusted."""
 
 
 @dataclass
@@ -263,7 +268,7 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                                          f"{settings.origins[name].file}")
             servers[name] = server
             settings.origins[name] = origin
-    if held is not None and (held.servers or held.keys):
+    if held is not None and (held.servers or held.keys or held.skills):
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
@@ -276,8 +281,11 @@ def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
     user's agreement and has not had it; None when there is nothing to hold back."""
     if found is None:
         return None
-    parts = {r.layer.file: held_parts(r.layer.file, r.raw) for r in reads
-             if r.layer.kind == "project"}
+    parts: dict[Path, Any] = {r.layer.file: held_parts(r.layer.file, r.raw) for r in reads
+                              if r.layer.kind == "project"}
+    skills = project_skills(found.root)
+    if skills:
+        parts[found.root / SKILLS_PART] = {"skills": skills}
     if not any(parts.values()):
         return None
     value = digest(found, parts)
@@ -285,7 +293,8 @@ def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
     if trust:
         store.record(found.root, value)
         return None
-    return None if store.trusted(found.root, value) else HeldProject(found, value)
+    return None if store.trusted(found.root, value) \
+        else HeldProject(found, value, skills=tuple(skills))
 
 
 def project_digest(found: Project) -> str:
@@ -309,6 +318,8 @@ def _held_on_disk(found: Project) -> dict[Path, dict[str, Any]]:
         except ValueError:
             continue
         parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
+    if skills := project_skills(found.root):
+        parts[found.root / SKILLS_PART] = {"skills": skills}
     return parts
 
 

@@ -35,6 +35,11 @@ from tui_agent.config.atomic import write_text
 PROJECT_FILES = (".tui-agent/config.toml", "mcp.json", ".mcp.json")
 """Looked for in each directory, and loaded in this order (a later file's server of the
 same name replaces an earlier one's)."""
+SKILL_DIRS = (".tui-agent/skills", ".agents/skills", ".claude/skills")
+"""Where a project keeps Agent Skills (``<dir>/<name>/SKILL.md``): someone else's prompts,
+read only once the project is trusted, and listed in the question."""
+SKILLS_PART = ".skills"
+"""The name the project's skills go by in the trusted digest (not a file)."""
 FREE_KEYS: dict[str, dict[str, str]] = {
     "model": {
         "temperature": "how the user's own model samples; nothing else is sent",
@@ -106,9 +111,23 @@ def find_project(start: Path, home: Path | None = None) -> Project | None:
             return None
         files = tuple(directory / name for name in PROJECT_FILES
                       if (directory / name).is_file())
-        if files:
+        if files or project_skills(directory):
             return Project(directory, files)
     return None
+
+
+def project_skills(root: Path) -> list[str]:
+    """The ``SKILL.md`` files of the project's skill folders, relative to ``root``, sorted
+    (what the trust question lists; a new skill asks again, an edited one does not)."""
+    found = []
+    for folder in SKILL_DIRS:
+        try:
+            entries = sorted((root / folder).iterdir())
+        except OSError:
+            continue
+        found += [f"{folder}/{e.name}/SKILL.md" for e in entries
+                  if not e.name.startswith(".") and (e / "SKILL.md").is_file()]
+    return found
 
 
 def free(section: str, key: str) -> bool:

@@ -80,6 +80,9 @@ def held_lines(held: HeldProject) -> list[str]:
             lines.append(f"    runs without asking: {clean(', '.join(server.auto))}")
         if server.disabled:
             lines.append("    (disabled in the file: not started until enabled)")
+    for skill in held.skills:
+        lines.append(f"skill '{skill.split('/')[-2]}' ({skill}): instructions the model "
+                     "may load, with the files beside it")
     for dotted, (value, origin) in held.keys.items():
         key = dotted.rsplit(".", 1)[-1]
         line = origin.locate(origin.path)

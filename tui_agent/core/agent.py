@@ -21,6 +21,7 @@ from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.interpolate import mask
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy, with_change
+from tui_agent.core.builtins import WithBuiltins, judge, skill_news, with_code_mode
 from tui_agent.core.calls import Call, capped, news_to, prepare, resumed, started
 from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
@@ -45,6 +46,9 @@ from tui_agent.core.messages import instructions_for, media_message, sentence, s
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, Compaction, SavedCall, SessionWriter, new_id
+from tui_agent.core.skills.catalog import Catalog
+from tui_agent.core.skills.index import skills_index
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
@@ -59,8 +63,12 @@ class Agent:
                  session: SessionWriter | None = None, system_prompt: str | None = None,
                  history: Sequence[dict[str, Any]] = (),
                  compaction: Compaction | None = None,
-                 code_mode: CodeMode | None = None, scopes: Scopes | None = None) -> None:
+                 code_mode: CodeMode | None = None, scopes: Scopes | None = None,
+                 skills: Catalog | None = None) -> None:
         self.llm = llm
+        self.skills = skills if skills is not None else Catalog()
+        """The skills on offer (the front end adds their origins, off its first frame)."""
+        self._skill_tool = SkillTool(self.skills)
         self.tools = tools
         self.gate = gate
         self.settings = settings or AgentSettings()
@@ -80,6 +88,16 @@ class Agent:
         self.code_mode = code_mode
         self.scopes = scopes  # where each server's files are, for a write's diff
 
+    @property
+    def tools(self) -> ToolSource:
+        """The source given (the hub, once servers start) with the built-in tools."""
+        return self._tools
+
+    @tools.setter
+    def tools(self, source: ToolSource) -> None:
+        inner = source.inner if isinstance(source, WithBuiltins) else source
+        self._tools = WithBuiltins(inner, self._skill_tool)
+
     def recorded(self, index: int) -> int:
         """How many of the messages before ``index`` are in the session file."""
         return index - bisect.bisect_left(self._added, index)
@@ -88,8 +106,10 @@ class Agent:
         """What the next request carries besides the messages: the system text (with the
         instructions of the servers whose tools are offered) and the tool definitions."""
         offered = self._offered() if offered is None else offered
+        index = skills_index(self.skills.entries()) if any(
+            s.server == BUILTIN_SERVER for s in offered.values()) else None
         system = system_text(self.system_prompt, instructions_for(
-            self.tools, offered, code_mode=self.code_mode is not None))
+            self.tools, offered, code_mode=self.code_mode is not None), skills=index)
         return Request(system and mask(system, self.secrets()),
                        [s.to_openai() for s in offered.values()])
 
@@ -110,7 +130,7 @@ class Agent:
     def _offered(self) -> dict[str, ToolSpec]:
         allowed = {s.name: s for s in self.tools.specs()
                    if self.policy.offered(s.server, s.tool)}
-        return self.code_mode.offered(allowed) if self.code_mode is not None else allowed
+        return with_code_mode(self.code_mode, allowed)
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
                usage: Usage | None = None, sync: bool = True,
@@ -219,9 +239,9 @@ class Agent:
         if spec.server == META_SERVER:  # reads stubs, or runs a script whose calls each ask
             yield ApprovalDecided(req.id, "auto")
             return
-        judged = self.policy.judge(spec.server, spec.tool, spec.fingerprint)
+        judged = judge(self.policy, self._skill_tool, spec, call.arguments)
         if judged.verdict == "auto":
-            yield ApprovalDecided(req.id, "auto")
+            yield ApprovalDecided(req.id, "auto", judged.why or None)
             return
         events: list[Event] = []
         decision = await self.ask(spec, PendingCall(
@@ -323,7 +343,8 @@ class Agent:
         else:
             token = CALL_NEWS.set(news_to(call.request.id, emit))
             try:
-                outcome = await self.run_tool(spec, call.arguments)
+                outcome = skill_news(call.request.id, await self.run_tool(spec, call.arguments),
+                                     emit)
             finally:
                 CALL_NEWS.reset(token)
         call.outcome = self._capped(call.request.id, outcome)

@@ -123,6 +123,24 @@ class ToolResult(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SkillUsed(Event):
+    """A call of the built-in ``skill`` tool loaded a skill, read one of its files, or was
+    refused (``state``: ``loaded``, ``read``, ``refused``, with ``reason``). ``origin``:
+    ``user``, ``project`` or ``server``; ``where``: its ``SKILL.md`` or server; ``tokens``:
+    an estimate of what the model read."""
+
+    type: ClassVar[str] = "skill"
+    id: str
+    name: str
+    origin: str
+    where: str
+    state: str
+    file: str | None = None
+    reason: str = ""
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ToolProgress(Event):
     """A server's report on a call in flight: ``progress`` of ``total`` (None: unknown),
     and what it is doing (``message``)."""

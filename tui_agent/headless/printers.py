@@ -23,6 +23,7 @@ from tui_agent.core.events import (
     ReasoningDelta,
     Retrying,
     ServerLog,
+    SkillUsed,
     TaskUpdate,
     TextDelta,
     ToolCallStarted,
@@ -47,6 +48,16 @@ def first_line(text: str) -> str:
         return "(empty)"
     head = clean(text[start.start():start.start() + FIRST_LINE * 20]).strip()
     return head.splitlines()[0][:FIRST_LINE] if head else "(empty)"
+
+
+def skill_line(event: SkillUsed) -> str:
+    """What a call of the ``skill`` tool did, in a line."""
+    name = clean(event.name)
+    if event.state == "refused":
+        return f"skill {name} refused: {clean(event.reason)}"
+    if event.state == "read":
+        return f"skill {name}: read {clean(event.file or '')} (~{event.tokens:,} tokens)"
+    return f"skill {name} loaded ({event.origin}, ~{event.tokens:,} tokens): {clean(event.where)}"
 
 
 def task_line(task: str, status: str, message: str | None) -> str:
@@ -145,6 +156,8 @@ class TextPrinter:
                 self._progress.show(call_id, f"{indent}  … {task_line(task, status, message)}")
             case ServerLog(server=server, level=level, text=text, id=None) if self.verbose:
                 self._note(f"[{clean(server)}] {level}: {clean(text)}")
+            case SkillUsed():
+                self._note(f"  {skill_line(event)}")
             case ToolResult(id=call_id, is_error=is_error, text=text):
                 self._progress.finish(call_id)
                 first = first_line(text)

@@ -37,6 +37,7 @@ from tui_agent.headless.turn import (
     one_turn,
 )
 from tui_agent.tools.errors import ServerError
+from tui_agent.tools.text import clean
 from tui_agent.tools.transports import stopping
 from tui_agent.wiring import build
 
@@ -113,6 +114,9 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     agent = build.agent(run.settings, llm, make_gate(run.approve),
                         build.policy_from(run.settings, run.tool_filter), session=writer,
                         history=conv)
+    build.local_skills(run.settings, agent.skills)
+    for problem in agent.skills.problems:  # a broken skill is skipped: the run goes on
+        err.write(f"tui-agent: warning: skill not offered: {clean(problem)}\n")
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
         code = asyncio.run(_drive(run, agent, printer, out, err))

@@ -293,6 +293,13 @@ async def _model(app: ChatApp, command: Command) -> None:
     await model_actions.model(app, command)
 
 
+async def _skills(app: ChatApp, command: Command) -> None:
+    """Every skill: origin, state this conversation, tokens; the ones not offered."""
+    from tui_agent.core.skills.report import skills_report
+
+    await app.transcript.note("\n".join(skills_report(app.backend.agent.skills)))
+
+
 async def _think(app: ChatApp, command: Command) -> None:
     from tui_agent.ui import model_actions
 
@@ -304,5 +311,5 @@ HANDLERS: dict[str, Handler] = {
     "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
-    "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp,
+    "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "skills": _skills,
 }

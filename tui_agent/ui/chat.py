@@ -271,6 +271,10 @@ class ChatApp(App[int]):
     @work(group="backend", exit_on_error=False)
     async def start_backend(self) -> None:
         await self.backend.start()
+        from tui_agent.core.skills.report import tilde
+
+        for problem in self.backend.agent.skills.problems:
+            await self.transcript.note(f"skill not offered: {tilde(problem)}", "warning")
         self.listeners.refresh_servers()
         if self.backend.hub is not None:
             await self.backend.hub.wait_all()

@@ -23,6 +23,7 @@ from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
+from tui_agent.core.skills.catalog import Catalog
 from tui_agent.tools.local import NoTools
 from tui_agent.tools.metrics import write_report
 from tui_agent.tools.roots import roots_of
@@ -121,15 +122,37 @@ def code_mode(settings: Settings, *, on: bool = False) -> CodeMode:
 
 def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
           tools: ToolSource | None = None, session: SessionWriter | None = None,
-          history: Conversation | None = None) -> Agent:
+          history: Conversation | None = None, skills: Catalog | None = None) -> Agent:
     """An agent on ``settings``'s ``[agent]``, system prompt and code mode; ``history``:
-    the saved conversation it continues, from its last compaction."""
+    the saved conversation it continues, from its last compaction; ``skills``: the
+    catalog it offers (default: an empty one, filled by :func:`local_skills`)."""
     return Agent(llm, tools if tools is not None else NoTools(), gate,
                  settings=settings.config.agent, policy=policy, session=session,
                  system_prompt=settings.config.model.system_prompt,
                  history=history.messages if history else (),
                  compaction=history.compaction if history else None,
-                 code_mode=code_mode(settings), scopes=file_scopes(settings, Path.cwd()))
+                 code_mode=code_mode(settings), scopes=file_scopes(settings, Path.cwd()),
+                 skills=skills)
+
+
+def trusted_project(settings: Settings) -> Path | None:
+    """The project's root when its content may be read (it is trusted, or asks for
+    nothing that needs trust), else None."""
+    return settings.project.root if settings.project is not None and settings.held is None \
+        else None
+
+
+def local_skills(settings: Settings, catalog: Catalog) -> None:
+    """Find the skills in the user's folders and (trusted) the project's, and offer them
+    in ``catalog``; the ones not offered go to ``catalog.problems``. Reads only each
+    ``SKILL.md``'s frontmatter; blocking: the app calls it in a thread."""
+    from tui_agent.core.skills.local import LocalSkills
+    from tui_agent.custom.skills import discover, skill_dirs
+
+    found = discover(skill_dirs(project=trusted_project(settings)))
+    catalog.origins[:] = [o for o in catalog.origins if not isinstance(o, LocalSkills)]
+    catalog.origins.insert(0, LocalSkills(found))
+    catalog.problems[:] = [str(p) for p in found.problems]
 
 
 def file_scopes(settings: Settings, project: Path) -> Scopes:

@@ -158,8 +158,10 @@ class Runtime:
     # -- servers ----------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the MCP servers in the background (mcp is imported in a thread first)."""
+        """Find the skills (in a thread: files are read) and start the MCP servers in the
+        background (mcp is imported in a thread first)."""
         try:
+            await asyncio.to_thread(build.local_skills, self.settings, self.agent.skills)
             if self.settings.config.servers:
                 await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
                 self.logins = await asyncio.to_thread(build.open_logins, self._show_login)
@@ -336,7 +338,7 @@ class Runtime:
             with contextlib.suppress(OSError):
                 old.session.close()
         self.agent = build.agent(self.settings, old.llm, old.gate, self.policy,
-                                 tools=old.tools, history=history)
+                                 tools=old.tools, history=history, skills=old.skills)
         self.agent.usage = history.usage if history else self.agent.usage
         self.policy.filter = self.options.tool_filter  # /tools switches are per conversation
         if history is not None:

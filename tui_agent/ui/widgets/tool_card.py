@@ -19,6 +19,7 @@ from textual.widgets import Collapsible, Static
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.codemode.stubs import referenced
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SKILL_TOOL
 from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain
 
@@ -117,8 +118,16 @@ class ToolCard(Vertical):
         file that did not say, whether the text reads as a failure), shown once the card
         mounts."""
 
+    def title(self) -> str:
+        """``server · tool``; a call of the built-in ``skill`` tool is titled with the
+        skill (and the file it reads)."""
+        if self.server == BUILTIN_SERVER and self.tool == SKILL_TOOL:
+            said = [str(self.arguments.get(k)) for k in ("name", "file") if self.arguments.get(k)]
+            return " · ".join(["skill", *said])
+        return f"{self.server} · {self.tool}" if self.server else self.tool
+
     def compose(self) -> ComposeResult:
-        title = f"{self.server} · {self.tool}" if self.server else self.tool
+        title = self.title()
         with Horizontal(classes="head"):
             yield Static(plain(title), classes="name")
             self._shown = Static(plain(self._label), classes="status")

@@ -1,0 +1,75 @@
+"""The tool source the loop reads: the servers' tools (the hub, or none) with the tools
+tui-agent itself answers (today ``skill``) beside them. The model sees no difference:
+each is a :class:`~tui_agent.tools.spec.ToolSpec` and every call passes the same gate.
+Everything else the inner source offers (``instructions``, ``prepare``, ...) is passed
+through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tui_agent.core.approval import Judgement, Policy
+from tui_agent.core.events import Event, SkillUsed
+from tui_agent.core.scripts import CodeMode
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SKILL_SPEC, SkillTool, SkillUse
+from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
+
+
+class WithBuiltins:
+    """``inner``'s tools, and ``skill`` while there is a skill to load."""
+
+    def __init__(self, inner: ToolSource, skills: SkillTool) -> None:
+        self.inner = inner
+        self.skills = skills
+
+    def specs(self) -> Sequence[ToolSpec]:
+        specs = tuple(self.inner.specs())
+        return (*specs, SKILL_SPEC) if self.skills.catalog.offered() else specs
+
+    async def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        if spec.server == BUILTIN_SERVER:
+            return await self.skills.call(arguments)
+        return await self.inner.call(spec, arguments)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (copying): never look for it in itself
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str, Any]
+          ) -> Judgement:
+    """The policy's word on a call; the built-in ``skill`` judges its own, and a tool a
+    loaded skill's approved ``allowed-tools`` cover runs without asking (a denial still
+    stands)."""
+    if spec.server == BUILTIN_SERVER:
+        return skills.judge(arguments)
+    judged = policy.judge(spec.server, spec.tool, spec.fingerprint)
+    if judged.verdict == "ask" and (skill := skills.catalog.grants(spec.name)):
+        return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "
+                                 "allowed-tools)")
+    return judged
+
+
+def skill_news(call_id: str, outcome: ToolOutcome, emit: Callable[[Event], None]
+               ) -> ToolOutcome:
+    """Emit the ``skill`` event of a ``skill`` call's outcome; the outcome as the model
+    reads it."""
+    if not isinstance(outcome.value, SkillUse):
+        return outcome
+    use = outcome.value
+    emit(SkillUsed(call_id, use.name, use.origin, use.where, use.state, use.file,
+                   use.reason, use.tokens))
+    return ToolOutcome(outcome.text, outcome.is_error)
+
+
+def with_code_mode(code_mode: CodeMode | None, allowed: Mapping[str, ToolSpec]
+                   ) -> dict[str, ToolSpec]:
+    """What the model is offered: with code mode, the servers' tools behind its
+    meta-tools and the built-in ones beside them (a script never loads a skill)."""
+    if code_mode is None:
+        return dict(allowed)
+    builtin = {n: s for n, s in allowed.items() if s.server == BUILTIN_SERVER}
+    return {**code_mode.offered({n: s for n, s in allowed.items() if n not in builtin}),
+            **builtin}

@@ -1,0 +1,116 @@
+"""The built-in ``skill`` tool: ``{"name": ...}`` loads a skill (the body of its
+``SKILL.md`` and the list of its other files), ``{"name": ..., "file": ...}`` reads one of
+those files. It is offered beside the servers' tools (see :mod:`tui_agent.core.builtins`)
+and passes the same gate, judged here: a skill of the user's or a trusted project's loads
+without asking (it only reads files the user installed); one whose ``allowed-tools`` the
+user has not approved asks, showing them, and once approved they run without asking for
+the rest of the session; a server's skill always asks. Every outcome carries a
+:class:`SkillUse`, which the loop emits as a ``skill`` event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.core.approval import Judgement
+from tui_agent.core.skills.catalog import Catalog, SkillEntry, SkillRefused, tokens_of
+from tui_agent.tools.spec import ToolOutcome, ToolSpec
+from tui_agent.tools.text import clean
+
+BUILTIN_SERVER = "tui-agent"
+"""The pseudo-server of the tools tui-agent itself answers (never an MCP server's name
+the model sees: their tools are ``<server>__<tool>``)."""
+SKILL_TOOL = "skill"
+SKILL_SPEC = ToolSpec(
+    name=SKILL_TOOL, server=BUILTIN_SERVER, tool=SKILL_TOOL,
+    description=("Load a skill from the system prompt's list: with `name` alone, its "
+                 "instructions and the list of its files; with `file` too, one of those "
+                 "files (a path relative to the skill)."),
+    parameters={"type": "object", "properties": {
+        "name": {"type": "string", "description": "the skill's name, as listed"},
+        "file": {"type": "string", "description": "a file of the skill, e.g. "
+                                                  "references/forms.md"}},
+        "required": ["name"], "additionalProperties": False},
+    hints=("read-only",))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillUse:
+    """What a call of ``skill`` did, for the front ends (the ``skill`` event)."""
+
+    name: str
+    origin: str
+    where: str
+    state: str
+    """``loaded``, ``read`` (a file of a loaded skill) or ``refused``."""
+    file: str | None = None
+    reason: str = ""
+    tokens: int = 0
+
+
+def allowed_tools_line(entry: SkillEntry) -> str:
+    tools = ", ".join(clean(t) for t in entry.allowed_tools)
+    return (f"the skill '{clean(entry.name)}' asks that these tools run without asking "
+            f"for the rest of the session: {tools} (approving loads it and allows them; "
+            "entries with arguments, like Bash(git:*), are never honoured)")
+
+
+class SkillTool:
+    """Answers calls of ``skill`` from a :class:`Catalog`."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def judge(self, arguments: dict[str, Any]) -> Judgement:
+        """Whether this call may run without asking (see the module's docstring)."""
+        found = self.catalog.find(str(arguments.get("name", "")))
+        if isinstance(found, str):
+            return Judgement("auto")  # the call answers with why; nothing is read
+        name, _, entry = found
+        if entry.asks and self.catalog.state(name).state != "loaded":
+            return Judgement("ask", f"loads the skill '{clean(entry.name)}' from "
+                                    f"{clean(entry.where)}")
+        if entry.allowed_tools and name not in self.catalog.granted:
+            return Judgement("ask", allowed_tools_line(entry))
+        return Judgement("auto")
+
+    async def call(self, arguments: dict[str, Any]) -> ToolOutcome:
+        name, file = arguments.get("name"), arguments.get("file")
+        if not isinstance(name, str) or (file is not None and not isinstance(file, str)):
+            return ToolOutcome('error: skill takes {"name": "<skill>"} and optionally '
+                               '"file": "<path in the skill>"', is_error=True)
+        found = self.catalog.find(name)
+        if isinstance(found, str):
+            return ToolOutcome(f"error: {found}", is_error=True)
+        offered, origin, entry = found
+        state = self.catalog.state(offered)
+        try:
+            if file:
+                text = await origin.read(entry, file)
+                use = SkillUse(offered, entry.origin, entry.where, "read", file,
+                               tokens=tokens_of(text))
+                return ToolOutcome(text, value=use)
+            loaded = await origin.load(entry)
+        except SkillRefused as exc:
+            reason = clean(exc.reason)
+            if not file:
+                state.state, state.reason = "refused", reason
+            use = SkillUse(offered, entry.origin, entry.where, "refused", file, reason)
+            return ToolOutcome(f"error: skill '{offered}' not read: {reason}",
+                               is_error=True, value=use)
+        if entry.allowed_tools:  # this call ran: the user approved them (or nothing asks)
+            self.catalog.granted[offered] = entry.allowed_tools
+        text = answer(offered, loaded.body, loaded.files, loaded.more)
+        state.state, state.reason, state.tokens = "loaded", "", tokens_of(text)
+        return ToolOutcome(text, value=SkillUse(offered, entry.origin, entry.where,
+                                                "loaded", tokens=state.tokens))
+
+
+def answer(name: str, body: str, files: tuple[str, ...], more: int) -> str:
+    """What the model reads on loading a skill: its instructions, then its files."""
+    if not files:
+        return f"{body}\n\n(The skill '{name}' has no other files.)"
+    listed = "\n".join(f"- {f}" for f in files)
+    extra = f"\n(and {more} more)" if more else ""
+    return (f"{body}\n\nFiles of the skill '{name}' (read one with "
+            f'{{"name": "{name}", "file": "<path>"}}):\n{listed}{extra}')

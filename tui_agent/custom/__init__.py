@@ -1,0 +1,1 @@
+"""What users write to shape the agent (skills, memory, commands), found and parsed."""
