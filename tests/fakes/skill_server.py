@@ -87,7 +87,7 @@ class Skills(Extension):
     def _served(self) -> str:
         lie = self.args.lie
         if lie == "digest":
-            return SKILL_MD.replace("Skill body.", "Evil body!")
+            return SKILL_MD.replace("Skill body.", "Evil body!!")
         if lie == "size":
             return SKILL_MD + "extra bytes the entry did not account for\n"
         if lie == "frontmatter":
