@@ -14,7 +14,8 @@ until it lists the skill differently (a new :attr:`~.entries.ServerSkill.digest_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from tui_agent.config.printable import safe_name
 from tui_agent.tools.errors import describe_error
@@ -26,12 +27,21 @@ from tui_agent.tools.skills.entries import (
     SkillRefused,
     file_uri,
 )
-from tui_agent.tools.skills.listing import directory_files, request
+from tui_agent.tools.skills.listing import Found, directory_files, request
 from tui_agent.tools.skills.verify import check_file, served_bytes
 from tui_agent.tools.text import clean
 
-if TYPE_CHECKING:
-    from tui_agent.tools.connection import ServerConnection
+
+class ServerConnection(Protocol):
+    """What the shelf needs of a server's connection
+    (:class:`~tui_agent.tools.connection.ServerConnection`, which imports this package)."""
+
+    state: str
+    skills: Found
+    refused_skills: dict[str, tuple[str, str]]
+    skill_bytes: dict[str, int]
+
+    async def request(self, what: Callable[[Any], Any]) -> Any: ...
 
 OFFERING = ("connected", "degraded", "idle")
 """States of a server whose skills are offered (an idle server starts again for a read)."""
@@ -40,7 +50,8 @@ OFFERING = ("connected", "degraded", "idle")
 class SkillShelf:
     """The skills of the servers in ``connections`` (the hub's)."""
 
-    connections: dict[str, ServerConnection]
+    connections: Any
+    """Server name -> :class:`ServerConnection` (the hub's)."""
 
     def server_skills(self) -> tuple[ServerSkill, ...]:
         """Every skill the offered servers listed, in server then listing order."""
@@ -53,7 +64,7 @@ class SkillShelf:
 
     def skill_refusal(self, server: str, uri: str) -> str | None:
         """Why the skill is refused (None: it is not)."""
-        conn = self.connections.get(server)
+        conn: ServerConnection | None = self.connections.get(server)
         if conn is None:
             return None
         skill = _listed(conn, uri)
@@ -117,7 +128,7 @@ class SkillShelf:
         return _text(data)
 
     def _skill(self, server: str, uri: str) -> tuple[ServerConnection, ServerSkill]:
-        conn = self.connections.get(server)
+        conn: ServerConnection | None = self.connections.get(server)
         if conn is None:
             raise SkillError(f"no server named '{safe_name(server)}'")
         skill = _listed(conn, uri)
