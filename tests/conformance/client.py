@@ -5,8 +5,10 @@ server of one scenario.
 The suite runs ``python -m tests.conformance.client URL`` with
 ``MCP_CONFORMANCE_SCENARIO`` set, and ``MCP_CONFORMANCE_CONTEXT`` (JSON) for the
 scenarios that hand out credentials or name the calls to make. The client connects,
-lists the tools and makes the scenario's calls (:func:`planned_calls`); a server that asks
-for input gets the form's defaults (``tui-agent run --elicit defaults``). A browser login
+lists the tools and makes the scenario's calls (:func:`planned_calls`), then loads the
+skill the scenario has the model ask for (:func:`load_skills`: the hub lists skills at
+connect, reads nothing until then); a server that asks for input gets the form's defaults
+(``tui-agent run --elicit defaults``). A browser login
 is finished by a stand-in browser that follows the authorization server's redirect back
 to our loopback listener. Credentials the config loader would refuse are refused here
 too. Exit 0 once the
@@ -33,6 +35,7 @@ from tui_agent.tools.auth.storage import FileVault, TokenStore
 from tui_agent.tools.client import ClientSide
 from tui_agent.tools.frontdesk import FrontDesk
 from tui_agent.tools.hub import Hub
+from tui_agent.tools.skills import SkillError
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 """The Client ID Metadata Document the suite's authorization servers accept (used only
@@ -73,6 +76,37 @@ def planned_calls(tools: dict[str, dict[str, Any]], context: dict[str, Any]
     if ECHO in tools:
         return [(ECHO, {"schema": schema}) for name, schema in tools.items() if name != ECHO]
     return [(name, arguments(schema)) for name, schema in tools.items()]
+
+
+SKILL_LOADS = {f"sep-2640-client-verify-{what}": ("pdf-processing", "references/FORMS.md")
+               for what in ("digest", "size", "frontmatter")}
+"""Scenario -> the skill a host is asked to load there and the file it then asks for (the
+"load" the suite scripts: ``SKILL.md`` first, then the file). ``sep-2640-client-no-prefetch``
+loads nothing: it checks that connecting and listing read no skill file."""
+
+
+def skill_steps(scenario: str) -> list[dict[str, str]]:
+    """The ``skill`` tool's calls a model makes in ``scenario``: load the skill, then ask
+    for its file (:data:`SKILL_LOADS`); none elsewhere."""
+    if scenario not in SKILL_LOADS:
+        return []
+    name, path = SKILL_LOADS[scenario]
+    return [{"name": name}, {"name": name, "file": path}]
+
+
+async def load_skills(hub: Hub, scenario: str) -> None:
+    """Load the scenario's skill as a host does when the model asks for it: read its
+    ``SKILL.md`` (verified), then the file it names; a refused skill is reported and its
+    file is asked for all the same (the hub must not read it)."""
+    for step in skill_steps(scenario):
+        for skill in hub.server_skills():
+            if skill.name != step["name"]:
+                continue
+            try:
+                text = await hub.read_skill_file(skill.server, skill.uri, step.get("file"))
+                print(f"skill {skill.name} {step.get('file') or 'SKILL.md'}: {len(text)} chars")
+            except SkillError as exc:
+                print(f"skill {skill.name}: {exc}", file=sys.stderr)
 
 
 def browse(url: str) -> None:
@@ -121,6 +155,7 @@ async def run(url: str, scenario: str, context: dict[str, Any], state: Path) -> 
         for tool, args in calls:
             outcome = await hub.call(specs[tool], args)
             print(f"{tool}: {'error: ' if outcome.is_error else ''}{outcome.text[:200]}")
+        await load_skills(hub, scenario)
     return 0
 
 

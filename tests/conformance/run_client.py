@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.conformance.client import oauth_table, planned_calls
+from tests.conformance.client import oauth_table, planned_calls, skill_steps
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.zygote import command
 
@@ -41,12 +41,21 @@ server's answer (``json-schema-ref-no-deref`` serves no ``tools/call``), not a f
 of the client's, unlike a lost connection or a login that did not finish."""
 PREFIX = "conformance__"
 """What the model's tool names start with: the server is ``[servers.conformance]``."""
+SKILL_TOOL = "skill"
+"""The built-in tool that loads a skill (``{"name": ...}``) and reads its files
+(``{"name": ..., "file": ...}``), MCP servers' skills among them."""
+REFUSED = "is refused"
+"""What a refused skill's result says (:class:`~tui_agent.tools.skills.SkillRefused`): in
+the ``sep-2640-client-verify-*`` scenarios the server lies, and a refusal is the answer
+the suite wants, not a failure of the run."""
 
 
 class CallsEveryTool(FakeLLM):
     """A model whose first reply makes the scenario's calls (:func:`planned_calls`: every
-    tool it is offered, or those the scenario's context names), with what it sees of each
-    tool's schema; then it is done."""
+    tool of the server it is offered, or those the scenario's context names), with what it
+    sees of each tool's schema; then it is done. Where the scenario has a skill loaded
+    (:func:`~tests.conformance.client.skill_steps`) and the ``skill`` tool is offered, it
+    first loads the skill, then asks for its file, one call a reply."""
 
     def __init__(self, context: dict[str, Any]) -> None:
         super().__init__()
@@ -56,8 +65,14 @@ class CallsEveryTool(FakeLLM):
         with self._lock:
             self.requests.append(body)
             first = len(self.requests) == 1
+            turn = len(self.requests) - 1
+        offered = {t["function"]["name"] for t in body.get("tools") or []}
+        steps = skill_steps(self.context.get("name", "")) if SKILL_TOOL in offered else []
+        if steps:
+            return Reply(tool_calls=[FakeToolCall(SKILL_TOOL, steps[turn], id=f"skill{turn}")]
+                         ) if turn < len(steps) else Reply(text="done")
         seen = {t["function"]["name"].removeprefix(PREFIX): t["function"]
-                for t in body.get("tools") or []}
+                for t in body.get("tools") or [] if t["function"]["name"].startswith(PREFIX)}
         if not first or not seen:
             return Reply(text="done")
         calls = planned_calls({name: f.get("parameters") or {} for name, f in seen.items()},
@@ -114,11 +129,16 @@ def main() -> None:
     sys.stderr.write(done.stderr)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     failed = [e for e in events if e["type"] == "error" or (
-        e["type"] == "tool_result" and e["is_error"] and ANSWERED not in e["text"])]
+        e["type"] == "tool_result" and e["is_error"] and ANSWERED not in e["text"]
+        and REFUSED not in e["text"])]
     for event in failed:
         print(f"failed: {event.get('text') or event.get('message')}", file=sys.stderr)
     calls = [e for e in events if e["type"] == "tool_call"]
-    offered = any(body.get("tools") for body in llm.requests)
+    # The server's tools, or the skill tool where the scenario loads a skill (a built-in
+    # tool alone is nothing the scenario asks to be called).
+    names = {t["function"]["name"] for body in llm.requests for t in body.get("tools") or []}
+    offered = any(name.startswith(PREFIX) for name in names) or (
+        SKILL_TOOL in names and bool(skill_steps(context["name"])))
     if done.returncode != 0 or failed or (offered and not calls):
         print(f"run ended {done.returncode}, {len(calls)} call(s), {len(failed)} failure(s)",
               file=sys.stderr)

@@ -5,7 +5,8 @@ sends, and the client side of the protocol.
 :class:`ClientSide` is handed to each server's lifecycle, which passes it here
 unchanged: authorization (an ``httpx.Auth``, for SSE and streamable HTTP) and the
 handlers of what a server may ask or tell (elicitation, roots, sampling, log messages,
-progress) plug in by filling it, without touching the lifecycle code. A handler left
+progress) plug in by filling it (the skills extension, SEP-2640, is declared to every
+server: :mod:`~tui_agent.tools.skills`), without touching the lifecycle code. A handler left
 None is not offered: the SDK declares only the capabilities whose handler it is given.
 """
 
@@ -80,12 +81,16 @@ def client_over(transport: Any, config: ServerConfig, side: ClientSide,
                 on_message: MessageHandlerFnT) -> Client:
     """An (unopened) MCP client over ``transport`` with ``side``'s handlers."""
     from mcp import Client
+    from mcp.client.extension import advertise
     from mcp.types import Implementation
 
     from tui_agent import __version__
+    from tui_agent.tools.skills.entries import SKILLS_EXTENSION
     from tui_agent.tools.transports.complete import CompleteByDefault
 
+    # Every server is offered skills (SEP-2640): the hub lists and reads them itself.
     return Client(CompleteByDefault(transport), mode=config.protocol, cache=None,
+                  extensions=[advertise(SKILLS_EXTENSION)],
                   message_handler=on_message,
                   client_info=Implementation(name="tui-agent", version=__version__),
                   elicitation_callback=side.elicitation, list_roots_callback=side.list_roots,

@@ -1,8 +1,8 @@
 """One MCP server as the hub sees it: :class:`ServerConnection` is the server's
 :class:`~tui_agent.tools.lifecycle.ServerLifecycle` (its logins' part in
 :mod:`~tui_agent.tools.login_wait`, its calls in :mod:`~tui_agent.tools.call_path`) plus
-what it tells beyond its tools (instructions, resources and their changes, log lines)
-and its status.
+what it tells beyond its tools (instructions, resources and their changes, skills, log
+lines) and its status.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tui_agent.tools.client import instructions_of
 from tui_agent.tools.lifecycle import State
 from tui_agent.tools.news import SEVERE, LogLine, log_line
 from tui_agent.tools.server_log import STDERR_TAIL_LINES, stderr_tail
+from tui_agent.tools.skills.listing import Found, look_for_skills
 from tui_agent.tools.tasks import server_runs_tasks, why_not_offered
 from tui_agent.tools.text import clean
 
@@ -120,12 +121,20 @@ class ServerConnection(CallPath):
         self.takes_tasks = False
         """The server took task-augmented ``tools/call`` when it last connected (an idle
         server's task tools stay offered: a call starts it again)."""
+        self.skills = Found()
+        """The skills the server listed when it last connected (SEP-2640)."""
+        self.refused_skills: dict[str, tuple[str, str]] = {}
+        """Skill URI -> (its ``digest_key`` when refused, why): a refusal holds while the
+        server lists the skill the same way (:mod:`~tui_agent.tools.skills.shelf`)."""
+        self.skill_bytes: dict[str, int] = {}
+        """Skill URI -> bytes read of it (a dynamic skill's are capped)."""
 
     async def _connect(self, stack: Any) -> Any:
         client = await super()._connect(stack)
         self.instructions = instructions_of(client)
         self.takes_tasks = server_runs_tasks(client)
         self.has_resources = await has_resources(client)
+        self.skills = await look_for_skills(client, self.name)
         return client
 
     async def watch(self, uri: str) -> bool:

@@ -28,6 +28,7 @@ from tui_agent.tools.news import LogLine
 from tui_agent.tools.resource_tools import ResourceTool, resource_tools, run_resource_tool
 from tui_agent.tools.results import render
 from tui_agent.tools.server_context import Listing, ServerContext
+from tui_agent.tools.skills.shelf import SkillShelf
 from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint, hints_of
 from tui_agent.tools.text import clean, utf8_size
 
@@ -51,8 +52,9 @@ class Entry:
     """One of tui-agent's resource tools (run here, as requests to the server)."""
 
 
-class Hub(ServerContext):
-    """All servers; routes calls by model-facing name."""
+class Hub(ServerContext, SkillShelf):
+    """All servers; routes calls by model-facing name; their resources and prompts
+    (:class:`ServerContext`) and skills (:class:`SkillShelf`)."""
 
     def __init__(self, servers: Mapping[str, ServerConfig], *, log_dir: Path,
                  default_timeout: float = 60.0, client_side: ClientSides | None = None) -> None:
