@@ -56,15 +56,9 @@ for that reason, not another."""
 NOT_APPLICABLE: dict[str, str] = {}
 """Scenario -> why the suite skips every one of its checks with this client."""
 
-SKILL_TOOL = ("`tui-agent run` has no `skill` tool yet to load a server's skill with (the "
-              "hub lists the skills at connect, so the suite's checks run, and fail on the "
-              "missing load)")
-NOT_YET_THROUGH_RUN = {
-    **NOT_YET, **{f"sep-2640-client-verify-{what}": (
-        SKILL_TOOL, "never read skill://pdf-processing/skill.md")
-        for what in ("digest", "size", "frontmatter")}}
-"""As :data:`NOT_YET`, through ``tui-agent run``: the scenarios whose model must load a
-skill (tests/conformance/run_client.py scripts it) wait for the ``skill`` tool."""
+NOT_YET_THROUGH_RUN = NOT_YET
+"""As :data:`NOT_YET`, through ``tui-agent run`` (whose scripted model loads the skill
+with the ``skill`` tool: tests/conformance/run_client.py)."""
 
 
 def conformance() -> Path:

@@ -46,6 +46,7 @@ from tui_agent.core.messages import instructions_for, media_message, sentence, s
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, Compaction, SavedCall, SessionWriter, new_id
+from tui_agent.core.skills import servers as server_skills
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
 from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
@@ -97,6 +98,7 @@ class Agent:
     def tools(self, source: ToolSource) -> None:
         inner = source.inner if isinstance(source, WithBuiltins) else source
         self._tools = WithBuiltins(inner, self._skill_tool)
+        server_skills.attach(self.skills, inner)
 
     def recorded(self, index: int) -> int:
         """How many of the messages before ``index`` are in the session file."""

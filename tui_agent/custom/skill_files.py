@@ -28,7 +28,13 @@ class SkillFileError(Exception):
 
 def body(folder: Path) -> str:
     """``SKILL.md`` without its frontmatter."""
-    text = read(folder, SKILL_FILE)
+    return without_frontmatter(read(folder, SKILL_FILE))
+
+
+def without_frontmatter(text: str) -> str:
+    """A ``SKILL.md``'s text without its frontmatter (the model has its name and
+    description already)."""
+    text = text.removeprefix("\ufeff")
     lines = text.splitlines(keepends=True)
     if lines and lines[0].strip() == "---":
         end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)

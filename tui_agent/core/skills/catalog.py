@@ -52,11 +52,13 @@ class LoadedSkill:
 
 class SkillRefused(Exception):
     """A skill (or one of its files) that is not given to the model; ``reason`` says why,
-    naming the file."""
+    naming the file. ``whole``: the skill itself is refused from now on (a server's answer
+    did not match what it listed), not only this file."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, whole: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.whole = whole
 
 
 class SkillOrigin(Protocol):
@@ -81,6 +83,9 @@ class SkillState:
     reason: str = ""
     tokens: int = 0
     """Of its body once loaded (estimated: a quarter of its characters)."""
+    approved: Any = None
+    """The entry's ``handle`` when it was loaded: a skill that asks asks again once its
+    origin lists it otherwise (a server's changed digests)."""
 
 
 def tokens_of(text: str) -> int:

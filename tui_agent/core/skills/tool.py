@@ -67,7 +67,10 @@ class SkillTool:
         if isinstance(found, str):
             return Judgement("auto")  # the call answers with why; nothing is read
         name, _, entry = found
-        if entry.asks and self.catalog.state(name).state != "loaded":
+        state = self.catalog.state(name)
+        if state.state == "refused" and entry.asks and state.approved == entry.handle:
+            return Judgement("auto")  # the call answers with why; nothing is read
+        if entry.asks and (state.state != "loaded" or state.approved != entry.handle):
             return Judgement("ask", f"loads the skill '{clean(entry.name)}' from "
                                     f"{clean(entry.where)}")
         if entry.allowed_tools and name not in self.catalog.granted:
@@ -93,8 +96,8 @@ class SkillTool:
             loaded = await origin.load(entry)
         except SkillRefused as exc:
             reason = clean(exc.reason)
-            if not file:
-                state.state, state.reason = "refused", reason
+            if not file or exc.whole:
+                state.state, state.reason, state.approved = "refused", reason, entry.handle
             use = SkillUse(offered, entry.origin, entry.where, "refused", file, reason)
             return ToolOutcome(f"error: skill '{offered}' not read: {reason}",
                                is_error=True, value=use)
@@ -102,6 +105,7 @@ class SkillTool:
             self.catalog.granted[offered] = entry.allowed_tools
         text = answer(offered, loaded.body, loaded.files, loaded.more)
         state.state, state.reason, state.tokens = "loaded", "", tokens_of(text)
+        state.approved = entry.handle
         return ToolOutcome(text, value=SkillUse(offered, entry.origin, entry.where,
                                                 "loaded", tokens=state.tokens))
 
