@@ -18,6 +18,7 @@ frame is then read from tmux's control mode, as tmux receives it.
 
     python -m tests.bench.bench_frame [--rounds 7] [--size 120x40] [--tmux]
                                       [--paths welcome,model] [--checkout DIR]
+                                      [--agents-md KB]
 
 ``--checkout DIR`` times the ``tui-agent`` of another checkout (e.g. ``git worktree add
 /tmp/old OLD_COMMIT``) with this interpreter, as ``python -m tui_agent``.
@@ -305,8 +306,10 @@ the first frame asks the server nothing)."""
 
 
 def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
-            tmux: bool = False, paths: tuple[str, ...] = ("welcome",)) -> dict[str, list[float]]:
-    """Times ``bare`` and each of ``paths`` of ours, alternating their order each round."""
+            tmux: bool = False, paths: tuple[str, ...] = ("welcome",),
+            agents_md: int = 0) -> dict[str, list[float]]:
+    """Times ``bare`` and each of ``paths`` of ours, alternating their order each round
+    (``agents_md``: with an ``AGENTS.md`` of that many KB in the user's config folder)."""
     start = launch_tmux if tmux else launch
     times: dict[str, list[float]] = {"bare": [], **{kind: [] for kind in paths}}
     cpu: dict[str, list[float]] = {kind: [] for kind in times}
@@ -314,6 +317,8 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
         work = Path(home) / "work"
         work.mkdir()
         environ = clean_env(home, checkout)
+        if agents_md:
+            write_agents_md(Path(home) / "config" / "tui-agent" / "AGENTS.md", agents_md)
         ours = ours_command(checkout)
         commands = {"bare": ([sys.executable, "-c", BARE], "▊".encode()),
                     "welcome": (ours, "╭".encode()),
@@ -328,8 +333,9 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
                     cpu[kind].append(used)
         modules = modules_at_first_paint(environ, str(work), size)
     where = "a tmux pane (TERM=screen)" if tmux else "a pty"
+    memory = f", a {agents_md} KB AGENTS.md in the config folder" if agents_md else ""
     print(f"launch to first frame in {where} of {size[0]}x{size[1]}, {rounds} fresh "
-          f"processes each, alternating")
+          f"processes each, alternating{memory}")
     for kind, values in times.items():
         print(f"  {kind:<7} {spread(values, 1000)} ms")
     for kind in paths:
@@ -346,6 +352,14 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
     return times
 
 
+def write_agents_md(path: Path, kb: int) -> None:
+    """An ``AGENTS.md`` of ``kb`` KB of plain instructions (the user's own memory: read
+    whatever the project, no trust asked)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = "- Run the tests of the module you change before you commit it.\n"
+    path.write_text("# Notes\n" + line * (kb * 1024 // len(line)), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=7)
@@ -355,6 +369,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="run each program in a tmux pane (TERM=screen)")
     parser.add_argument("--paths", default="welcome,model",
                         help="ours to time: welcome (no key), model (--model and --api-base)")
+    parser.add_argument("--agents-md", type=int, default=0, metavar="KB",
+                        help="with an AGENTS.md of KB kilobytes in the user's config folder")
     args = parser.parse_args(argv)
     columns, rows = (int(n) for n in args.size.lower().split("x"))
     paths = tuple(p for p in args.paths.split(",") if p)
@@ -363,7 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--paths: unknown {', '.join(sorted(unknown))} (welcome, model)")
     if args.tmux and shutil.which("tmux") is None:
         parser.error("--tmux: no tmux on PATH")
-    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths)
+    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths, args.agents_md)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,8 @@ HELD_WHY = {
     "sampling_model": "the model servers' sampling requests go to",
     "choices": "models the /model picker offers",
     "system_prompt": "instructions sent with every request",
+    "append_system_prompt": "instructions sent with every request",
+    "files": "which files of yours are read as instructions sent with every request",
     "vision": "whether tools' images are sent to the model",
     "audio": "whether tools' sounds are sent to the model",
     "roots": "directories every MCP server is offered",
