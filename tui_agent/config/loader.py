@@ -56,6 +56,15 @@ class HeldProject:
     keys: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
     """Held settings by dotted name: ``model.name``, ``agent.roots``,
     ``models."NAME".api_base``..."""
+    content: list[tuple[str, Path]] = field(default_factory=list)
+    """Project files read as prompts once the project is trusted (``memory``, and any other
+    kind :func:`hold_content` is given), with their kind; not read until then."""
+    content_root: Path | None = None
+    """The folder that trust is recorded for (``content``'s project root)."""
+
+    def asks_config(self) -> bool:
+        """Whether the config files ask for anything (not only project content)."""
+        return bool(self.servers or self.keys)
 
 
 @dataclass
