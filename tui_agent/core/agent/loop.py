@@ -39,7 +39,7 @@ from tui_agent.core.llm import ChatModel, Reply, billed
 from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.llm.reply import cut_short
 from tui_agent.core.messages import instructions_for
-from tui_agent.core.prompt import SystemPrompt
+from tui_agent.core.prompt import PromptPart, SystemPrompt
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Compaction, SavedCall, SessionWriter, new_id
@@ -102,6 +102,17 @@ class Agent(ToolCalls):
             self.tools, offered, code_mode=self.code_mode is not None))
         return Request(system and mask(system, self.secrets()),
                        [s.to_openai() for s in offered.values()])
+
+    def prompt_parts(self) -> list[PromptPart]:
+        """The system prompt's parts as the next request sends them (``/context``)."""
+        return self.prompt.parts(instructions_for(
+            self.tools, self._offered(), code_mode=self.code_mode is not None))
+
+    async def prompt_sizes(self) -> list[tuple[str, int]]:
+        """Each part of the system prompt with its tokens (the model's tokenizer)."""
+        counter = await self.context.counter(self.llm)
+        parts = self.prompt_parts()
+        return await asyncio.to_thread(lambda: [(p.name, counter.text(p.text)) for p in parts])
 
     def secrets(self) -> frozenset[str]:
         """What the model never reads: the secrets its session file masks (the model reads
