@@ -28,8 +28,8 @@ import codecs
 import os
 import re
 import stat
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tui_agent.config.memory_settings import DEFAULT_FILES
@@ -304,15 +304,21 @@ def resolve(target: str, base: Path, home: Path) -> Path | None:
 
 
 class MemoryReader:
-    """:func:`read_memory`, again only when a file read or looked for changed."""
+    """:func:`read_memory`, again only when a file read or looked for changed, or the
+    project's trust did (``trusted``: asked at each read, for a project trusted while the
+    app runs; default: ``where.trusted``)."""
 
-    def __init__(self, where: Where) -> None:
+    def __init__(self, where: Where, trusted: Callable[[], bool] | None = None) -> None:
         self.where = where
+        self._trusted = trusted
         self._stamp: tuple[tuple[str, int, int], ...] | None = None
         self._memory = Memory()
 
     def read(self) -> Memory:
         """The memory as the files are now (the last read when nothing changed)."""
+        if self._trusted is not None and self._trusted() != self.where.trusted:
+            self.where = replace(self.where, trusted=not self.where.trusted)
+            self._stamp = None
         stamp = self._stamps()
         if stamp != self._stamp:
             self._memory = read_memory(self.where)

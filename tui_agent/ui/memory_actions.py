@@ -16,7 +16,7 @@ from tui_agent.tools.wording import counted
 
 if TYPE_CHECKING:
     from tui_agent.core.agent import Agent
-    from tui_agent.ui.app import ChatApp
+    from tui_agent.ui.chat import ChatApp
     from tui_agent.ui.commands import Command
 
 

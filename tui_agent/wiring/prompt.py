@@ -43,6 +43,8 @@ def system_prompt(settings: Settings, cwd: Path | None = None) -> SystemPrompt:
     """The parts of a conversation's system prompt (memory is read at its first turn)."""
     model = settings.config.model
     where = memory_where(settings, cwd)
+    root = where.root
     return SystemPrompt(replacement=model.system_prompt, append=model.append_system_prompt,
                         environment=Environment.here(where.cwd),
-                        memory=MemoryReader(where))
+                        memory=MemoryReader(where, trusted=lambda: root is not None
+                                            and content_trusted(root)))
