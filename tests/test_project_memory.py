@@ -104,6 +104,20 @@ def test_an_untrusted_projects_memory_is_not_read_and_the_warning_lists_it(
     assert "ROOT-NOTE" not in system and "PKG-NOTE" not in system
 
 
+def test_no_project_reads_no_project_memory_even_in_a_trusted_project(
+        project: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_llm.push(Reply(text="ok"), Reply(text="ok"))
+    assert main(run_args(fake_llm, "--trust-project", "hi")) == 0  # trusted, remembered
+    assert "ROOT-NOTE" in system_of(fake_llm, 0)
+    capsys.readouterr()
+    assert main(run_args(fake_llm, "--no-project", "hi")) == 0
+    assert "memory AGENTS.md" not in capsys.readouterr().err, "nothing to trust is asked"
+    system = system_of(fake_llm, 1)
+    assert "USER-NOTE" in system, "the user's own memory is not the project's"
+    assert "ROOT-NOTE" not in system and "PKG-NOTE" not in system
+    assert f"- Working directory: {project / 'pkg'}" in system
+
+
 async def test_edits_apply_at_the_next_turn_and_unchanged_bytes_stay_the_same(
         project: Path, fake_llm: FakeLLM) -> None:
     settings = load()

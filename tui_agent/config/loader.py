@@ -82,6 +82,9 @@ class Settings:
     project: Project | None = None
     held: HeldProject | None = None
     """The project's servers and settings awaiting the user's agreement, if any."""
+    project_content: bool = True
+    """False with ``--no-project``: nothing of the project is read, its config nor its
+    content (memory files), trusted or not."""
     configured: ModelSettings | None = None
     """``[model]`` as the files set it, once :meth:`override` chose the model in use
     (``config.model``); None: ``config.model`` is it."""
@@ -230,7 +233,7 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     content (remembered in the state dir); ``trust`` records that agreement now. Until
     then they are in ``Settings.held``."""
     files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
-    settings = Settings(config=Config(), project=found)
+    settings = Settings(config=Config(), project=found, project_content=project)
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
     settings.layers = [r.layer for r in reads]
     settings.files = [r.layer.file for r in reads]

@@ -18,11 +18,12 @@ from tui_agent.custom.memory import MemoryReader, Where, project_files, project_
 
 def memory_where(settings: Settings, cwd: Path | None = None,
                  env: Mapping[str, str] = os.environ) -> Where:
-    """Where a run in ``cwd`` reads memory, and whether its project files are trusted."""
+    """Where a run in ``cwd`` reads memory, and whether its project files are trusted
+    (``--no-project``: no project root, the user's own memory alone)."""
     cwd = (cwd or Path.cwd()).resolve()
     home = Path(env.get("HOME") or Path.home())
     config_root = settings.project.root if settings.project is not None else None
-    root = project_root(cwd, home, config_root)
+    root = project_root(cwd, home, config_root) if settings.project_content else None
     memory = settings.config.memory
     return Where(paths.default_config_file(env).parent, root, cwd, home.resolve(),
                  tuple(memory.files), trusted=root is not None and content_trusted(root, env),
