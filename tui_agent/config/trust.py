@@ -50,3 +50,9 @@ def record_trust(held: HeldProject, env: Mapping[str, str] = os.environ) -> None
         trust_store(env).record(held.project.root, held.digest)
     if held.content and held.content_root is not None:
         content_trust_store(env).record(held.content_root, CONTENT_TRUSTED)
+
+
+def trust_content(root: Path, env: Mapping[str, str] = os.environ) -> None:
+    """Trust the project content of ``root`` (``/init`` wrote its only memory file, every
+    word approved by the user). Raises ``OSError``."""
+    content_trust_store(env).record(root, CONTENT_TRUSTED)

@@ -214,6 +214,12 @@ async def _memory(app: ChatApp, command: Command) -> None:
     await memory(app, command)
 
 
+async def _init(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui.memory_actions import init
+
+    await init(app, command)
+
+
 async def _image(app: ChatApp, command: Command) -> None:
     from tui_agent.ui import composer
 
@@ -312,4 +318,5 @@ HANDLERS: dict[str, Handler] = {
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "memory": _memory,
+    "init": _init,
 }

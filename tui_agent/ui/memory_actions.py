@@ -98,3 +98,84 @@ async def edit(app: ChatApp, path: Path) -> None:
                                   f"{done.returncode}", "warning")
         return
     await app.transcript.note(f"{clean(str(path))} saved: the next turn reads it")
+
+
+async def init(app: ChatApp, command: Command) -> None:
+    """``/init``: a turn with a fixed instruction, in which the model looks at the project
+    and drafts its memory file; the draft is written only once the approval question,
+    showing its diff, is approved. Denied: nothing is written, and the transcript says so."""
+    from tui_agent.core.prompt import init as drafting
+
+    await app.loaded.wait()
+    if app.turns.running():
+        app.notify("a reply is still coming: esc stops it, then /init", severity="warning")
+        return
+    reader = app.backend.agent.prompt.memory_reader if app.backend.has_model() else None
+    where = reader.where if reader is not None else None
+    path = drafting.target(where) if where is not None else None
+    if where is None or path is None:
+        await app.transcript.note("/init: no project here to write AGENTS.md in (the working "
+                                  "directory is your home folder or above it, or "
+                                  "--no-project)" if where is not None else
+                                  "/init: no model yet: /model chooses one", "warning")
+        return
+    root = where.root
+    assert root is not None  # a target is in the project root
+
+    async def offer() -> None:
+        replies = [m["content"] for m in app.backend.agent.messages
+                   if m.get("role") == "assistant" and isinstance(m.get("content"), str)]
+        draft = drafting.draft_of(replies[-1]) if replies else None
+        if draft is None:
+            await app.transcript.note(
+                f"/init: the reply holds no {path.name} (its content between a line "
+                f"{drafting.OPEN} and a line {drafting.CLOSE}): nothing written", "warning")
+            return
+        await ask(app, path, root, draft)
+
+    await app.turns.send(drafting.instruction(path), after=offer)
+
+
+async def ask(app: ChatApp, path: Path, root: Path, draft: str) -> None:
+    """The approval question with the draft's diff; the file written only if approved."""
+    from tui_agent.core.approval import Decision
+    from tui_agent.core.prompt import init as drafting
+    from tui_agent.ui.screens.approval import ApprovalScreen
+
+    call = drafting.question(path, root, draft)
+
+    async def answered(decision: Decision | None) -> None:
+        shown = clean(str(path))
+        if decision is None or not decision.approved:
+            await app.transcript.note(f"/init: denied: {shown} not written", "warning")
+            return
+        try:
+            await asyncio.to_thread(drafting.write, path, draft)
+        except OSError as exc:
+            await app.transcript.note(f"/init: cannot write {shown}: "
+                                      f"{clean(exc.strerror or str(exc))}", "error")
+            return
+        note = await asyncio.to_thread(_trusted_after, app, path, root)
+        await app.transcript.note(f"/init: wrote {shown} ({counted(draft.count(chr(10)), 'line')})"
+                                  f": the next turn reads it as memory{note}")
+
+    await app.push_screen(ApprovalScreen(call, heading=f"Write {path.name}?"), answered)
+
+
+def _trusted_after(app: ChatApp, path: Path, root: Path) -> str:
+    """After ``/init`` wrote ``path``: in a project whose content is not trusted, the file
+    is trusted when it is the only project memory file read here (the user approved all
+    of it); otherwise it waits for the project's trust, and the words say so."""
+    from tui_agent.config.trust import content_trusted, trust_content
+    from tui_agent.custom.memory import project_files
+
+    reader = app.backend.agent.prompt.memory_reader
+    if reader is None or content_trusted(root):
+        return ""
+    if project_files(reader.where) == [path]:
+        try:
+            trust_content(root)
+            return ""
+        except OSError:
+            pass
+    return " once you trust this project (its other memory files are not trusted yet)"
