@@ -18,10 +18,11 @@ frame is then read from tmux's control mode, as tmux receives it.
 
     python -m tests.bench.bench_frame [--rounds 7] [--size 120x40] [--tmux]
                                       [--paths welcome,model] [--checkout DIR]
-                                      [--skills N]
+                                      [--skills N] [--agents-md KB]
 
-``--skills N`` installs N Agent Skills in the user's skills folder first (issue 47: the
-first frame must not wait for them).
+``--skills N`` installs N Agent Skills in the user's skills folder first, ``--agents-md KB``
+writes an ``AGENTS.md`` of that size in the user's config folder (issue 47: the first
+frame must wait for neither).
 
 ``--checkout DIR`` times the ``tui-agent`` of another checkout (e.g. ``git worktree add
 /tmp/old OLD_COMMIT``) with this interpreter, as ``python -m tui_agent``.
@@ -313,10 +314,11 @@ the first frame asks the server nothing)."""
 
 
 def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
-            tmux: bool = False, paths: tuple[str, ...] = ("welcome",), skills: int = 0
-            ) -> dict[str, list[float]]:
+            tmux: bool = False, paths: tuple[str, ...] = ("welcome",), skills: int = 0,
+            agents_md: int = 0) -> dict[str, list[float]]:
     """Times ``bare`` and each of ``paths`` of ours, alternating their order each round
-    (with ``skills`` Agent Skills installed in the user's skills folder)."""
+    (with ``skills`` Agent Skills installed in the user's skills folder; ``agents_md``:
+    with an ``AGENTS.md`` of that many KB in the user's config folder)."""
     start = launch_tmux if tmux else launch
     times: dict[str, list[float]] = {"bare": [], **{kind: [] for kind in paths}}
     cpu: dict[str, list[float]] = {kind: [] for kind in times}
@@ -328,6 +330,8 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
             from tests.bench.bench_skills import install
 
             install(Path(home) / "config" / "tui-agent" / "skills", skills)
+        if agents_md:
+            write_agents_md(Path(home) / "config" / "tui-agent" / "AGENTS.md", agents_md)
         ours = ours_command(checkout)
         commands = {"bare": ([sys.executable, "-c", BARE], "▊".encode()),
                     "welcome": (ours, "╭".encode()),
@@ -342,8 +346,10 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
                     cpu[kind].append(used)
         modules = modules_at_first_paint(environ, str(work), size)
     where = "a tmux pane (TERM=screen)" if tmux else "a pty"
+    memory = f", a {agents_md} KB AGENTS.md in the config folder" if agents_md else ""
     print(f"launch to first frame in {where} of {size[0]}x{size[1]}, {rounds} fresh "
-          f"processes each, alternating{f', {skills} skills installed' if skills else ''}")
+          f"processes each, alternating{f', {skills} skills installed' if skills else ''}"
+          f"{memory}")
     for kind, values in times.items():
         print(f"  {kind:<7} {spread(values, 1000)} ms")
     for kind in paths:
@@ -360,6 +366,14 @@ def measure(rounds: int, size: tuple[int, int], checkout: Path | None = None,
     return times
 
 
+def write_agents_md(path: Path, kb: int) -> None:
+    """An ``AGENTS.md`` of ``kb`` KB of plain instructions (the user's own memory: read
+    whatever the project, no trust asked)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = "- Run the tests of the module you change before you commit it.\n"
+    path.write_text("# Notes\n" + line * (kb * 1024 // len(line)), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=7)
@@ -371,6 +385,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="ours to time: welcome (no key), model (--model and --api-base)")
     parser.add_argument("--skills", type=int, default=0, metavar="N",
                         help="install N Agent Skills in the user's skills folder first")
+    parser.add_argument("--agents-md", type=int, default=0, metavar="KB",
+                        help="with an AGENTS.md of KB kilobytes in the user's config folder")
     args = parser.parse_args(argv)
     columns, rows = (int(n) for n in args.size.lower().split("x"))
     paths = tuple(p for p in args.paths.split(",") if p)
@@ -379,7 +395,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--paths: unknown {', '.join(sorted(unknown))} (welcome, model)")
     if args.tmux and shutil.which("tmux") is None:
         parser.error("--tmux: no tmux on PATH")
-    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths, args.skills)
+    measure(args.rounds, (columns, rows), args.checkout, args.tmux, paths, args.skills,
+            args.agents_md)
 
 
 if __name__ == "__main__":

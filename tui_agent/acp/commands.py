@@ -60,7 +60,7 @@ async def run(session: AcpSession, text: str, send: Send) -> str | None:
     if name == "compact":
         await _compact(session, send)
     elif name == "context":
-        await send(_said(session, _context(session)))
+        await send(_said(session, await _context(session)))
     elif name == "code":
         await send(_said(session, code_switch(session, rest)))
     elif name == "model":
@@ -108,13 +108,18 @@ async def _compact(session: AcpSession, send: Send) -> None:
                     await send(update_agent_message_text(clean(shown.message)))
 
 
-def _context(session: AcpSession) -> str:
+async def _context(session: AcpSession) -> str:
+    await session.agent.prompt.refresh()
+    parts = ", ".join(f"{name} {tokens:,}" for name, tokens in
+                      await session.agent.prompt_sizes())
+    prompt = f"System prompt parts: {parts or 'none'}."
     size = session.last_context
     if size is None:
-        return "No request has been measured yet in this session."
+        return f"No request has been measured yet in this session. {prompt}"
     window = f" of {size.window:,}" if size.window else ""
     return (f"{size.tokens:,}{window} tokens: system {size.system:,}, tools {size.tools:,}, "
-            f"summary {size.summary:,}, messages {size.messages:,}, results {size.results:,}")
+            f"summary {size.summary:,}, messages {size.messages:,}, results {size.results:,}. "
+            f"{prompt}")
 
 
 def code_switch(session: AcpSession, word: str) -> str:

@@ -179,9 +179,8 @@ def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed:
     try:
         gate: Gate = gate_for(writer.id)
         agent = build.agent(settings, llm, gate, build.policy_from(settings, tool_filter),
-                            session=writer, history=history)
+                            session=writer, history=history, cwd=cwd)
         build.local_skills(settings, agent.skills)
-        agent.scopes = build.file_scopes(settings, cwd)
         if history is not None:
             agent.usage = history.usage
         # Elicitation and sampling are declined (no handler offered) until ACP can ask.

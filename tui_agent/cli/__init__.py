@@ -122,6 +122,10 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
     except ConfigError as exc:  # may quote a name from a file: cleaned as every output
         err.write(f"tui-agent: {clean(str(exc))}\n")
         return None
+    if not getattr(args, "no_project", False):
+        from tui_agent.wiring.prompt import hold_memory
+
+        hold_memory(settings, trust=bool(getattr(args, "trust_project", False)))
     for warning in settings.warnings:
         err.write(f"tui-agent: warning: {shown(warning, settings.secrets)}\n")
     if settings.held is not None and args.command != "config":

@@ -80,7 +80,8 @@ def common(parser: argparse.ArgumentParser, *, inner: bool = False,
                              ".mcp.json, mcp.json) hold until trusted: servers, model, "
                              "roots...; remembered until they change", **keep)
     parser.add_argument("--no-project", action="store_true",
-                        help="ignore project config files; only the user config and flags",
+                        help="ignore the project's files (config, servers, AGENTS.md memory); "
+                             "only the user's config and memory, and flags",
                         **keep)
     if filters:
         filters_of(parser, keep)

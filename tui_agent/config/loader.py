@@ -60,6 +60,15 @@ class HeldProject:
     skills: tuple[str, ...] = ()
     """The project's Agent Skills (``SKILL.md`` paths from its root): not offered until
     trusted."""
+    content: list[tuple[str, Path]] = field(default_factory=list)
+    """Project files read as prompts once the project is trusted (``memory``, and any other
+    kind :func:`hold_content` is given), with their kind; not read until then."""
+    content_root: Path | None = None
+    """The folder that trust is recorded for (``content``'s project root)."""
+
+    def asks_config(self) -> bool:
+        """Whether the config files ask for anything (not only project content)."""
+        return bool(self.servers or self.keys)
 
 
 @dataclass
@@ -77,6 +86,9 @@ class Settings:
     project: Project | None = None
     held: HeldProject | None = None
     """The project's servers and settings awaiting the user's agreement, if any."""
+    project_content: bool = True
+    """False with ``--no-project``: nothing of the project is read, its config nor its
+    content (memory files), trusted or not."""
     configured: ModelSettings | None = None
     """``[model]`` as the files set it, once :meth:`override` chose the model in use
     (``config.model``); None: ``config.model`` is it."""
@@ -226,7 +238,7 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     content (remembered in the state dir); ``trust`` records that agreement now. Until
     then they are in ``Settings.held``."""
     files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
-    settings = Settings(config=Config(), project=found)
+    settings = Settings(config=Config(), project=found, project_content=project)
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
     settings.layers = [r.layer for r in reads]
     settings.files = [r.layer.file for r in reads]

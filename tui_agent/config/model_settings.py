@@ -40,6 +40,10 @@ class ModelSettings(_Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
     system_prompt: str | None = None
+    """Replaces tui-agent's own part of the system prompt (who it is, how it uses tools);
+    the environment, project memory and the servers' instructions still follow."""
+    append_system_prompt: str | None = None
+    """Added after tui-agent's own part (or after ``system_prompt``, when set)."""
     choices: list[str] = Field(default_factory=list)
     """Models the TUI's ``/model`` picker offers (any other litellm string can be typed)."""
     sampling_model: str | None = None

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from tui_agent.config.memory_settings import MemorySettings as MemorySettings
 from tui_agent.config.model_settings import NOT_PER_MODEL as NOT_PER_MODEL
 from tui_agent.config.model_settings import OWNED_PARAMS as OWNED_PARAMS
 from tui_agent.config.model_settings import ModelEntry as ModelEntry
@@ -315,6 +316,7 @@ class Config(_Strict):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
     models: dict[str, ModelEntry] = Field(default_factory=dict)
     """``[models."NAME"]`` tables, by model name."""
@@ -325,4 +327,5 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
     "agent": AgentSettings,
     "code_mode": CodeModeSettings,
     "ui": UiSettings,
+    "memory": MemorySettings,
 }

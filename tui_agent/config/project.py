@@ -176,6 +176,16 @@ def trust_store(env: Mapping[str, str] = os.environ) -> TrustStore:
     return TrustStore(paths.state_dir(env) / "trusted-projects.json")
 
 
+CONTENT_TRUSTED = "trusted"
+"""What :func:`content_trust_store` records for a folder whose content the user trusts."""
+
+
+def content_trust_store(env: Mapping[str, str] = os.environ) -> TrustStore:
+    """The user's record of projects whose files may be read as prompts (AGENTS.md...):
+    trust for the folder, so editing the files does not ask again."""
+    return TrustStore(paths.state_dir(env) / "trusted-content.json")
+
+
 class TrustStore:
     """``trusted-projects.json`` in the state dir: project path -> the digest agreed to.
 

@@ -89,7 +89,15 @@ def held_lines(held: HeldProject) -> list[str]:
         lines.append(f"{dotted} = {clean(_held_value(key, value))} "
                      f"({held.project.relative(origin.file)}"
                      f"{f':{line}' if line else ''}): {HELD_WHY.get(key, NEEDS_TRUST)}")
+    root = held.content_root or held.project.root
+    for kind, path in held.content:
+        shown = path.relative_to(root) if path.is_relative_to(root) else path
+        lines.append(f"{kind} {shown}: {CONTENT_WHY.get(kind, 'read as instructions')}")
     return lines
+
+
+CONTENT_WHY = {"memory": "instructions sent to the model with every request"}
+"""Why a kind of project content needs the user's trust."""
 
 
 HELD_WHY = {
@@ -101,6 +109,8 @@ HELD_WHY = {
     "sampling_model": "the model servers' sampling requests go to",
     "choices": "models the /model picker offers",
     "system_prompt": "instructions sent with every request",
+    "append_system_prompt": "instructions sent with every request",
+    "files": "which files of yours are read as instructions sent with every request",
     "vision": "whether tools' images are sent to the model",
     "audio": "whether tools' sounds are sent to the model",
     "roots": "directories every MCP server is offered",

@@ -235,5 +235,13 @@ def _change(path: str, local: Path | None, old: str, new: str, exists: bool,
     return FileChange(path, local, diff, not exists, added, removed, tuple(warnings), old, new)
 
 
+def file_change(shown: str, local: Path, new: str) -> FileChange:
+    """What writing ``new`` whole to ``local`` (named ``shown`` in the diff's headers)
+    would change: a new file as additions, an existing one as the diff against it."""
+    warnings: list[str] = []
+    old, exists = _current(local, shown, warnings)
+    return _change(shown, local, old, new, exists, warnings)
+
+
 Scopes = Callable[[str], FileScope | None]
 """A server's :class:`FileScope` by name (None: an unknown server; no diff is shown)."""

@@ -34,12 +34,8 @@ def sentence(text: str) -> str:
     return text if not text or text[-1] in ".!?…" else f"{text}."
 
 
-def system_text(prompt: str | None, instructions: dict[str, str], *,
-                skills: str | None = None) -> str | None:
-    """The system prompt, the skills index (until the system prompt's assembler takes it:
-    its ``skills_index`` slot), then each server's instructions under its name."""
-    if skills:
-        prompt = f"{prompt}\n\n{skills}" if prompt else skills
+def system_text(prompt: str | None, instructions: dict[str, str]) -> str | None:
+    """The system prompt, then each server's instructions under its name."""
     if not instructions:
         return prompt
     block = "\n\n".join(f"## {name}\n{text}" for name, text in sorted(instructions.items()))

@@ -1,1 +1,1 @@
-"""What users write to shape the agent (skills, memory, commands), found and parsed."""
+"""What users write to shape the agent (memory, skills, commands), found and parsed."""

@@ -28,4 +28,5 @@ def demo_settings(notes_dir: Path, base: Settings | None = None) -> Settings:
         "model": ModelSettings(name=DEMO_MODEL),
         "servers": {DEMO_SERVER: server},
     })
-    return Settings(config=config, files=base.files if base else [])
+    return Settings(config=config, files=base.files if base else [],
+                    project_content=base.project_content if base else True)

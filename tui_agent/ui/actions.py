@@ -202,9 +202,22 @@ async def _context(app: ChatApp, command: Command) -> None:
     agent = app.backend.agent
     size = await agent.compactor.now()
     app.status.context = size
+    await agent.prompt.refresh()  # the memory as the next turn reads it
     await app.transcript.note(context_report(size, len(agent.request().tools),
                                              len(agent.messages) - agent.context.start,
-                                             agent.context.start))
+                                             agent.context.start, await agent.prompt_sizes()))
+
+
+async def _memory(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui.memory_actions import memory
+
+    await memory(app, command)
+
+
+async def _init(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui.memory_actions import init
+
+    await init(app, command)
 
 
 async def _image(app: ChatApp, command: Command) -> None:
@@ -312,4 +325,5 @@ HANDLERS: dict[str, Handler] = {
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "skills": _skills,
+    "memory": _memory, "init": _init,
 }

@@ -41,6 +41,10 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("context", "/context", "what the next request takes of the context window"),
     CommandInfo("skills", "/skills", "the Agent Skills on offer: origin, state, tokens; "
                 "the broken ones and why"),
+    CommandInfo("memory", "/memory [N|user|project]", "the AGENTS.md files read; open one "
+                "in $EDITOR"),
+    CommandInfo("init", "/init", "the model drafts the project's AGENTS.md; written once "
+                "you approve its diff"),
     CommandInfo("clear", "/clear", "clear the screen (the conversation goes on)", "ctrl+l"),
     CommandInfo("code", "/code", "switch code mode on or off for the next turn"),
     CommandInfo("theme", "/theme [NAME]", "choose a theme"),

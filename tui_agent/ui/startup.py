@@ -68,6 +68,10 @@ class Startup:
 
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
                         project=not self.no_project, trust=self.trust_project)
+        if not self.no_project:
+            from tui_agent.wiring.prompt import hold_memory
+
+            hold_memory(settings, self.cwd, trust=self.trust_project)
         settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode,
                           reasoning_effort=self.reasoning_effort)
         chosen = self.tool_filter or ToolFilter()

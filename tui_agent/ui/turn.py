@@ -12,6 +12,7 @@ prompt, ``/attach`` and ``/image`` add to it. The backend's callbacks are in
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -61,8 +62,10 @@ class Turns:
             prompt.move_cursor(prompt.document.end)
         return True
 
-    async def send(self, text: str, files: Prepared | None = None) -> None:
-        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
+    async def send(self, text: str, files: Prepared | None = None, *,
+                   after: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Send ``text`` (or ``files``: words, files and images) and the resources, as a
+        turn; ``after`` runs once it ended well (not stopped, not failed): ``/init``."""
         app = self.app
         await app.loaded.wait()
         if await self.refused():
@@ -72,8 +75,8 @@ class Turns:
         files = files or Prepared(text)
         await app.transcript.user(files.text + "".join(f"\n📎 {a}" for a in app.attachments),
                                   [a.chip() for a in files.attachments])
-        app.run_worker(self._run(files, list(app.attachments)), name="run_turn", group=GROUP,
-                       exclusive=True, exit_on_error=False)
+        app.run_worker(self._run(files, list(app.attachments), after), name="run_turn",
+                       group=GROUP, exclusive=True, exit_on_error=False)
         app.attachments.clear()
         if files.images:
             app.images.clear()
@@ -94,7 +97,8 @@ class Turns:
         reply, so the secrets are masked in them as in every event."""
         return mask(f"{type(exc).__name__}: {exc}", self.app.backend.settings.secrets)
 
-    async def _run(self, files: Prepared, attachments: list[str]) -> None:
+    async def _run(self, files: Prepared, attachments: list[str],
+                   after: Callable[[], Awaitable[None]] | None = None) -> None:
         from tui_agent.core.attachments import content
         from tui_agent.core.events import ContextSize, EventMasker, TurnDone
 
@@ -114,6 +118,9 @@ class Turns:
                     if isinstance(event, TurnDone | ContextSize):  # and the meter
                         status.usage, status.context = agent.usage, agent.context.last
                         app.show_price()
+            if after is not None:
+                status.activity = ""
+                await after()
         except asyncio.CancelledError:
             await transcript.cancelled()
             status.usage = backend.agent.usage

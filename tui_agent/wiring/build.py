@@ -122,16 +122,21 @@ def code_mode(settings: Settings, *, on: bool = False) -> CodeMode:
 
 def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
           tools: ToolSource | None = None, session: SessionWriter | None = None,
-          history: Conversation | None = None, skills: Catalog | None = None) -> Agent:
-    """An agent on ``settings``'s ``[agent]``, system prompt and code mode; ``history``:
-    the saved conversation it continues, from its last compaction; ``skills``: the
-    catalog it offers (default: an empty one, filled by :func:`local_skills`)."""
+          history: Conversation | None = None, skills: Catalog | None = None,
+          cwd: Path | None = None) -> Agent:
+    """An agent on ``settings``'s ``[agent]``, system prompt (with project memory of
+    ``cwd``, default the working directory) and code mode; ``history``: the saved
+    conversation it continues, from its last compaction; ``skills``: the catalog it
+    offers (default: an empty one, filled by :func:`local_skills`)."""
+    from tui_agent.wiring.prompt import system_prompt
+
+    cwd = cwd or Path.cwd()
     return Agent(llm, tools if tools is not None else NoTools(), gate,
                  settings=settings.config.agent, policy=policy, session=session,
-                 system_prompt=settings.config.model.system_prompt,
+                 prompt=system_prompt(settings, cwd),
                  history=history.messages if history else (),
                  compaction=history.compaction if history else None,
-                 code_mode=code_mode(settings), scopes=file_scopes(settings, Path.cwd()),
+                 code_mode=code_mode(settings), scopes=file_scopes(settings, cwd),
                  skills=skills)
 
 

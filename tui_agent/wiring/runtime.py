@@ -134,11 +134,17 @@ class Runtime:
 
     def _use_model(self) -> None:
         self.agent.llm = self.models.make()
-        self.agent.system_prompt = self.models.settings_for(None).system_prompt
+        self._use_prompt()
         if isinstance(self.agent.llm, LLM):
             from tui_agent.core.llm import preload
 
             preload()
+
+    def _use_prompt(self) -> None:
+        """The system prompt's own parts as the model in use is configured."""
+        model = self.models.settings_for(None)
+        self.agent.system_prompt = model.system_prompt
+        self.agent.prompt.append = model.append_system_prompt
 
     def _remake_model(self, new: Settings) -> None:
         """The model (and its system prompt) after a reload; one picked with ``/model``
@@ -147,7 +153,7 @@ class Runtime:
         from tui_agent.config import ConfigError
 
         try:
-            self.agent.system_prompt = self.models.settings_for(None).system_prompt
+            self._use_prompt()
             self.agent.llm = self.models.make()
         except ConfigError as exc:
             new.warnings.append(f"{self.models.name()} keeps the settings it had: {exc}")

@@ -65,15 +65,19 @@ class ApprovalScreen(Question[Decision]):
         Binding("escape", "deny", "Deny", show=False),
     ]
 
-    def __init__(self, call: PendingCall, *, remember_in: str | None = None) -> None:
+    def __init__(self, call: PendingCall, *, remember_in: str | None = None,
+                 heading: str | None = None) -> None:
         super().__init__()
         self.call = call
         self.remember_in = remember_in
+        self.heading = heading
+        """In place of "Allow TOOL from SERVER?" (``/init``: "Write AGENTS.md?")."""
 
     def compose(self) -> ComposeResult:
         call = self.call
         with Vertical(id="dialog"):
-            yield Static(Content.assemble("Allow ", (clean(call.tool), "bold"), " from ",
+            yield Static(Content.assemble((clean(self.heading), "bold")) if self.heading else
+                         Content.assemble("Allow ", (clean(call.tool), "bold"), " from ",
                                           (clean(call.server), "bold"), "?"), classes="title")
             changed = CHANGED in call.why
             why = ("⚠ " if changed else "") + f"Asking because: {clean(call.why)}"

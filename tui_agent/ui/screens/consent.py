@@ -29,6 +29,13 @@ if TYPE_CHECKING:
     from tui_agent.wiring.runtime import Options
 
 
+WHY_CONFIG = ("Its config files want to start these servers on this machine, or to change "
+              "where your model requests go, what they carry or what your servers may "
+              "reach. None of it applies until you agree.")
+WHY_CONTENT = ("Its files would give the model instructions (they are sent with every "
+               "request). None of it is read until you agree.")
+
+
 class ProjectConsent(Question[bool]):
     BINDINGS = [
         Binding("y", "trust", "Trust this project"),
@@ -45,10 +52,8 @@ class ProjectConsent(Question[bool]):
             yield Static(Content.assemble("Trust the project in ",
                                           (clean(str(self.held.project.root)), "bold"), "?"),
                          classes="title")
-            yield Static(plain("Its config files want to start these servers on this "
-                               "machine, or to change where your model requests go, "
-                               "what they carry or what your servers may reach. None "
-                               "of it applies until you agree."), classes="why")
+            yield Static(plain(WHY_CONFIG if self.held.asks_config() else WHY_CONTENT),
+                         classes="why")
             with VerticalScroll(id="body"):
                 yield Static(plain("\n".join(clean(line) for line in held_lines(self.held))))
             yield Static(key_hints([("y", "trust it as it is now"),
@@ -66,7 +71,7 @@ async def settle_project(app: App[Any], start: Startup, options: Options) -> Opt
     """A project whose servers (or held settings) the user has not agreed to yet: show
     exactly what they would run and ask. Agreeing records this content as trusted and
     loads again (asking again if the files changed meanwhile)."""
-    from tui_agent.config.project import trust_store
+    from tui_agent.config.trust import record_trust
 
     while (held := options.settings.held) is not None and app.return_code is None:
         if not await app.push_screen_wait(ProjectConsent(held)):
@@ -76,7 +81,7 @@ async def settle_project(app: App[Any], start: Startup, options: Options) -> Opt
                 "will be asked again at the next start)")
             break
         try:
-            await asyncio.to_thread(trust_store().record, held.project.root, held.digest)
+            await asyncio.to_thread(record_trust, held)
         except OSError as exc:
             options.settings.warnings.append(
                 f"cannot record that you trust {held.project.root} ({exc}); its servers "

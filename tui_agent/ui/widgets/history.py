@@ -78,8 +78,10 @@ def tokens_text(tokens: int) -> str:
     return f"{tokens / 1_000_000:.1f}M"
 
 
-def context_report(size: ContextSize, tools: int, messages: int, summarized: int) -> str:
-    """``/context``: the next request, part by part."""
+def context_report(size: ContextSize, tools: int, messages: int, summarized: int,
+                   prompt: Sequence[tuple[str, int]] = ()) -> str:
+    """``/context``: the next request, part by part (``prompt``: the system prompt's
+    parts with their tokens, shown under it)."""
     def share(n: int) -> str:
         return f" ({n / size.window:.0%})" if size.window else ""
 
@@ -92,8 +94,11 @@ def context_report(size: ContextSize, tools: int, messages: int, summarized: int
             ("messages", size.messages, ""),
             ("tool results", size.results, "")]
     lines = [f"context: {size.tokens:,} tokens{window}{at}"]
-    lines += [f"  {name:<38} {n:>8,}{share(n)}{f'  {note}' if note else ''}"
-              for name, n, note in rows if n or name != "summary"]
+    for name, n, note in rows:
+        if n or name != "summary":
+            lines.append(f"  {name:<38} {n:>8,}{share(n)}{f'  {note}' if note else ''}")
+        if name.startswith("system prompt"):
+            lines += [f"    {part:<36} {tokens:>8,}" for part, tokens in prompt]
     lines.append(f"  {counted(messages, 'message')} read verbatim; counted with the model's "
                  "tokenizer, corrected by the provider's last report")
     return "\n".join(lines)

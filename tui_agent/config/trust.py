@@ -1,0 +1,58 @@
+"""Trust for project content: the files of a project read as prompts (AGENTS.md, and
+what else a caller hands :func:`hold_content`). One question covers a project's config
+and its content: what is not trusted yet joins :attr:`Settings.held`, the trust dialog
+(or the headless warning) lists it, and :func:`record_trust` remembers the answer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tui_agent.config.loader import HeldProject, Settings
+from tui_agent.config.project import (
+    CONTENT_TRUSTED,
+    Project,
+    content_trust_store,
+    trust_store,
+)
+
+
+def hold_content(settings: Settings, root: Path, content: Sequence[tuple[str, Path]],
+                 env: Mapping[str, str] = os.environ, *, trust: bool = False) -> bool:
+    """Whether the project content in ``root`` (``(kind, path)``: memory files, ...) may
+    be read: once the user trusted the folder (``trust`` records it now). Otherwise it is
+    added to ``settings.held``, for the trust dialog (or the headless warning) to list.
+    Trust is for the folder, not the files' text: editing them never asks again."""
+    if not content:
+        return True
+    store = content_trust_store(env)
+    if trust:
+        store.record(root, CONTENT_TRUSTED)
+    if store.trusted(root, CONTENT_TRUSTED):
+        return True
+    held = settings.held or HeldProject(settings.project or Project(root, ()), "")
+    held.content += content
+    held.content_root = root
+    settings.held = held
+    return False
+
+
+def content_trusted(root: Path, env: Mapping[str, str] = os.environ) -> bool:
+    """Whether the user trusted the project content of ``root``."""
+    return content_trust_store(env).trusted(root, CONTENT_TRUSTED)
+
+
+def record_trust(held: HeldProject, env: Mapping[str, str] = os.environ) -> None:
+    """The user agreed to everything ``held`` lists: remember it. Raises ``OSError``."""
+    if held.asks_config():
+        trust_store(env).record(held.project.root, held.digest)
+    if held.content and held.content_root is not None:
+        content_trust_store(env).record(held.content_root, CONTENT_TRUSTED)
+
+
+def trust_content(root: Path, env: Mapping[str, str] = os.environ) -> None:
+    """Trust the project content of ``root`` (``/init`` wrote its only memory file, every
+    word approved by the user). Raises ``OSError``."""
+    content_trust_store(env).record(root, CONTENT_TRUSTED)

@@ -1,0 +1,243 @@
+"""The chat loop: user → LLM → tool calls → gate → tools → results → LLM …
+
+:meth:`Agent.run_turn` is an async generator of the events in
+:mod:`tui_agent.core.events`. The caller may stop it at any point (cancel the
+task, or ``aclose()`` the generator): what streamed so far is kept, marked
+incomplete, and every tool call the model made gets an answer in the history,
+so the next turn starts from a valid conversation. Each request to the model and its
+reply is a round (:mod:`tui_agent.core.rounds`); the tool calls between rounds run here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
+from typing import Any
+
+from tui_agent.config.interpolate import mask
+from tui_agent.config.models import AgentSettings
+from tui_agent.core.agent.running import ToolCalls
+from tui_agent.core.approval import Gate, Policy
+from tui_agent.core.builtins import WithBuiltins, with_code_mode
+from tui_agent.core.calls import resumed
+from tui_agent.core.compactor import Compactor
+from tui_agent.core.context import Context, Request
+from tui_agent.core.diffs import Scopes
+from tui_agent.core.events import (
+    Compacted,
+    ContextSize,
+    ErrorOccurred,
+    Event,
+    Notice,
+    StopReason,
+    TurnDone,
+    Usage,
+    masked,
+)
+from tui_agent.core.llm import ChatModel, Reply, billed
+from tui_agent.core.llm.errors import LLMError
+from tui_agent.core.llm.reply import cut_short
+from tui_agent.core.messages import instructions_for
+from tui_agent.core.prompt import PromptPart, SystemPrompt
+from tui_agent.core.rounds import exchange
+from tui_agent.core.scripts import CodeMode
+from tui_agent.core.session import Compaction, SavedCall, SessionWriter, new_id
+from tui_agent.core.skills import servers as server_skills
+from tui_agent.core.skills.catalog import Catalog
+from tui_agent.core.skills.index import skills_index
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
+from tui_agent.tools.spec import ToolSource, ToolSpec
+from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
+
+
+class Agent(ToolCalls):
+    """One conversation with one model, its tools and its gate. ``prompt``: its system
+    prompt's parts (default: ``system_prompt`` alone, and the servers' instructions)."""
+
+    def __init__(self, llm: ChatModel, tools: ToolSource, gate: Gate, *,
+                 settings: AgentSettings | None = None, policy: Policy | None = None,
+                 session: SessionWriter | None = None, system_prompt: str | None = None,
+                 history: Sequence[dict[str, Any]] = (),
+                 compaction: Compaction | None = None,
+                 code_mode: CodeMode | None = None, scopes: Scopes | None = None,
+                 prompt: SystemPrompt | None = None, skills: Catalog | None = None) -> None:
+        self.llm = llm
+        self.skills = skills if skills is not None else Catalog()
+        """The skills on offer (the front end adds their origins, off its first frame)."""
+        self._skill_tool = SkillTool(self.skills)
+        self.tools = tools
+        self.gate = gate
+        self.settings = settings or AgentSettings()
+        self.policy = policy or Policy()
+        self.session = session
+        self.conversation_id = session.id if session is not None else new_id()
+        """The id requests carry without a session file (with one, the file's id)."""
+        self.prompt = prompt or SystemPrompt(own=None, replacement=system_prompt)
+        if prompt is not None and system_prompt is not None:
+            self.prompt.replacement = system_prompt
+        self._added: list[int] = []  # what repair adds is not in the session file
+        self.messages, start = resumed(history, compaction, self._added)
+        self.context = Context(self.settings.compact_at, compaction, start)
+        self.compactor = Compactor(self)
+        self.usage = Usage()
+        self._kinds: frozenset[str] | None = None
+        """What the model reads besides text, asked (off the event loop) once a tool of
+        the current batch returned media."""
+        self.code_mode = code_mode
+        self.scopes = scopes  # where each server's files are, for a write's diff
+
+    @property
+    def tools(self) -> ToolSource:
+        """The source given (the hub, once servers start) with the built-in tools."""
+        return self._tools
+
+    @tools.setter
+    def tools(self, source: ToolSource) -> None:
+        inner = source.inner if isinstance(source, WithBuiltins) else source
+        self._tools = WithBuiltins(inner, self._skill_tool)
+        server_skills.attach(self.skills, inner)
+
+    @property
+    def system_prompt(self) -> str | None:
+        """``[model] system_prompt``: stands in place of tui-agent's own part."""
+        return self.prompt.replacement
+
+    @system_prompt.setter
+    def system_prompt(self, text: str | None) -> None:
+        self.prompt.replacement = text
+
+    def recorded(self, index: int) -> int:
+        """How many of the messages before ``index`` are in the session file."""
+        return index - bisect.bisect_left(self._added, index)
+
+    def request(self, offered: dict[str, ToolSpec] | None = None) -> Request:
+        """What the next request carries besides the messages: the system text (with the
+        instructions of the servers whose tools are offered) and the tool definitions."""
+        offered = self._offered() if offered is None else offered
+        self._index_skills(offered)
+        system = self.prompt.text(instructions_for(
+            self.tools, offered, code_mode=self.code_mode is not None))
+        return Request(system and mask(system, self.secrets()),
+                       [s.to_openai() for s in offered.values()])
+
+    def prompt_parts(self) -> list[PromptPart]:
+        """The system prompt's parts as the next request sends them (``/context``)."""
+        offered = self._offered()
+        self._index_skills(offered)
+        return self.prompt.parts(instructions_for(
+            self.tools, offered, code_mode=self.code_mode is not None))
+
+    def _index_skills(self, offered: dict[str, ToolSpec]) -> None:
+        """The skills index in the prompt, where the ``skill`` tool is offered."""
+        self.prompt.skills_index = skills_index(self.skills.entries()) if any(
+            s.server == BUILTIN_SERVER for s in offered.values()) else None
+
+    async def prompt_sizes(self) -> list[tuple[str, int]]:
+        """Each part of the system prompt with its tokens (the model's tokenizer)."""
+        counter = await self.context.counter(self.llm)
+        parts = self.prompt_parts()
+        return await asyncio.to_thread(lambda: [(p.name, counter.text(p.text)) for p in parts])
+
+    def secrets(self) -> frozenset[str]:
+        """What the model never reads: the secrets its session file masks (the model reads
+        what the file holds, so a resumed conversation reads the same), and every OAuth
+        token learned (always masked)."""
+        return self.session.secrets if self.session is not None else frozenset()
+
+    def add_messages(self, messages: Sequence[tuple[str, str]]) -> None:
+        """Put ``(role, text)`` messages into the conversation as they are (a server's
+        prompt, its roles kept), before the next turn."""
+        for role, text in messages:
+            self.record({"role": role, "content": text}, sync=False)
+        if self.session is not None:
+            self.session.sync()
+
+    def _offered(self) -> dict[str, ToolSpec]:
+        allowed = {s.name: s for s in self.tools.specs()
+                   if self.policy.offered(s.server, s.tool)}
+        return with_code_mode(self.code_mode, allowed)
+
+    def record(self, message: dict[str, Any], *, incomplete: bool = False,
+               usage: Usage | None = None, sync: bool = True,
+               call: SavedCall | None = None) -> None:
+        """Add ``message`` to the conversation, masked, and write it to the session file
+        (on disk when this returns, with ``sync``; ``call``: how a tool result's call
+        ended, for the file alone: the model never reads it)."""
+        message = masked(message, self.secrets())
+        self.messages.append(message)
+        if self.session is not None:
+            self.session.message(message, incomplete=incomplete, usage=usage, sync=sync,
+                                 call=call)
+
+    async def run_turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[Event, None]:
+        """Send ``text`` (or parts: text and images) and run the loop until the model
+        answers without tools, the depth bound is reached, or something fails. Always ends
+        with ``TurnDone`` unless the caller stops it first."""
+        self.record({"role": "user", "content": text})
+        usage = Usage()
+        reason: StopReason = "end"
+        size: ContextSize | None = None
+        try:
+            for problem in await self.prompt.refresh():  # memory edits apply from now
+                yield Notice(clean(problem))
+            prepare = getattr(self.tools, "prepare", None)
+            if prepare is not None:
+                async with aclosing(prepare()) as notes:
+                    async for note in notes:
+                        yield Notice(clean(note))
+            for depth in range(1, self.settings.max_depth + 1):
+                offered = self._offered()
+                reply = Reply()
+                try:
+                    async with aclosing(exchange(self, self.request(offered), reply)
+                                        ) as stream:
+                        async for item in stream:
+                            if isinstance(item, Compacted):  # its request bills the turn
+                                usage = usage + item.usage
+                            size = item if isinstance(item, ContextSize) else size
+                            yield item
+                except LLMError as exc:
+                    reason = "error"
+                    yield ErrorOccurred(str(exc), kind=exc.kind)
+                    break
+                finally:
+                    usage = usage + reply.usage
+                short = cut_short(reply.finish_reason, getattr(
+                    getattr(self.llm, "settings", None), "max_tokens", None))
+                if short is not None:  # the provider stopped the reply: so ends the turn
+                    reason = short[0]
+                    if reply.tool_calls:  # a call cut mid-arguments must not run
+                        async with aclosing(self._refuse(
+                                reply.tool_calls, offered, "not run: the reply was stopped "
+                                f"({reason}) before its calls were surely whole")) as refused:
+                            async for event in refused:
+                                yield event
+                    yield Notice(short[1])
+                    break
+                if not reply.tool_calls:
+                    break
+                if depth == self.settings.max_depth:
+                    reason = "max_depth"
+                    async with aclosing(self._refuse(reply.tool_calls, offered)) as refused:
+                        async for event in refused:
+                            yield event
+                    yield ErrorOccurred(
+                        "stopped: the model was still calling tools after "
+                        f"{counted(depth, 'round')} (max_depth = {depth}). Send another "
+                        "message to let it go on, or raise [agent] max_depth.", kind="max_depth")
+                    break
+                async with aclosing(self._run_tools(reply.tool_calls, offered)) as running:
+                    async for event in running:
+                        yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            reason = "cancelled"
+            raise
+        finally:  # a turn that billed no tokens costs 0.0, or unknown for an unpriced model
+            usage = billed(self.llm, usage)
+            self.usage = self.usage + usage
+            if self.session is not None:
+                self.session.turn_end(reason, usage)
+        yield TurnDone(usage, reason, size)

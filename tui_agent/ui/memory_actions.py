@@ -1,0 +1,181 @@
+"""``/memory``: what project memory was read (each file with its tokens, the project's
+files not read until the project is trusted, the problems), and a file of it opened in
+``$EDITOR`` (the app suspends as for ``/edit``); the edit applies at the next turn."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import SuspendNotSupported
+
+from tui_agent.tools.text import clean
+from tui_agent.tools.wording import counted
+
+if TYPE_CHECKING:
+    from tui_agent.core.agent import Agent
+    from tui_agent.ui.chat import ChatApp
+    from tui_agent.ui.commands import Command
+
+
+async def memory(app: ChatApp, command: Command) -> None:
+    """``/memory``: the list; ``/memory N``: open the N-th file; ``/memory user`` or
+    ``/memory project``: open (or start) that scope's AGENTS.md."""
+    agent = app.backend.agent
+    for problem in await agent.prompt.refresh():
+        await app.transcript.note(clean(problem), "warning")
+    arg = command.arg.strip()
+    if not arg:
+        await app.transcript.note(await report(agent))
+        return
+    path = _chosen(agent, arg)
+    if path is None:
+        await app.transcript.note(f"/memory {clean(arg)}: give a number from /memory's list, "
+                                  "user or project", "warning")
+        return
+    await edit(app, path)
+
+
+async def report(agent: Agent) -> str:
+    """The files read, in the order the model reads them, with their tokens."""
+    read = agent.prompt.memory
+    counter = await agent.context.counter(agent.llm)
+    sizes = await asyncio.to_thread(lambda: [counter.text(f.text) for f in read.files])
+    lines = [f"memory: {counted(len(read.files), 'file')}, {sum(sizes):,} tokens "
+             "(later files win where they disagree)"]
+    for number, (file, tokens) in enumerate(zip(read.files, sizes, strict=True), 1):
+        by = f", imported by {file.imported_by.name}" if file.imported_by else ""
+        lines.append(f"  {number}. {clean(str(file.path))}  ({file.scope}{clean(by)}, "
+                     f"{tokens:,} tokens)")
+    lines += [f"  not read (the project is not trusted): {clean(str(p))}"
+              for p in read.untrusted]
+    lines += [f"  ⚠ {clean(str(p))}" for p in read.problems]
+    lines.append("/memory N opens one in $EDITOR; /memory user or /memory project opens "
+                 "(or starts) that AGENTS.md. Edits apply at the next turn.")
+    return "\n".join(lines)
+
+
+def _chosen(agent: Agent, arg: str) -> Path | None:
+    files = agent.prompt.memory.files
+    if arg.isdigit():
+        return files[int(arg) - 1].path if 0 < int(arg) <= len(files) else None
+    reader = agent.prompt.memory_reader
+    where = reader.where if reader is not None else None
+    if where is None:
+        return None
+    if arg == "user" and where.user_dir is not None:
+        return where.user_dir / where.names[0]
+    if arg == "project":
+        return where.cwd / where.names[0]
+    return None
+
+
+async def edit(app: ChatApp, path: Path) -> None:
+    """``path`` in ``$EDITOR`` (its folder made first, for a file to start)."""
+    from tui_agent.ui.composer import editor_command
+
+    command = editor_command()
+    if command is None:
+        await app.transcript.note("no editor: set $EDITOR (or $VISUAL)", "warning")
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with app.suspend():
+                done = subprocess.run([*command, str(path)], check=False)
+        except SuspendNotSupported:  # no terminal to hand over (a test's pilot)
+            done = await asyncio.to_thread(subprocess.run, [*command, str(path)],
+                                           check=False, stdin=subprocess.DEVNULL,
+                                           capture_output=True)
+    except OSError as exc:
+        await app.transcript.note(f"the editor {clean(command[0])} failed: {clean(str(exc))}",
+                                  "error")
+        return
+    if done.returncode != 0:
+        await app.transcript.note(f"the editor {clean(command[0])} exited with "
+                                  f"{done.returncode}", "warning")
+        return
+    await app.transcript.note(f"{clean(str(path))} saved: the next turn reads it")
+
+
+async def init(app: ChatApp, command: Command) -> None:
+    """``/init``: a turn with a fixed instruction, in which the model looks at the project
+    and drafts its memory file; the draft is written only once the approval question,
+    showing its diff, is approved. Denied: nothing is written, and the transcript says so."""
+    from tui_agent.core.prompt import init as drafting
+
+    await app.loaded.wait()
+    if app.turns.running():
+        app.notify("a reply is still coming: esc stops it, then /init", severity="warning")
+        return
+    reader = app.backend.agent.prompt.memory_reader if app.backend.has_model() else None
+    where = reader.where if reader is not None else None
+    path = drafting.target(where) if where is not None else None
+    if where is None or path is None:
+        await app.transcript.note("/init: no project here to write AGENTS.md in (the working "
+                                  "directory is your home folder or above it, or "
+                                  "--no-project)" if where is not None else
+                                  "/init: no model yet: /model chooses one", "warning")
+        return
+    root = where.root
+    assert root is not None  # a target is in the project root
+
+    async def offer() -> None:
+        replies = [m["content"] for m in app.backend.agent.messages
+                   if m.get("role") == "assistant" and isinstance(m.get("content"), str)]
+        draft = drafting.draft_of(replies[-1]) if replies else None
+        if draft is None:
+            await app.transcript.note(
+                f"/init: the reply holds no {path.name} (its content between a line "
+                f"{drafting.OPEN} and a line {drafting.CLOSE}): nothing written", "warning")
+            return
+        await ask(app, path, root, draft)
+
+    await app.turns.send(drafting.instruction(path), after=offer)
+
+
+async def ask(app: ChatApp, path: Path, root: Path, draft: str) -> None:
+    """The approval question with the draft's diff; the file written only if approved."""
+    from tui_agent.core.approval import Decision
+    from tui_agent.core.prompt import init as drafting
+    from tui_agent.ui.screens.approval import ApprovalScreen
+
+    call = drafting.question(path, root, draft)
+
+    async def answered(decision: Decision | None) -> None:
+        shown = clean(str(path))
+        if decision is None or not decision.approved:
+            await app.transcript.note(f"/init: denied: {shown} not written", "warning")
+            return
+        try:
+            await asyncio.to_thread(drafting.write, path, draft)
+        except OSError as exc:
+            await app.transcript.note(f"/init: cannot write {shown}: "
+                                      f"{clean(exc.strerror or str(exc))}", "error")
+            return
+        note = await asyncio.to_thread(_trusted_after, app, path, root)
+        await app.transcript.note(f"/init: wrote {shown} ({counted(draft.count(chr(10)), 'line')})"
+                                  f": the next turn reads it as memory{note}")
+
+    await app.push_screen(ApprovalScreen(call, heading=f"Write {path.name}?"), answered)
+
+
+def _trusted_after(app: ChatApp, path: Path, root: Path) -> str:
+    """After ``/init`` wrote ``path``: in a project whose content is not trusted, the file
+    is trusted when it is the only project memory file read here (the user approved all
+    of it); otherwise it waits for the project's trust, and the words say so."""
+    from tui_agent.config.trust import content_trusted, trust_content
+    from tui_agent.custom.memory import project_files
+
+    reader = app.backend.agent.prompt.memory_reader
+    if reader is None or content_trusted(root):
+        return ""
+    if project_files(reader.where) == [path]:
+        try:
+            trust_content(root)
+            return ""
+        except OSError:
+            pass
+    return " once you trust this project (its other memory files are not trusted yet)"
