@@ -129,7 +129,9 @@ async def test_model_picker_fills_in_facts_and_offers_the_level(fake_llm: FakeLL
         found = list(labels(picker))
         assert found[0] == "anthropic/claude-sonnet-4-5", found
         assert len(found) > 1 and all("sonnet" in name for name in found)
-        await pilot.press("down", "enter")
+        await pilot.press("down")  # the arrows pick a row, and enter takes it (not "sonnet")
+        assert picker.query_one(OptionList).highlighted == 1
+        await pilot.press("up", "enter")
         await until(pilot, picker_titled(app, "Reasoning for anthropic/claude-sonnet-4-5"))
         await pilot.press(*"high", "enter")
         await noted(pilot, app, "reasoning: high (from the next turn)")
@@ -322,7 +324,6 @@ async def test_typing_in_the_model_picker_finds_litellms_models(
         key_ends = line.index("set ANTHROPIC_API_KEY") + len("set ANTHROPIC_API_KEY")
         assert key_ends <= options.scrollable_content_region.width, \
             (key_ends, options.scrollable_content_region.width)
-        await pilot.press("down")  # into the list
         for _ in range(list(found).index("anthropic/claude-sonnet-4-5")):
             await pilot.press("down")
         assert options.highlighted_option is not None
@@ -396,8 +397,8 @@ async def test_think_picker_opens_on_the_level_in_force_and_says_default(
         options = app.screen.query_one(OptionList)
         assert options.highlighted is not None
         assert options.get_option_at_index(options.highlighted).id == "low"
-        # down moves into the list, where the arrows start from low: minimal, none, default
-        await pilot.press("down", "up", "up", "up", "enter")
+        # the arrows start from low: minimal, none, default
+        await pilot.press("up", "up", "up", "enter")
         said = await noted(pilot, app, "reasoning: default")
         assert said == "reasoning: default, low from --reasoning-effort (from the next turn)"
         await app.action_quit()
