@@ -111,7 +111,7 @@ class Settings:
         self.check(base.sampling_model)
         self.configured = base
         self.flags = ModelFlags(model or None, api_base or None, reasoning_effort or None)
-        self.secrets |= {s for s in url_secrets(api_base) if len(s) >= MIN_SECRET_LEN}
+        self.mask_url_secrets(api_base)
         self.config.model = resolve(base, self.config.models, chosen, self.flags)
         for key in dropped(base, chosen, self.flags):
             self.sources.pop(("model", key), None)
@@ -130,6 +130,14 @@ class Settings:
         if code_mode:
             self.config.code_mode.enabled = True
             self.sources["code_mode", "enabled"] = "--code-mode"
+
+    def mask_url_secrets(self, url: str | None) -> frozenset[str]:
+        """Add the credentials in ``url`` (a password, a token as the user name, a
+        secret-named query value) to the secrets masked everywhere: a model's server
+        given on the command line or with ``/model NAME URL``. Returns them."""
+        found = frozenset(s for s in url_secrets(url) if len(s) >= MIN_SECRET_LEN)
+        self.secrets |= found
+        return found
 
     def source(self, section: str, key: str) -> str:
         """Where ``section.key`` came from, for people: ``file:line``, a flag, or default."""

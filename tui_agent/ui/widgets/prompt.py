@@ -51,12 +51,17 @@ class PromptHistory:
             # Here, not at the top: the first frame does without them (~3 ms).
             import json
 
-            from tui_agent.config.interpolate import mask
+            from tui_agent.config.interpolate import MIN_SECRET_LEN, mask
             from tui_agent.config.private import open_append
+            from tui_agent.config.urls import url_secrets
 
+            # A URL's credentials typed here (``/model NAME https://user:key@host``) are
+            # secrets before the command that uses them has run.
+            typed = {s for word in text.split() if "://" in word
+                     for s in url_secrets(word) if len(s) >= MIN_SECRET_LEN}
             with contextlib.suppress(OSError), \
                     os.fdopen(open_append(self.path), "a", encoding="utf-8") as out:
-                out.write(json.dumps(mask(text, self.secrets)) + "\n")
+                out.write(json.dumps(mask(text, self.secrets | typed)) + "\n")
 
 
 class PromptInput(TextArea):
