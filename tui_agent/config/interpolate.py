@@ -88,15 +88,16 @@ def mask(text: str, secrets: set[str] | frozenset[str]) -> str:
 
 
 _NAMES = r"(?:token|api[_-]?key|access[_-]?key|private[_-]?key|secret(?:[_-]?key)?|password|passwd)"
-_VALUE = r"""(?!\*\*\*)[^\s"'&,;)\]}>]+"""
+_VALUE = r"""(?!\*\*\*|\$\{)[^\s"'&,;)\]}>]+"""
 SAID_SECRETS = re.compile(
     # key=value or key: value where the key names a secret (token, api_key, password...),
     # the key possibly quoted (JSON, YAML); the value up to a space, quote or separator.
-    rf"""(?i)(?P<key>\b[\w.-]*{_NAMES}["']?\s*[=:]\s*["']?){_VALUE}"""
+    rf"""(?i)(?P<key>(?<!\{{)\b[\w.-]*{_NAMES}["']?\s*[=:]\s*["']?){_VALUE}"""
     # Authorization: Bearer xyz, Authorization: Basic xyz, Proxy-Authorization: xyz
     rf"""|(?P<scheme>\b(?:bearer|basic)\s+){_VALUE}"""
     rf"""|(?P<header>\bauthorization["']?\s*:\s*["']?)(?!bearer\b|basic\b){_VALUE}""")
-"""Secrets a program writes in free text, found by what precedes them."""
+"""Secrets a program writes in free text, found by what precedes them (never a
+``${VAR}`` reference, which names a secret without holding it)."""
 
 
 def _unsaid(match: re.Match[str]) -> str:

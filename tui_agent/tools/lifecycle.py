@@ -46,18 +46,21 @@ class ServerLifecycle(Upkeep):
                  default_timeout: float = 60.0,
                  on_change: Callable[[Any], None] | None = None,
                  client_side: ClientSide = NOTHING,
-                 secrets: frozenset[str] = frozenset()) -> None:
+                 secrets: frozenset[str] = frozenset(), refused: str | None = None) -> None:
         """``on_change`` is told of each change of state or tools; ``client_side`` is
         what the server may ask of us and how we authenticate (see :mod:`.client`);
         ``secrets`` (the configuration's) are masked in its log file, with the values of
-        its own ``env``."""
+        its own ``env``. A server ``refused`` (why, for people: a ``${VAR}`` of its config
+        is not set) is failed from the start and never started."""
         self.name, self.config = name, config
-        self.secrets = secrets
+        self.secrets, self.refused = secrets, refused
         self.call_timeout = config.timeout or default_timeout
         self.lazy = config.lazy_start
         self.state: State = "disabled" if config.disabled else \
             "idle" if self.lazy else "connecting"
         self.last_error: str | None = None
+        if refused is not None and not config.disabled:
+            self.state, self.last_error, self.lazy = "failed", refused, False
         self.tools: list[Any] = []
         self.tools_at = 0.0
         self.restarts = 0
@@ -89,7 +92,7 @@ class ServerLifecycle(Upkeep):
     # -- lifecycle ---------------------------------------------------------------
 
     def start(self) -> None:
-        if self.config.disabled or self._task is not None:
+        if self.config.disabled or self._task is not None or self.refused is not None:
             self._settled.set()
             return
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")

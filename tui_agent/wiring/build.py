@@ -78,7 +78,7 @@ def open_hub(settings: Settings, *, with_disabled: bool = False,
     offered = desk if desk is not None else FrontDesk()
     return Hub(servers, log_dir=paths.state_dir() / "logs",
                default_timeout=settings.config.agent.tool_timeout, secrets=settings.secrets,
-               client_side=lambda name, config: offered.side(name, config,
+               unready=settings.unready, client_side=lambda name, config: offered.side(name, config,
                                                              made.client_side(name, config)))
 
 

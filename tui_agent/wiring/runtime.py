@@ -235,6 +235,7 @@ class Runtime:
             if name in running and name in old.config.servers
             and same_server(old.config.servers[name], config) else config
             for name, config in new.config.servers.items()}
+        self.hub.unready = dict(new.unready)  # a server (re)made now is refused by these
         changes = await self.hub.apply(target)
         if roots_moved:
             await self.hub.roots_changed()
