@@ -90,6 +90,14 @@ class PromptInput(TextArea):
     class EditorWanted(Message):
         """``ctrl+e``: the prompt wants to be written in ``$EDITOR``."""
 
+    class Hinted(Message):
+        """Tab has something to say (the commands that fit, or that none does): shown in
+        the line above the prompt until the next change, never over what is typed."""
+
+        def __init__(self, text: str, warning: bool = False) -> None:
+            super().__init__()
+            self.text, self.warning = text, warning
+
     def __init__(self, history: PromptHistory | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
                          compact=True, highlight_cursor_line=False)
@@ -159,15 +167,15 @@ class PromptInput(TextArea):
         names = [f"/{c.name}" for c in COMMANDS] + [f"/{p}" for p in self.extra_commands]
         found = [n for n in names if n.lower().startswith(word.lower())]
         if not found:
-            self.notify(f"no command starts with {word} (f1 lists them)", title="tab",
-                        severity="warning", markup=False)
+            self.post_message(self.Hinted(f"tab: no command starts with {word} (f1 lists "
+                                          "them)", warning=True))
             return
         start = os.path.commonprefix(found) if len(found) > 1 else found[0] + " "
         row, column = self.cursor_location
         if len(start) > len(word):
             self.replace(start, (row, column - len(word)), (row, column))
         elif len(found) > 1:
-            self.notify("  ".join(found), title="tab: commands", markup=False)
+            self.post_message(self.Hinted("tab: " + "  ".join(found)))
 
     def take_typed_reference(self) -> str:
         """What was typed after the ``@`` that asked for the picker, before the picker took
