@@ -11,8 +11,8 @@ The script: each chat request takes the next :class:`Reply` (an exhausted script
 line (function name and arguments as an object, each with an ``id`` ``call_<8 letters or
 digits>``, as Ollama sends them since 0.12.10; :attr:`OllamaFake.tool_call_ids` off sends
 none, as older servers did), then a final line with ``done: true``, ``done_reason``,
-``prompt_eval_count`` and ``eval_count``. With ``"stream": false`` it is one object. Errors are Ollama's body
-``{"error": "..."}``.
+``prompt_eval_count`` and ``eval_count``. With ``"stream": false`` it is one object.
+Errors are Ollama's body ``{"error": "..."}``.
 
 The models it serves are :attr:`OllamaFake.models` (name to :class:`Model`: architecture,
 context length, capabilities); ``/api/show`` reports them as Ollama does
