@@ -140,10 +140,30 @@ headers = { Authorization = "Bearer ${API_TOKEN}" }
     assert mask("token=s3cr3t-token-value", settings.secrets) == "token=***"
 
 
-def test_unset_variable_is_an_error_naming_the_key(tmp_path: Path) -> None:
-    cfg = write(tmp_path / "c.toml", '[servers.api]\ncommand = "x"\nenv = { T = "${NOPE}" }\n')
+def test_unset_variable_leaves_only_its_server_unready(tmp_path: Path) -> None:
+    """A server's unset ``${VAR}`` stops that server only (issue 46): it is kept as
+    written, with why it cannot start naming the file, the line, the key, the variable
+    and the server; the rest loads."""
+    cfg = write(tmp_path / "c.toml", '[servers.api]\ncommand = "x"\nenv = { T = "${NOPE}" }\n'
+                '[servers.ok]\ncommand = "y"\n')
+    settings = load(cfg, env={})
+    assert settings.config.servers["api"].env == {"T": "${NOPE}"}
+    assert list(settings.unready) == ["api"]
+    assert settings.unready["api"] == (
+        f"not started: {cfg}: line 3: servers.api.env.T: ${{NOPE}} is not set in the "
+        "environment (set NOPE, or remove it from server 'api', or write ${NOPE:-default} "
+        "to give a default)")
+    assert settings.config.servers["ok"].command == "y"
+
+
+def test_unset_model_key_is_still_an_error_naming_the_variable(tmp_path: Path) -> None:
+    """The model's key has no per-server fallback: loading stops, naming the file, the
+    line, the key and the variable to set."""
+    cfg = write(tmp_path / "c.toml", '[model]\nname = "openai/x"\napi_key = "${NOPE_KEY}"\n')
     message = error_of(cfg, env={})
-    assert "servers.api.env.T" in message and "${NOPE}" in message and "line 3" in message
+    assert message == (f"invalid configuration in {cfg}: line 3: model.api_key: ${{NOPE_KEY}} "
+                       "is not set in the environment (set NOPE_KEY, or write "
+                       "${NOPE_KEY:-default} to give a default)")
 
 
 def test_disabled_server_needs_no_variables(tmp_path: Path) -> None:

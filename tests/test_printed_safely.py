@@ -219,3 +219,36 @@ def test_masked_streams_write_what_they_are_given_safe() -> None:
     assert sink.getvalue() == "x *** y\n"
     assert stream.isatty() is False  # the stream's own
 
+
+
+FREE_TEXT = ("token=abc123def", "api_key=sk-live-999", "password=hunter22",
+             "Authorization: Bearer xyzsecret77")
+
+
+def test_servers_prints_stderr_once_and_masks_free_text_secrets(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A failing server's stderr line shows once (not also quoted in the error, here one
+    whose retries are paused: "; next try in"), and secrets it writes in free text
+    (``token=``, ``api_key=``, ``password=``, a Bearer credential) or takes from its env
+    are masked in ``servers`` and in its log file on disk."""
+    said = " ".join(FREE_TEXT)
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[servers.leaky]\ncommand = "sh"\n'
+        f'args = ["-c", "echo starting >&2; echo \'auth failed: {said}\' >&2; '
+        'echo \\"env: $DB_PASS\\" >&2; exit 3"]\n'
+        'env = { DB_PASS = "plain-env-value-42" }\nmax_attempts = 1\nbackoff = 0\n',
+        encoding="utf-8")
+    assert main(["servers", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    masked = "auth failed: token=*** api_key=*** password=*** Authorization: Bearer ***"
+    assert f"  stderr: {masked}" in lines, out
+    assert out.count("auth failed") == 1, out  # once: the error does not quote it again
+    assert "  error: the server exited; next try in" in out, out
+    log = Path(next(line for line in lines if line.startswith("  log: "))[len("  log: "):])
+    on_disk = log.read_text(encoding="utf-8")
+    assert masked in on_disk and "env: ***" in on_disk, on_disk
+    for secret in ("abc123def", "sk-live-999", "hunter22", "xyzsecret77",
+                   "plain-env-value-42"):
+        assert secret not in out and secret not in on_disk, secret

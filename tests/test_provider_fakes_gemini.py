@@ -1,13 +1,14 @@
 """The Gemini fake speaks streamGenerateContent and enforces Gemini 3's rules, through litellm.
 
 A tool round trip passes when the tool call ids come back verbatim (litellm carries the
-thought signature inside them); an altered signature is Gemini's 400; a stripped one is
-replaced by litellm with Google's documented placeholder, which the fake counts (and
-refuses when strict).
+thought signature inside them); an altered signature is Gemini's 400 (litellm 1.110 then
+resends with a placeholder); a stripped one is replaced by litellm with Google's documented
+placeholder, which the fake counts (and refuses when strict).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import pytest
@@ -68,17 +69,48 @@ async def test_gemini_tool_round_trip_passes_with_the_ids_kept_verbatim(
     assert gemini_fake.skipped_signatures == 0
 
 
-async def test_gemini_refuses_an_altered_thought_signature(gemini_fake: gem.GeminiFake) -> None:
+def _resends_refused_signatures() -> bool:
+    """Whether this litellm resends a request Gemini refused for a replayed thought signature
+    with Google's placeholder in place of each signature (1.110 does; 1.106 does not)."""
+    return importlib.util.find_spec(
+        "litellm.llms.vertex_ai.gemini.rejected_thought_signature_retry") is not None
+
+
+def _sent_signatures(request: Any) -> list[str]:
+    return [p["thoughtSignature"] for c in gem.camel(request.body)["contents"]
+            for p in c.get("parts", []) if "functionCall" in p and "thoughtSignature" in p]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+async def test_gemini_refuses_an_altered_thought_signature(
+        gemini_fake: gem.GeminiFake, strict: bool) -> None:
+    """An altered signature is Gemini's 400. litellm 1.110 then sends the request again with
+    Google's placeholder in its place: Gemini (and the fake) take that, counted, and a strict
+    fake refuses it too. litellm 1.106 gives up at the first 400."""
     litellm_errors = pytest.importorskip("litellm").exceptions
+    gemini_fake.strict = strict
     first = await _gemini_tool_call(gemini_fake)
     assistant = first.assistant()
     call_id = assistant["tool_calls"][0]["id"]
     altered = assistant["tool_calls"][0]["id"] = call_id[:-6] + "AAAAA="
-    with pytest.raises(litellm_errors.BadRequestError) as refused:
-        await complete([*ASK, assistant, {**tool_result(first), "tool_call_id": altered}],
-                       tools=TOOLS,
-                       reasoning_effort="medium", **route(gemini_fake))
-    assert "Corrupted thought signature." in str(refused.value)
+    gemini_fake.push(gem.Reply(text="It is noon."))
+    history = [*ASK, assistant, {**tool_result(first), "tool_call_id": altered}]
+    resends = _resends_refused_signatures()
+    if resends and not strict:
+        done = await complete(history, tools=TOOLS, reasoning_effort="medium",
+                              **route(gemini_fake))
+        assert done.message.content == "It is noon."
+        assert gemini_fake.skipped_signatures == 1
+    else:
+        with pytest.raises(litellm_errors.BadRequestError) as refused:
+            await complete(history, tools=TOOLS, reasoning_effort="medium",
+                           **route(gemini_fake))
+        assert "Corrupted thought signature." in str(refused.value)
+    assert _sent_signatures(gemini_fake.requests[1]) == [altered.split("__thought__")[1]]
+    assert gemini_fake.refusals == ["Corrupted thought signature."] * (1 + (resends and strict))
+    if resends:
+        [again] = gemini_fake.requests[2:]
+        assert _sent_signatures(again)[0] in gem.PLACEHOLDERS
 
 
 @pytest.mark.parametrize("strict", [False, True])

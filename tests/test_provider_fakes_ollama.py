@@ -1,6 +1,7 @@
 """The Ollama fake speaks /api/chat NDJSON, /api/show and /api/tags, through litellm.
 
-Thinking and tool calls (arguments as objects, no ids) round-trip; thinking to a model
+Thinking and tool calls (arguments as objects; ids as Ollama 0.12.10 and later send them, or
+none as older servers did) round-trip; thinking to a model
 without the capability and an unknown model are refused as Ollama refuses them; a prompt
 longer than ``num_ctx`` is cut silently, and the fake records the cut.
 """
@@ -38,21 +39,29 @@ async def test_ollama_streams_text_with_its_counts(ollama_fake: oll.OllamaFake) 
     assert ollama_fake.truncations == []
 
 
-async def test_ollama_thinking_tool_round_trip(ollama_fake: oll.OllamaFake) -> None:
+@pytest.mark.parametrize("ids", [True, False], ids=["ollama-0.12.10+", "older"])
+async def test_ollama_thinking_tool_round_trip(ollama_fake: oll.OllamaFake, ids: bool) -> None:
+    """Ollama gives each tool call an id since 0.12.10 (older servers none, and litellm makes
+    one up). The call goes back with its arguments as an object; an id sent with it (litellm
+    1.110 sends its own) is the one the tool message answers."""
+    ollama_fake.tool_call_ids = ids
     ollama_fake.push(oll.Reply(thinking="I need the tool.",
                                tool_calls=[oll.ToolCall("get_time", {"tz": "UTC"})]),
                      oll.Reply(text="It is noon."))
     first = await complete(ASK, tools=TOOLS, reasoning_effort="medium", **route(ollama_fake))
     assert ollama_fake.chats[0]["think"] is True
     assert first.message.reasoning_content == "I need the tool."
-    assert first.message.tool_calls[0].id  # Ollama sends none: litellm makes one up
+    call_id = first.message.tool_calls[0].id
+    assert call_id
     second = await complete([*ASK, first.assistant(), tool_result(first)], tools=TOOLS,
                             reasoning_effort="medium", **route(ollama_fake))
     assert second.message.content == "It is noon."
     history = ollama_fake.chats[1]["messages"]
-    assert history[1]["tool_calls"] == [{"function": {"name": "get_time",
-                                                      "arguments": {"tz": "UTC"}}}]
+    [sent] = history[1]["tool_calls"]
+    assert sent["function"] == {"name": "get_time", "arguments": {"tz": "UTC"}}
+    assert sent.get("id", call_id) == call_id
     assert history[2]["role"] == "tool" and history[2]["content"] == "12:00"
+    assert history[2].get("tool_call_id", call_id) == call_id
 
 
 async def test_ollama_refuses_thinking_to_a_model_that_cannot(
@@ -80,6 +89,30 @@ def test_ollama_refuses_tool_arguments_sent_as_a_string(ollama_fake: oll.OllamaF
         "model": "qwen3", "messages": [*ASK, {"role": "assistant", "content": "",
                                               "tool_calls": [call]}]}, {})
     assert status == 400 and "cannot unmarshal string" in answer["error"]
+
+
+def test_ollama_takes_tool_call_ids_as_strings_only(ollama_fake: oll.OllamaFake) -> None:
+    """``id`` on a tool call and ``tool_call_id`` on a tool message are Ollama's own fields
+    (strings); another type is Go's unmarshal error naming the field."""
+    ollama_fake.push(oll.Reply(text="Noon."))
+
+    def history(call_id: object, answer_id: object) -> dict[str, object]:
+        call = {"id": call_id, "function": {"name": "get_time", "arguments": {"tz": "UTC"}}}
+        return {"model": "qwen3", "stream": False, "messages": [
+            *ASK, {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "content": "12:00", "tool_call_id": answer_id}]}
+
+    url = f"{ollama_fake.base_url}/api/chat"
+    status, answer = raw_post(url, history("call_k3v9x2ab", "call_k3v9x2ab"), {})
+    assert status == 200 and answer["message"]["content"] == "Noon."
+    status, answer = raw_post(url, history(7, "call_k3v9x2ab"), {})
+    assert (status, answer["error"]) == (400, "json: cannot unmarshal number into Go struct "
+                                              "field ToolCall.messages.tool_calls.id of type "
+                                              "string")
+    status, answer = raw_post(url, history("call_k3v9x2ab", ["x"]), {})
+    assert (status, answer["error"]) == (400, "json: cannot unmarshal array into Go struct "
+                                              "field Message.messages.tool_call_id of type "
+                                              "string")
 
 
 async def test_ollama_cuts_a_long_prompt_silently_to_num_ctx(

@@ -1,7 +1,8 @@
 """A scripted Gemini API (``generateContent``, ``streamGenerateContent?alt=sse``) on 127.0.0.1.
 
 Written from Google's Gemini API documentation (generateContent, function calling,
-thinking, thought signatures, errors) and checked against how litellm 1.106 speaks it.
+thinking, thought signatures, errors) and checked against how litellm 1.106 and 1.110
+speak it.
 Point litellm at it with ``model="gemini/<name>", api_base=fake.base_url, api_key="x"``
 (litellm asks for ``{api_base}/models/{name}:streamGenerateContent?alt=sse`` and sends the
 key in ``x-goog-api-key``; a ``key`` query parameter is accepted too, one is required).
@@ -25,9 +26,12 @@ The rules it enforces, answered with Google's body
   first ``functionCall`` must come back with exactly that signature: missing is 400
   "Function call is missing a thought_signature ...", altered is 400 "Corrupted thought
   signature.". Google documents two placeholder values that skip the check (litellm sends
-  one when a gemini-3 tool call has lost its signature); the fake accepts them as Google
-  does but counts them in :attr:`GeminiFake.skipped_signatures`, and refuses them with
-  :attr:`GeminiFake.strict`.
+  one when a gemini-3 tool call has lost its signature, and litellm 1.110 resends a request
+  refused for a signature with it in place of each); the fake accepts them as Google does
+  but counts them in :attr:`GeminiFake.skipped_signatures`, and refuses them with
+  :attr:`GeminiFake.strict`. Each refusal's message is kept in :attr:`GeminiFake.refusals`.
+  A ``functionCall``'s and a ``functionResponse``'s ``id`` (litellm 1.110 sends the tool
+  call's id without its signature) are the API's own optional fields.
 - ``thinkingConfig``: not both ``thinkingLevel`` and ``thinkingBudget``.
 - :attr:`GeminiFake.window`: a longer prompt is refused with Gemini's "The input token
   count (N) exceeds the maximum number of tokens allowed (M)."
@@ -137,6 +141,9 @@ class GeminiFake(ScriptedServer[Reply]):
         """Refuse the documented placeholder signatures too."""
         self.skipped_signatures = 0
         """Function calls that came back with a placeholder instead of their signature."""
+        self.refusals: list[str] = []
+        """The message of each 4xx the rules gave, in order (litellm 1.110 resends a request
+        refused for its thought signature with the placeholders: both show here)."""
         self._issued: set[str] = set()
         self._serial = 0
 
@@ -160,6 +167,7 @@ class GeminiFake(ScriptedServer[Reply]):
                               "PERMISSION_DENIED")
             prompt = self._check(route["model"], body)
         except Refused as refused:
+            self.refusals.append(refused.message)
             exchange.json(refused.code, _body(refused.code, refused.status, refused.message))
             return
         reply = self.next_reply()

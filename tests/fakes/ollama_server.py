@@ -1,16 +1,18 @@
 """A scripted Ollama server (``/api/chat``, ``/api/show``, ``/api/tags``) on 127.0.0.1.
 
 Written from Ollama's API documentation (docs/api.md: chat, show, tags; thinking; tool
-calling) and checked against how litellm 1.106 speaks it. Point litellm at it with
-``model="ollama_chat/<name>", api_base=fake.base_url`` (no key).
+calling) and its ``api/types.go``, and checked against how litellm 1.106 and 1.110 speak
+it. Point litellm at it with ``model="ollama_chat/<name>", api_base=fake.base_url`` (no
+key).
 
 The script: each chat request takes the next :class:`Reply` (an exhausted script answers
 500 saying so). A reply streams as NDJSON, one object a line: ``message.thinking`` pieces
 (only when the request asks ``think``), ``message.content`` pieces, the tool calls in one
-line (function name and arguments as an object, no ids, as Ollama sends them), then a
-final line with ``done: true``, ``done_reason``, ``prompt_eval_count`` and
-``eval_count``. With ``"stream": false`` it is one object. Errors are Ollama's body
-``{"error": "..."}``.
+line (function name and arguments as an object, each with an ``id`` ``call_<8 letters or
+digits>``, as Ollama sends them since 0.12.10; :attr:`OllamaFake.tool_call_ids` off sends
+none, as older servers did), then a final line with ``done: true``, ``done_reason``,
+``prompt_eval_count`` and ``eval_count``. With ``"stream": false`` it is one object.
+Errors are Ollama's body ``{"error": "..."}``.
 
 The models it serves are :attr:`OllamaFake.models` (name to :class:`Model`: architecture,
 context length, capabilities); ``/api/show`` reports them as Ollama does
@@ -21,7 +23,10 @@ The rules it enforces, as Ollama does:
 - an unknown model is 404 ``model "NAME" not found, try pulling it first``;
 - ``think`` (true or "low"/"medium"/"high") to a model without the ``thinking`` capability
   is 400 ``"NAME" does not support thinking``; ``tools`` to one without ``tools`` is 400;
-- a tool call's ``arguments`` must be a JSON object (a string is Go's unmarshal error);
+- a tool call's ``arguments`` must be a JSON object, and its ``id`` and a tool message's
+  ``tool_call_id``, when sent, strings (anything else is Go's unmarshal error, with the
+  field's path, as Ollama answers it). Both are fields of Ollama's ``api.Message`` since
+  0.12.10 (and older servers ignored them, as Go's JSON decoder ignores unknown fields);
 - the silent truncation: a prompt longer than ``options.num_ctx`` (4096 when not sent) is
   cut to its last ``num_ctx`` tokens with no error. Each cut is recorded in
   :attr:`OllamaFake.truncations`, and ``prompt_eval_count`` is the cut size.
@@ -32,6 +37,8 @@ Tokens are counted as ``len(canonical JSON) // 4`` of the messages and tools.
 from __future__ import annotations
 
 import json
+import random
+import string
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,8 +107,10 @@ class OllamaFake(ScriptedServer[Reply]):
     name = "fake-ollama"
 
     def __init__(self, replies: list[Reply] | None = None, *,
-                 models: dict[str, Model] | None = None) -> None:
+                 models: dict[str, Model] | None = None, tool_call_ids: bool = True) -> None:
         super().__init__(replies or [])
+        self.tool_call_ids = tool_call_ids
+        """Give each tool call an ``id`` (Ollama 0.12.10 and later); off, none (older)."""
         self.models = {_name(k): v for k, v in (models or {"qwen3": Model()}).items()}
         """The installed models (a name without a tag means ``:latest``)."""
         self.truncations: list[Truncation] = []
@@ -173,7 +182,7 @@ class OllamaFake(ScriptedServer[Reply]):
         if reply.status != 200:
             exchange.json(reply.status, {"error": reply.error_message})
             return
-        lines = self._lines(asked, reply, bool(body.get("think")), prompt)
+        lines = self._lines(asked, reply, bool(body.get("think")), prompt, self.tool_call_ids)
         if body.get("stream", True):
             exchange.stream("application/x-ndjson",
                             [json.dumps(line).encode() + b"\n" for line in lines])
@@ -199,15 +208,21 @@ class OllamaFake(ScriptedServer[Reply]):
         if body.get("tools") and "tools" not in model.capabilities:
             return f"registry.ollama.ai/library/{asked} does not support tools"
         for message in body.get("messages") or []:
+            if not isinstance(message.get("tool_call_id"), str | None):  # null: Go skips it
+                return _unmarshal(message["tool_call_id"], "Message.messages.tool_call_id",
+                                  "string")
             for call in message.get("tool_calls") or []:
-                if not isinstance((call.get("function") or {}).get("arguments", {}), dict):
-                    return ("json: cannot unmarshal string into Go struct field "
-                            "ToolCallFunction.messages.tool_calls.function.arguments of type "
-                            "api.ToolCallFunctionArguments")
+                if not isinstance(call.get("id"), str | None):
+                    return _unmarshal(call["id"], "ToolCall.messages.tool_calls.id", "string")
+                arguments = (call.get("function") or {}).get("arguments", {})
+                if not isinstance(arguments, dict):
+                    return _unmarshal(arguments, "ToolCallFunction.messages.tool_calls.function."
+                                      "arguments", "api.ToolCallFunctionArguments")
         return None
 
     @staticmethod
-    def _lines(asked: str, reply: Reply, think: bool, prompt: int) -> list[dict[str, Any]]:
+    def _lines(asked: str, reply: Reply, think: bool, prompt: int,
+               ids: bool) -> list[dict[str, Any]]:
         step = max(1, reply.chunk_chars)
         messages: list[dict[str, Any]] = []
         if think and reply.thinking:
@@ -218,8 +233,9 @@ class OllamaFake(ScriptedServer[Reply]):
                      for i in range(0, len(reply.text), step)]
         if reply.tool_calls:
             messages.append({"role": "assistant", "content": "", "tool_calls": [
-                {"function": {"name": c.name, "arguments": c.arguments}}
-                for c in reply.tool_calls]})
+                {**({"id": _call_id()} if ids else {}),
+                 "function": {"index": i, "name": c.name, "arguments": c.arguments}}
+                for i, c in enumerate(reply.tool_calls)]})
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         out = [{"model": asked, "created_at": stamp, "message": m, "done": False}
                for m in messages]
@@ -232,3 +248,15 @@ class OllamaFake(ScriptedServer[Reply]):
                     "eval_count": max(1, produced // 4 + 4 * len(reply.tool_calls)),
                     "eval_duration": 1000})
         return out
+
+
+def _call_id() -> str:
+    """A tool call's id as Ollama makes one (``call_`` and 8 lowercase letters or digits)."""
+    return "call_" + "".join(random.choices(string.ascii_lowercase + string.digits, k=8))
+
+
+def _unmarshal(value: Any, field_path: str, go_type: str) -> str:
+    """Go's error for a JSON value of the wrong type, as Ollama answers it (400)."""
+    kind = {str: "string", bool: "bool", int: "number", float: "number", list: "array",
+            dict: "object"}.get(type(value), "value")
+    return f"json: cannot unmarshal {kind} into Go struct field {field_path} of type {go_type}"

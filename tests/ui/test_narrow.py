@@ -125,7 +125,7 @@ async def test_the_model_picker_fits_80x24(tmp_path: Path) -> None:
         hint = picker.query_one(".hint", Static).region
         assert box.contains_region(hint) and box.contains_region(options.region)
         assert hint.y >= options.region.bottom  # below the list, not over it
-        await pilot.press("down", "end")
+        await pilot.press("tab", "end")
         assert options.highlighted == len(MANY) - 1
         await pilot.pause()
         shown = options.scrollable_content_region.height  # the last choice in view

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from tests.ui.kit import SIZE, finish, make_app, notes, notices, ready, send, until, write_config
 from tui_agent.ui.screens.files import FilePicker
@@ -32,9 +33,15 @@ async def test_tab_completes_a_command_and_keeps_the_focus(tmp_path: Path) -> No
         prompt.clear()
         await pilot.press(*"/c", "tab")  # /compact, /context, /clear, /code, /copy
         assert prompt.text == "/c" and app.focused is prompt
-        await until(pilot, lambda: any("/compact" in n and "/copy" in n
-                                       for n in notices(app)), what="the candidates named")
-        await pilot.press(*"om", "tab")
+        hint = app.chat.query_one("#tab-hint", Static)
+        await until(pilot, lambda: hint.display and "/compact" in str(hint.render())
+                    and "/copy" in str(hint.render()), what="the candidates named")
+        # Above the prompt, never over it; gone once the typing goes on.
+        assert hint.region.bottom <= prompt.region.y
+        assert not any("/compact" in n for n in notices(app))
+        await pilot.press(*"om")
+        await until(pilot, lambda: not hint.display, what="the hint gone")
+        await pilot.press("tab")
         assert prompt.text == "/compact "
         await finish(app)
 

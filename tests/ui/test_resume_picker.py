@@ -76,7 +76,7 @@ async def test_resume_lists_this_projects_first_and_then_every_folder(project: P
         assert shown[1].endswith("fix the login page and its tests")  # one line, inert
         assert shown[2] == "  … every folder: 2 more conversations"
 
-        await pilot.press("down", "end", "enter")
+        await pilot.press("tab", "end", "enter")
         await until(pilot, picker_open(app, "Resume a conversation (every folder"))
         shown = rows(app)
         titles = ["write the install docs", "fix the login page and its tests",

@@ -94,3 +94,19 @@ def test_approval_modal_with_a_diff(snap_compare: Snap, tmp_path: Path, project:
         await pilot.pause(0.2)
 
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE, run_before=before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_tab_candidates_above_the_prompt(snap_compare: Snap, tmp_path: Path,
+                                         size: tuple[int, int]) -> None:
+    """``/c`` + tab: the commands that fit are named in the line above the prompt, in
+    the muted colour, and the typed ``/c`` stays in sight (a toast covered it)."""
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("/", "c", "tab")
+        app = pilot.app
+        assert isinstance(app, AgentApp)
+        await until(pilot, lambda: app.chat.query_one("#tab-hint").display)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_for(tmp_path), terminal_size=size, run_before=before)

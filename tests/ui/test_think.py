@@ -17,9 +17,11 @@ from textual.widgets import Input, OptionList
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.ui.kit import SIZE, make_app, notes, ready, send, turn, until, write_config
 from tui_agent.cli import build_parser, startup
+from tui_agent.config import paths
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
 from tui_agent.ui.startup import Startup
+from tui_agent.ui.widgets.messages import AssistantMessage
 
 pytestmark = [pytest.mark.anyio]
 
@@ -129,7 +131,9 @@ async def test_model_picker_fills_in_facts_and_offers_the_level(fake_llm: FakeLL
         found = list(labels(picker))
         assert found[0] == "anthropic/claude-sonnet-4-5", found
         assert len(found) > 1 and all("sonnet" in name for name in found)
-        await pilot.press("down", "enter")
+        await pilot.press("down")  # the arrows pick a row, and enter takes it (not "sonnet")
+        assert picker.query_one(OptionList).highlighted == 1
+        await pilot.press("up", "enter")
         await until(pilot, picker_titled(app, "Reasoning for anthropic/claude-sonnet-4-5"))
         await pilot.press(*"high", "enter")
         await noted(pilot, app, "reasoning: high (from the next turn)")
@@ -322,7 +326,6 @@ async def test_typing_in_the_model_picker_finds_litellms_models(
         key_ends = line.index("set ANTHROPIC_API_KEY") + len("set ANTHROPIC_API_KEY")
         assert key_ends <= options.scrollable_content_region.width, \
             (key_ends, options.scrollable_content_region.width)
-        await pilot.press("down")  # into the list
         for _ in range(list(found).index("anthropic/claude-sonnet-4-5")):
             await pilot.press("down")
         assert options.highlighted_option is not None
@@ -381,6 +384,38 @@ async def test_model_with_a_url_talks_to_that_server(fake_llm: FakeLLM, tmp_path
             await app.action_quit()
 
 
+async def test_model_url_credentials_are_masked_from_then_on(fake_llm: FakeLLM,
+                                                             tmp_path: Path) -> None:
+    """The credentials in ``/model NAME URL`` (a password, a token as the user name, a
+    ``?api_key=``) join the secrets masked in the model's text, its errors, the session
+    and the prompt history, as ``--api-base``'s do."""
+    password, query_key = "s3cret-pass-77", "query-key-999"
+    said = f"the server has {password} and {query_key}"
+    with FakeLLM([Reply(text=said), Reply(status=401, error_message=f"bad: {said}")]) as local:
+        app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            await send(pilot, app, f"/model openai/far http://me:{password}@127.0.0.1:9/v1"
+                                   f"?api_key={query_key}")
+            await noted(pilot, app, "model: openai/far at")
+            await send(pilot, app, f"/model openai/qwen {local.base_url}")
+            await noted(pilot, app, "model: openai/qwen at")
+            assert {password, query_key} <= app.backend.settings.secrets
+            await turn(pilot, app, "one")
+            reply = list(app.transcript.query(AssistantMessage))[-1].source
+            assert reply == "the server has *** and ***", reply
+            await turn(pilot, app, "two")
+            error = await noted(pilot, app, "bad: the server has")
+            history = app.prompt_history.path
+            await app.action_quit()
+    assert password not in error and query_key not in error, error
+    assert history is not None
+    written = history.read_text(encoding="utf-8") + "".join(
+        f.read_text(encoding="utf-8") for f in paths.sessions_dir().rglob("*.jsonl"))
+    assert "/model openai/far http://me:***@127.0.0.1:9/v1?api_key=***" in written
+    assert password not in written and query_key not in written, written
+
+
 async def test_think_picker_opens_on_the_level_in_force_and_says_default(
         fake_llm: FakeLLM, tmp_path: Path) -> None:
     """The level picker opens with the level in force highlighted (enter keeps it), not
@@ -396,8 +431,8 @@ async def test_think_picker_opens_on_the_level_in_force_and_says_default(
         options = app.screen.query_one(OptionList)
         assert options.highlighted is not None
         assert options.get_option_at_index(options.highlighted).id == "low"
-        # down moves into the list, where the arrows start from low: minimal, none, default
-        await pilot.press("down", "up", "up", "up", "enter")
+        # the arrows start from low: minimal, none, default
+        await pilot.press("up", "up", "up", "enter")
         said = await noted(pilot, app, "reasoning: default")
         assert said == "reasoning: default, low from --reasoning-effort (from the next turn)"
         await app.action_quit()

@@ -88,6 +88,32 @@ def mask(text: str, secrets: set[str] | frozenset[str]) -> str:
     return text
 
 
+_NAMES = r"(?:token|api[_-]?key|access[_-]?key|private[_-]?key|secret(?:[_-]?key)?|password|passwd)"
+_VALUE = r"""(?!\*\*\*|\$\{)[^\s"'&,;)\]}>]+"""
+SAID_SECRETS = re.compile(
+    # key=value or key: value where the key names a secret (token, api_key, password...),
+    # the key possibly quoted (JSON, YAML); the value up to a space, quote or separator.
+    rf"""(?i)(?P<key>(?<!\{{)\b[\w.-]*{_NAMES}["']?\s*[=:]\s*["']?){_VALUE}"""
+    # Authorization: Bearer xyz, Authorization: Basic xyz, Proxy-Authorization: xyz
+    rf"""|(?P<scheme>\b(?:bearer|basic)\s+){_VALUE}"""
+    rf"""|(?P<header>\bauthorization["']?\s*:\s*["']?)(?!bearer\b|basic\b){_VALUE}""")
+"""Secrets a program writes in free text, found by what precedes them (never a
+``${VAR}`` reference, which names a secret without holding it)."""
+
+
+def _unsaid(match: re.Match[str]) -> str:
+    lead = match.group("key") or match.group("scheme") or match.group("header")
+    return f"{lead}***"
+
+
+def mask_said(text: str, secrets: set[str] | frozenset[str]) -> str:
+    """:func:`mask` for what a server wrote (its stderr, its errors, its log lines):
+    also a value written after a secret's name (``token=abc``, ``api_key: abc``,
+    ``password=abc``) or an ``Authorization`` header's credential (``Bearer abc``), which
+    no configuration names."""
+    return SAID_SECRETS.sub(_unsaid, mask(text, secrets))
+
+
 class StreamMasker:
     """:func:`mask` for text that arrives in pieces: a secret split across two pieces
     is still masked. Only a tail that could be the start of a secret is held back

@@ -31,7 +31,7 @@ from tui_agent.config.project import (
     trust_store,
 )
 from tui_agent.config.reading import Locator, Origin, Source, read_config_text
-from tui_agent.config.server_keys import expand_server
+from tui_agent.config.server_keys import UnsetServerVariable, expand_server
 from tui_agent.config.urls import url_secrets
 from tui_agent.config.validate import Unknown, validate
 
@@ -99,6 +99,9 @@ class Settings:
     model name: raised when that model is chosen, not at load."""
     from_variables: frozenset[str] = frozenset()
     """``params`` values that came from a ``${VAR}``: ``config --show`` hides them."""
+    unready: dict[str, str] = field(default_factory=dict)
+    """Servers that cannot start, by name, with why for people (a ``${VAR}`` of theirs is
+    not set): kept as written, shown as failed, never started; the rest works."""
 
     def model_for(self, name: str | None) -> ModelSettings:
         """The settings model ``name`` is used with (None: the one in use):
@@ -127,7 +130,7 @@ class Settings:
         self.check(base.sampling_model)
         self.configured = base
         self.flags = ModelFlags(model or None, api_base or None, reasoning_effort or None)
-        self.secrets |= {s for s in url_secrets(api_base) if len(s) >= MIN_SECRET_LEN}
+        self.mask_url_secrets(api_base)
         self.config.model = resolve(base, self.config.models, chosen, self.flags)
         for key in dropped(base, chosen, self.flags):
             self.sources.pop(("model", key), None)
@@ -147,6 +150,14 @@ class Settings:
             self.config.code_mode.enabled = True
             self.sources["code_mode", "enabled"] = "--code-mode"
 
+    def mask_url_secrets(self, url: str | None) -> frozenset[str]:
+        """Add the credentials in ``url`` (a password, a token as the user name, a
+        secret-named query value) to the secrets masked everywhere: a model's server
+        given on the command line or with ``/model NAME URL``. Returns them."""
+        found = frozenset(s for s in url_secrets(url) if len(s) >= MIN_SECRET_LEN)
+        self.secrets |= found
+        return found
+
     def source(self, section: str, key: str) -> str:
         """Where ``section.key`` came from, for people: ``file:line``, a flag, or default."""
         found = self.sources.get((section, key), "default")
@@ -165,9 +176,10 @@ def enabled_copy(settings: Settings, name: str,
                  env: Mapping[str, str] = os.environ) -> ServerConfig:
     """Server ``name`` switched on, with its ``${VAR}`` references expanded now (a server
     disabled in the file is loaded unexpanded, so an unset variable does not stop the
-    rest of the config). Raises :class:`ConfigError` naming the line of an unset one."""
+    rest of the config; one left as written because a variable was unset is tried again).
+    Raises :class:`ConfigError` naming the line of an unset one."""
     server = settings.config.servers[name].model_copy(update={"disabled": False})
-    if not settings.config.servers[name].disabled:
+    if not settings.config.servers[name].disabled and name not in settings.unready:
         return server
     origin = settings.origins.get(name) or Origin(Path("<config>"), ("servers", name),
                                                    lambda _loc: None)
@@ -349,11 +361,15 @@ def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:
     config = expanded.config
     settings.broken, settings.from_variables = expanded.broken, frozenset(
         expanded.from_variables)
-    servers = {
-        name: server if server.disabled else
-        expand_server(name, server, settings.origins[name], expander)
-        for name, server in config.servers.items()
-    }
+    servers: dict[str, ServerConfig] = {}
+    settings.unready = {}
+    for name, server in config.servers.items():
+        try:
+            servers[name] = server if server.disabled else expand_server(
+                name, server, settings.origins[name], expander)
+        except UnsetServerVariable as unset:  # that server only: the rest still works
+            servers[name] = server
+            settings.unready[name] = f"not started: {unset.file}: {unset.problems[0]}"
     settings.config = config.model_copy(update={"servers": servers})
     settings.secrets = frozenset(expander.secrets | environment_keys(env))
     return settings

@@ -72,8 +72,8 @@ def expand(model: M, section: str, sources: Mapping[tuple[str, str], Source],
         try:
             return expander.expand(value, secret=secret)
         except UnsetVariable as unset:
-            raise fail(key, f"${{{unset.name}}} is not set in the environment (set it, or "
-                       f"write ${{{unset.name}:-default}} to give a default)",
+            raise fail(key, f"${{{unset.name}}} is not set in the environment (set "
+                       f"{unset.name}, or write ${{{unset.name}:-default}} to give a default)",
                        *inner) from None
 
     def param(value: Any, path: tuple[str, ...], secret: bool) -> Any:

@@ -20,19 +20,29 @@ from tui_agent.config.reading import Origin
 from tui_agent.config.urls import url_secrets
 
 
+class UnsetServerVariable(ConfigError):
+    """A ``${VAR}`` of one server is not set: that server cannot start, but the rest of
+    the configuration can be used (:attr:`Settings.unready`)."""
+
+    def __init__(self, problem: str, file: Path, variable: str) -> None:
+        super().__init__(problem, file)
+        self.variable = variable
+
+
 def expand_server(name: str, server: ServerConfig, origin: Origin,
                   expander: Expander) -> ServerConfig:
-    """``server`` with its variables expanded; raises :class:`ConfigError` naming an
-    unset one."""
+    """``server`` with its variables expanded; raises :class:`UnsetServerVariable` naming
+    an unset one (and :class:`ConfigError` for another problem)."""
     def ex(value: str, *key: str | int, secret: bool = False) -> str:
         try:
             return expander.expand(value, secret=secret)
         except UnsetVariable as unset:
-            dotted = ".".join(str(k) for k in (*origin.path, *key))
-            raise ConfigError(
-                f"{origin.where(*key)}{dotted}: ${{{unset.name}}} is not set in the environment "
-                f"(set it, or write ${{{unset.name}:-default}} to give a default)",
-                origin.file) from None
+            dotted = safe_name(".".join(str(k) for k in (*origin.path, *key)))
+            var = unset.name
+            raise UnsetServerVariable(
+                f"{origin.where(*key)}{dotted}: ${{{var}}} is not set in the environment "
+                f"(set {var}, or remove it from server '{safe_name(name)}', or write "
+                f"${{{var}:-default}} to give a default)", origin.file, var) from None
 
     def maybe(key: str) -> str | None:
         value = getattr(server, key)

@@ -196,6 +196,8 @@ def render(settings: Settings) -> str:
         origin = settings.origins.get(name)
         out += ["", *_column([(f"[servers.{toml_key(name)}]",
                                origin.place() if origin else "")])]
+        if name in settings.unready:  # as written: a ${VAR} left unresolved
+            out.append(f"# unresolved, the server is {clean(settings.unready[name])}")
         out += _server_lines(server, secrets)
     if settings.held is not None:
         out += ["", "# held back until you trust this project (tui-agent asks; headless: "

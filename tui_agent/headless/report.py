@@ -45,6 +45,9 @@ async def report(settings: Settings, policy: Policy, hub: Hub, out: IO[str], *,
         await hub.wait_all()
         failed = False
         for status in hub.statuses():
+            # Masked here, not only by the stream: the error quotes a stderr line, and
+            # both must read the same for that line to be printed once.
+            status = status.masked(settings.secrets)
             failed |= status.state in ("failed", "connecting", "degraded")
             _server(status, hub, policy, out, width, settings.secrets)
             line = _login_line(status, hub, logins)
@@ -110,12 +113,13 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
 
 
 def _unquoted(error: str, tail: tuple[str, ...]) -> str:
-    """``error`` without the stderr line it quotes at its end when that line is printed
-    below it anyway (the server's words once, not twice)."""
+    """``error`` without the stderr line it quotes when that line is printed below it
+    anyway (the server's words once, not twice): at its end, or before the "; next try
+    in N s" a server whose retries are paused gets."""
     for line in tail:
         quoted = f" (stderr: {line[:200]})"
-        if error.endswith(quoted):
-            return error.removesuffix(quoted)
+        if quoted in error:
+            return error.replace(quoted, "", 1)
     return error
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tui_agent.config.interpolate import mask
+from tui_agent.config.interpolate import mask, mask_said
 from tui_agent.tools.call_path import CallPath
 from tui_agent.tools.client import instructions_of
 from tui_agent.tools.lifecycle import State
@@ -76,11 +76,15 @@ class ServerStatus:
     def masked(self, secrets: frozenset[str]) -> ServerStatus:
         """This status with ``secrets`` (and the tokens learned at run time) masked in
         what the server said (its last error, stderr, log lines, instructions): a front
-        end shows these as they are, and a server's stderr can echo its env's token."""
+        end shows these as they are, and a server's stderr can echo its env's token. Its
+        last error, stderr and log lines are free text: a value after a secret's name
+        (``token=``, ``password=``) or a ``Bearer`` credential is masked too
+        (:func:`~tui_agent.config.interpolate.mask_said`)."""
         return replace(
-            self, last_error=None if self.last_error is None else mask(self.last_error, secrets),
-            stderr=tuple(mask(line, secrets) for line in self.stderr),
-            logs=tuple(mask(line, secrets) for line in self.logs),
+            self, last_error=None if self.last_error is None
+            else mask_said(self.last_error, secrets),
+            stderr=tuple(mask_said(line, secrets) for line in self.stderr),
+            logs=tuple(mask_said(line, secrets) for line in self.logs),
             held_back=tuple(mask(line, secrets) for line in self.held_back),
             instructions=None if self.instructions is None
             else mask(self.instructions, secrets))

@@ -57,10 +57,15 @@ class Hub(ServerContext, SkillShelf):
     (:class:`ServerContext`) and skills (:class:`SkillShelf`)."""
 
     def __init__(self, servers: Mapping[str, ServerConfig], *, log_dir: Path,
-                 default_timeout: float = 60.0, client_side: ClientSides | None = None) -> None:
+                 default_timeout: float = 60.0, client_side: ClientSides | None = None,
+                 secrets: frozenset[str] = frozenset(),
+                 unready: Mapping[str, str] | None = None) -> None:
         """``client_side`` gives each server (by name and config) what it may ask of us
         and how to authenticate to it (:class:`~tui_agent.tools.client.ClientSide`); by
-        default nothing is offered."""
+        default nothing is offered. ``secrets`` are masked in the servers' log files.
+        ``unready`` servers (by name, with why) are shown failed and never started."""
+        self.secrets = secrets
+        self.unready = dict(unready or {})
         from tui_agent.tools.transports.sdk import route_sdk_logs
 
         route_sdk_logs(log_dir / "mcp-client.log")
@@ -105,7 +110,8 @@ class Hub(ServerContext, SkillShelf):
         side = self._client_side(name, config) if self._client_side is not None else NOTHING
         conn = ServerConnection(name, config, log_dir=self._log_dir,
                                 default_timeout=self._default_timeout, on_change=self._changed,
-                                client_side=side)
+                                client_side=side, secrets=self.secrets,
+                                refused=self.unready.get(name))
         conn.on_log, conn.on_updated = self._logged, self._updated
         return conn
 

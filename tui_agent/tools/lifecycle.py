@@ -21,6 +21,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+from tui_agent.config.interpolate import MIN_SECRET_LEN
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.backoff import backoff_delay
 from tui_agent.tools.breaker import Breaker
@@ -44,15 +45,22 @@ class ServerLifecycle(Upkeep):
     def __init__(self, name: str, config: ServerConfig, *, log_dir: Path,
                  default_timeout: float = 60.0,
                  on_change: Callable[[Any], None] | None = None,
-                 client_side: ClientSide = NOTHING) -> None:
+                 client_side: ClientSide = NOTHING,
+                 secrets: frozenset[str] = frozenset(), refused: str | None = None) -> None:
         """``on_change`` is told of each change of state or tools; ``client_side`` is
-        what the server may ask of us and how we authenticate (see :mod:`.client`)."""
+        what the server may ask of us and how we authenticate (see :mod:`.client`);
+        ``secrets`` (the configuration's) are masked in its log file, with the values of
+        its own ``env``. A server ``refused`` (why, for people: a ``${VAR}`` of its config
+        is not set) is failed from the start and never started."""
         self.name, self.config = name, config
+        self.secrets, self.refused = secrets, refused
         self.call_timeout = config.timeout or default_timeout
         self.lazy = config.lazy_start
         self.state: State = "disabled" if config.disabled else \
             "idle" if self.lazy else "connecting"
         self.last_error: str | None = None
+        if refused is not None and not config.disabled:
+            self.state, self.last_error, self.lazy = "failed", refused, False
         self.tools: list[Any] = []
         self.tools_at = 0.0
         self.restarts = 0
@@ -84,7 +92,7 @@ class ServerLifecycle(Upkeep):
     # -- lifecycle ---------------------------------------------------------------
 
     def start(self) -> None:
-        if self.config.disabled or self._task is not None:
+        if self.config.disabled or self._task is not None or self.refused is not None:
             self._settled.set()
             return
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")
@@ -230,7 +238,8 @@ class ServerLifecycle(Upkeep):
             try:
                 async with AsyncExitStack() as stack:
                     if self.log_path is not None:
-                        self._log = stack.enter_context(open_log(self.log_path))
+                        self._log = stack.enter_context(
+                            open_log(self.log_path, self._log_secrets()))
                         self._log.write(f"\n{STARTING} {self.name} at "
                                         f"{time.ctime()} ---\n")
                     client = await self._connect(stack)
@@ -251,6 +260,10 @@ class ServerLifecycle(Upkeep):
                 self._container = None
                 self._connected.clear()
         return False
+
+    def _log_secrets(self) -> frozenset[str]:
+        own = {v for v in self.config.env.values() if len(v) >= MIN_SECRET_LEN}
+        return self.secrets | own
 
     def _failed(self, message: str) -> None:
         if self._stopping:

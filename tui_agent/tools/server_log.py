@@ -2,7 +2,11 @@
 never an unread pipe), rotated whenever it passes 1 MB, and its last lines for a report.
 
 A stdio server writes its stderr into a pipe that :class:`ServerLog` pumps into the
-file, so the file is rotated while the server writes, not only when it starts.
+file, so the file is rotated while the server writes, not only when it starts. What
+reaches the file is masked line by line first (the secrets it is given, the learned
+tokens, and a value after a secret's name or a ``Bearer``:
+:func:`~tui_agent.config.interpolate.mask_said`): a server that echoes its token leaves
+none on disk.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from tui_agent.config.interpolate import mask_said
 from tui_agent.config.private import open_append
 from tui_agent.tools.text import clean
 
@@ -36,18 +41,26 @@ def _file_safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"
 
 
-def open_log(path: Path) -> ServerLog:
+LINE_HELD = 65_536
+"""Bytes of a line without its end held for masking at most (then written as they are
+masked: a server that never ends its line still reaches the file)."""
+
+
+def open_log(path: Path, secrets: frozenset[str] = frozenset()) -> ServerLog:
     """The server's stderr log, rotated whenever it passes 1 MB; private to the user (a
-    server's stderr may hold what it was given: tokens, paths, the user's data)."""
-    return ServerLog(path)
+    server's stderr may hold what it was given: tokens, paths, the user's data), and
+    ``secrets`` masked in it."""
+    return ServerLog(path, secrets)
 
 
 class ServerLog:
     """A log file that rotates itself: what we write (``write``) and what the server
     writes into :meth:`fileno` (a pipe, pumped by a thread) both count toward the size."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, secrets: frozenset[str] = frozenset()) -> None:
+        self.path, self.secrets = path, secrets
+        self._partial = b""
+        """The server's line that has not ended yet, held to be masked whole."""
         self._lock = threading.Lock()
         self._reading = threading.Lock()
         self._file = self._open()
@@ -68,8 +81,22 @@ class ServerLog:
         return os.fdopen(open_append(self.path), "ab")
 
     def write(self, text: str) -> int:
-        self._put(text.encode("utf-8", "replace"))
+        self._put(self._masked(text.encode("utf-8", "replace")))
         return len(text)
+
+    def _masked(self, data: bytes) -> bytes:
+        """``data`` with its secrets masked; bytes that are not UTF-8 kept as they are."""
+        text = data.decode("utf-8", "surrogateescape")
+        return mask_said(text, self.secrets).encode("utf-8", "surrogateescape")
+
+    def _take(self, chunk: bytes, *, ended: bool = False) -> None:
+        """Mask and write the server's lines that ``chunk`` ends; hold the rest (all of
+        it when ``ended``: the server's last words without a line break)."""
+        data = self._partial + chunk
+        cut = len(data) if ended or len(data) > LINE_HELD else data.rfind(b"\n") + 1
+        self._partial = data[cut:]
+        if cut:
+            self._put(self._masked(data[:cut]))
 
     def _put(self, data: bytes) -> None:
         with self._lock:
@@ -88,6 +115,8 @@ class ServerLog:
         are read back)."""
         if self._pipe is not None and not self._closed:
             self._drain(self._pipe[0], wait=0.0)
+            with self._reading:
+                self._take(b"", ended=True)
 
     def fileno(self) -> int:
         """The write end of the pipe a server's stderr goes into."""
@@ -114,7 +143,7 @@ class ServerLog:
                 return True
             with self._reading:
                 while chunk := os.read(fd, 65536):
-                    self._put(chunk)
+                    self._take(chunk)
         except BlockingIOError:
             return True
         except (OSError, ValueError):

@@ -33,12 +33,27 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield Static(id="pending")
+        yield Static(id="tab-hint")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
         yield Container(id="footer-row")
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+
+    def on_prompt_input_hinted(self, event: PromptInput.Hinted) -> None:
+        """Tab's word, in the line above the prompt: a toast (bottom right) covered the
+        end of what was typed."""
+        from textual.content import Content
+
+        hint = self.query_one("#tab-hint", Static)
+        hint.update(Content(event.text))  # names of commands and prompts: cleaned text
+        hint.set_class(event.warning, "-warning")
+        hint.display = True
+
+    def on_text_area_changed(self) -> None:
+        """Typing on makes tab's word stale: the line goes."""
+        self.query_one("#tab-hint").display = False
 
     def show_footer(self) -> None:
         """The key bar, in its row. Textual's ``Footer`` draws its keys only after the first

@@ -78,8 +78,8 @@ def open_hub(settings: Settings, *, with_disabled: bool = False,
     made = logins() if logins is not None else open_logins(None)
     offered = desk if desk is not None else FrontDesk()
     return Hub(servers, log_dir=paths.state_dir() / "logs",
-               default_timeout=settings.config.agent.tool_timeout,
-               client_side=lambda name, config: offered.side(name, config,
+               default_timeout=settings.config.agent.tool_timeout, secrets=settings.secrets,
+               unready=settings.unready, client_side=lambda name, config: offered.side(name, config,
                                                              made.client_side(name, config)))
 
 

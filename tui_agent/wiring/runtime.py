@@ -119,7 +119,18 @@ class Runtime:
         self.models.chosen = name
         if api_base is not None:
             self.models.api_bases[name] = api_base
+            self._mask_servers()
         self._use_model()
+
+    def _mask_servers(self) -> None:
+        """The credentials in the URLs given with ``/model NAME URL`` join the secrets
+        masked in the status bar, errors, ``/servers`` and the session file (also after
+        a reload, whose settings are new)."""
+        found: set[str] = set()
+        for url in self.models.api_bases.values():
+            found |= self.settings.mask_url_secrets(url)
+        if found and self.agent.session is not None:
+            self.agent.session.mask_also(found)
 
     def set_reasoning_effort(self, level: str | None) -> None:
         """``/think``: think at ``level`` from the next turn on, whichever model is chosen
@@ -198,6 +209,7 @@ class Runtime:
 
         old, new = self.settings, options.settings
         self.options, self.settings = options, new
+        self._mask_servers()
         fresh = build.policy_from(new, options.tool_filter)
         self.policy.rules, self.policy.persist = fresh.rules, fresh.persist
         agent = self.agent
@@ -231,6 +243,7 @@ class Runtime:
             if name in running and name in old.config.servers
             and same_server(old.config.servers[name], config) else config
             for name, config in new.config.servers.items()}
+        self.hub.unready = dict(new.unready)  # a server (re)made now is refused by these
         changes = await self.hub.apply(target)
         if roots_moved:
             await self.hub.roots_changed()

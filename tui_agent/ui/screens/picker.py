@@ -47,7 +47,13 @@ class Picker(ModalScreen[str | None]):
     LIST_ROWS = 20
     """The most rows the list shows (``max-height: 20`` above), room permitting."""
     BINDINGS = [Binding("escape", "dismiss_none", "Close"),
-                Binding("down", "focus_list", show=False)]
+                Binding("down", "move('cursor_down')", show=False),
+                Binding("up", "move('cursor_up')", show=False),
+                Binding("pagedown", "move('page_down')", show=False),
+                Binding("pageup", "move('page_up')", show=False)]
+    """The arrows move the highlight while the filter keeps the keys, as in every fuzzy
+    picker: the first down already picks the next row (the list's own bindings win
+    when it has the focus, after a tab or a click)."""
 
     def __init__(self, title: str, choices: Sequence[tuple[str, str]], *,
                  free_text: bool = False, placeholder: str = "type to filter",
@@ -60,6 +66,9 @@ class Picker(ModalScreen[str | None]):
         """Shown only when what is typed matches them (:meth:`suggest`)."""
         self.details: dict[str, str] = {}
         """A dim line part after a choice's label, by value (:meth:`describe`)."""
+        self.browsed = False
+        """The arrows moved the highlight since the last key typed: enter takes the
+        highlighted row, even with ``free_text``."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="box"):
@@ -152,6 +161,7 @@ class Picker(ModalScreen[str | None]):
             options.highlighted = min(highlighted, options.option_count - 1)
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        self.browsed = False
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options(event.value))
@@ -159,11 +169,11 @@ class Picker(ModalScreen[str | None]):
             options.highlighted = 0
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter takes the typed text itself when free text is allowed, else the
-        highlighted choice (arrows move into the list to pick another)."""
+        """Enter takes the typed text itself when free text is allowed and the arrows
+        have not moved since the last key typed, else the highlighted choice."""
         event.stop()
         typed = event.value.strip()
-        if self.free_text and typed:
+        if self.free_text and typed and not self.browsed:
             self.dismiss(typed)
             return
         options = self.query_one(OptionList)
@@ -175,8 +185,14 @@ class Picker(ModalScreen[str | None]):
         event.stop()
         self.dismiss(event.option.id)
 
-    def action_focus_list(self) -> None:
-        self.query_one(OptionList).focus()
+    def action_move(self, step: str) -> None:
+        """Move the list's highlight by ``step`` (one of OptionList's cursor actions),
+        leaving the focus in the filter."""
+        options = self.query_one(OptionList)
+        if not options.option_count:
+            return
+        getattr(options, f"action_{step}")()
+        self.browsed = True
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

@@ -51,12 +51,17 @@ class PromptHistory:
             # Here, not at the top: the first frame does without them (~3 ms).
             import json
 
-            from tui_agent.config.interpolate import mask
+            from tui_agent.config.interpolate import MIN_SECRET_LEN, mask
             from tui_agent.config.private import open_append
+            from tui_agent.config.urls import url_secrets
 
+            # A URL's credentials typed here (``/model NAME https://user:key@host``) are
+            # secrets before the command that uses them has run.
+            typed = {s for word in text.split() if "://" in word
+                     for s in url_secrets(word) if len(s) >= MIN_SECRET_LEN}
             with contextlib.suppress(OSError), \
                     os.fdopen(open_append(self.path), "a", encoding="utf-8") as out:
-                out.write(json.dumps(mask(text, self.secrets)) + "\n")
+                out.write(json.dumps(mask(text, self.secrets | typed)) + "\n")
 
 
 class PromptInput(TextArea):
@@ -84,6 +89,14 @@ class PromptInput(TextArea):
 
     class EditorWanted(Message):
         """``ctrl+e``: the prompt wants to be written in ``$EDITOR``."""
+
+    class Hinted(Message):
+        """Tab has something to say (the commands that fit, or that none does): shown in
+        the line above the prompt until the next change, never over what is typed."""
+
+        def __init__(self, text: str, warning: bool = False) -> None:
+            super().__init__()
+            self.text, self.warning = text, warning
 
     def __init__(self, history: PromptHistory | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
@@ -154,15 +167,15 @@ class PromptInput(TextArea):
         names = [f"/{c.name}" for c in COMMANDS] + [f"/{p}" for p in self.extra_commands]
         found = [n for n in names if n.lower().startswith(word.lower())]
         if not found:
-            self.notify(f"no command starts with {word} (f1 lists them)", title="tab",
-                        severity="warning", markup=False)
+            self.post_message(self.Hinted(f"tab: no command starts with {word} (f1 lists "
+                                          "them)", warning=True))
             return
         start = os.path.commonprefix(found) if len(found) > 1 else found[0] + " "
         row, column = self.cursor_location
         if len(start) > len(word):
             self.replace(start, (row, column - len(word)), (row, column))
         elif len(found) > 1:
-            self.notify("  ".join(found), title="tab: commands", markup=False)
+            self.post_message(self.Hinted("tab: " + "  ".join(found)))
 
     def take_typed_reference(self) -> str:
         """What was typed after the ``@`` that asked for the picker, before the picker took
