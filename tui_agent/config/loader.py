@@ -24,6 +24,7 @@ from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
 from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
 from tui_agent.config.project import (
     Project,
+    content_parts,
     digest,
     free,
     held_parts,
@@ -56,6 +57,9 @@ class HeldProject:
     keys: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
     """Held settings by dotted name: ``model.name``, ``agent.roots``,
     ``models."NAME".api_base``..."""
+    content: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Prompts the project brings (:data:`~tui_agent.config.project.PROJECT_FOLDERS`),
+    by folder relative to the root (``.claude/commands``): the files in it."""
 
 
 @dataclass
@@ -260,7 +264,10 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                                          f"{settings.origins[name].file}")
             servers[name] = server
             settings.origins[name] = origin
-    if held is not None and (held.servers or held.keys):
+    if held is not None and found is not None:
+        held.content = {found.relative(folder): tuple(part["files"])
+                        for folder, part in content_parts(found).items()}
+    if held is not None and (held.servers or held.keys or held.content):
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
@@ -275,6 +282,7 @@ def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
         return None
     parts = {r.layer.file: held_parts(r.layer.file, r.raw) for r in reads
              if r.layer.kind == "project"}
+    parts.update(content_parts(found))
     if not any(parts.values()):
         return None
     value = digest(found, parts)
@@ -306,6 +314,7 @@ def _held_on_disk(found: Project) -> dict[Path, dict[str, Any]]:
         except ValueError:
             continue
         parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
+    parts.update(content_parts(found))
     return parts
 
 

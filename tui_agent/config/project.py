@@ -35,6 +35,14 @@ from tui_agent.config.atomic import write_text
 PROJECT_FILES = (".tui-agent/config.toml", "mcp.json", ".mcp.json")
 """Looked for in each directory, and loaded in this order (a later file's server of the
 same name replaces an earlier one's)."""
+PROJECT_FOLDERS = {".tui-agent/commands": "commands", ".claude/commands": "commands"}
+"""Folders of prompts a project brings (someone else's words, sent as the user's own when
+the user runs them), by what they hold. A directory holding one is a project too, and
+their files are read only once the project is trusted: the names of the ``.md`` files in
+them are part of what the user agrees to (a new file asks again; an edit to one does
+not). The home directory's own are the user's, never a project's."""
+MAX_LISTED = 500
+"""Files of one such folder that count (the command reader reads no more either)."""
 FREE_KEYS: dict[str, dict[str, str]] = {
     "model": {
         "temperature": "how the user's own model samples; nothing else is sent",
@@ -85,6 +93,8 @@ class Project:
 
     root: Path
     files: tuple[Path, ...]
+    content: tuple[Path, ...] = ()
+    """The :data:`PROJECT_FOLDERS` it holds."""
 
     def relative(self, file: Path) -> str:
         try:
@@ -106,9 +116,25 @@ def find_project(start: Path, home: Path | None = None) -> Project | None:
             return None
         files = tuple(directory / name for name in PROJECT_FILES
                       if (directory / name).is_file())
-        if files:
-            return Project(directory, files)
+        content = () if directory == home else tuple(
+            directory / name for name in PROJECT_FOLDERS if (directory / name).is_dir())
+        if files or content:
+            return Project(directory, files, content)
     return None
+
+
+def content_parts(project: Project) -> dict[Path, dict[str, Any]]:
+    """What each of the project's :data:`PROJECT_FOLDERS` holds, as the user agrees to
+    it: the ``.md`` files' paths inside it (an unreadable folder: none)."""
+    parts: dict[Path, dict[str, Any]] = {}
+    for folder in project.content:
+        try:
+            names = sorted(str(f.relative_to(folder)) for f in folder.rglob("*.md"))
+        except OSError:
+            names = []
+        if names:
+            parts[folder] = {"files": names[:MAX_LISTED]}
+    return parts
 
 
 def free(section: str, key: str) -> bool:

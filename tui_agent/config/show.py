@@ -18,6 +18,7 @@ from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
 from tui_agent.config.printable import clean, quoted, safe_name
+from tui_agent.config.project import PROJECT_FOLDERS
 from tui_agent.config.urls import HIDDEN, mask_url
 
 
@@ -86,7 +87,18 @@ def held_lines(held: HeldProject) -> list[str]:
         lines.append(f"{dotted} = {clean(_held_value(key, value))} "
                      f"({held.project.relative(origin.file)}"
                      f"{f':{line}' if line else ''}): {HELD_WHY.get(key, NEEDS_TRUST)}")
+    for folder, files in held.content.items():
+        kind = PROJECT_FOLDERS.get(folder, "files")
+        shown = ", ".join(files[:CONTENT_SHOWN]) + (
+            f" and {len(files) - CONTENT_SHOWN} more" if len(files) > CONTENT_SHOWN else "")
+        lines.append(f"{kind} in {folder}: {shown}: {CONTENT_WHY.get(kind, NEEDS_TRUST)}")
     return lines
+
+
+CONTENT_SHOWN = 12
+"""Files of one project folder the question names (the rest are counted)."""
+CONTENT_WHY = {"commands": "prompts sent as your own message when you type their /name"}
+"""Why a project folder's files need the user's agreement, by what they hold."""
 
 
 HELD_WHY = {

@@ -1,0 +1,1 @@
+"""What users write to shape the agent (memory, skills, commands): found and parsed."""
