@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping
+from pathlib import Path
 
 from tui_agent.config import Settings
 from tui_agent.custom.commands import Expansion, expand
@@ -20,10 +21,30 @@ from tui_agent.custom.registry import CommandSource, Registry, gather
 
 def registry(settings: Settings, built_in: Collection[str],
              env: Mapping[str, str] = os.environ) -> Registry:
-    """Every user command a front end whose own commands are ``built_in`` offers.
+    """Every user command a front end whose own commands are ``built_in`` offers: the
+    user's, and the project's of ``settings`` when it is trusted (nothing of it is held).
     Reads files: call it off the UI thread."""
     project = settings.project.root if settings.project is not None else None
-    files = load_files(project, settings.held is None, env)
+    return _gathered(project, settings.held is None, built_in, env)
+
+
+def registry_in(folder: Path, built_in: Collection[str],
+                env: Mapping[str, str] = os.environ) -> Registry:
+    """As :func:`registry`, for a session in ``folder`` (an editor's, over ACP): the
+    project there counts only if the person has trusted it as it is (in the app or with
+    ``--trust-project``); an editor has no way to ask."""
+    from tui_agent.config.project import find_project
+    from tui_agent.config.scopes import trusted
+
+    home = Path(env["HOME"]) if env.get("HOME") else None
+    found = find_project(folder, home)
+    root = found.root if found is not None else None
+    return _gathered(root, root is not None and trusted(root, env), built_in, env)
+
+
+def _gathered(project: Path | None, trusted: bool, built_in: Collection[str],
+              env: Mapping[str, str]) -> Registry:
+    files = load_files(project, trusted, env)
     sources: list[CommandSource] = [files]
     return gather(sources, built_in, files.problems)
 
