@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widget import MountError, Widget
 
 from tui_agent.config import paths
+from tui_agent.custom.registry import Registry
 from tui_agent.ui import exits, gcpause, textual_fixes
 from tui_agent.ui.chat_screen import ChatScreen
 from tui_agent.ui.listeners import Listeners
@@ -67,6 +68,8 @@ class ChatApp(App[int]):
         self.attachments: list[str] = []
         self.images: list[Attachment] = []  # /image and pasted images, for the next message
         self.prompt_list: list[tuple[str, str]] = []
+        self.user_commands = Registry()
+        """The commands from files (and skills), once read (``ui/user_commands.py``)."""
         self.theme_problems: list[str] = []
         self.turns = Turns(self)
         self.listeners = Listeners(self)
@@ -248,8 +251,11 @@ class ChatApp(App[int]):
 
     @work(group="backend", exit_on_error=False)
     async def start_backend(self) -> None:
+        from tui_agent.ui import user_commands
+
         await self.backend.start()
         self.listeners.refresh_servers()
+        await user_commands.load(self)
         if self.backend.hub is not None:
             await self.backend.hub.wait_all()
             self.prompt_list = await self.backend.prompts()
@@ -257,6 +263,7 @@ class ChatApp(App[int]):
 
             self.chat.query_one(PromptInput).extra_commands = [
                 "".join(clean(ref).split()) for ref, _ in self.prompt_list]
+            user_commands.offer(self)
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)

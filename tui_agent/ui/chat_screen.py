@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tui_agent.config import paths
+from tui_agent.ui.widgets.command_menu import CommandMenu
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
@@ -33,12 +34,20 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield Static(id="pending")
+        yield CommandMenu(id="command-menu")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
         yield Container(id="footer-row")
 
     def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        prompt.menu = self.query_one(CommandMenu)
+        prompt.focus()
+
+    def on_command_menu_chosen(self, event: CommandMenu.Chosen) -> None:
+        """A click in the menu: the prompt completes it (the menu and the prompt are
+        siblings: the message comes up to here)."""
+        self.query_one(PromptInput).on_command_menu_chosen(event)
 
     def show_footer(self) -> None:
         """The key bar, in its row. Textual's ``Footer`` draws its keys only after the first

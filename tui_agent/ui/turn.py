@@ -61,8 +61,10 @@ class Turns:
             prompt.move_cursor(prompt.document.end)
         return True
 
-    async def send(self, text: str, files: Prepared | None = None) -> None:
-        """Send ``text`` (or ``files``: words, files and images) and the resources, as a turn."""
+    async def send(self, text: str, files: Prepared | None = None, *,
+                   model: str | None = None) -> None:
+        """Send ``text`` (or ``files``: words, files and images) and the resources, as a
+        turn; ``model``: another model for this turn only (a command file's)."""
         app = self.app
         await app.loaded.wait()
         if await self.refused():
@@ -72,7 +74,8 @@ class Turns:
         files = files or Prepared(text)
         await app.transcript.user(files.text + "".join(f"\n📎 {a}" for a in app.attachments),
                                   [a.chip() for a in files.attachments])
-        app.run_worker(self._run(files, list(app.attachments)), name="run_turn", group=GROUP,
+        app.run_worker(self._run(files, list(app.attachments), model), name="run_turn",
+                       group=GROUP,
                        exclusive=True, exit_on_error=False)
         app.attachments.clear()
         if files.images:
@@ -94,7 +97,8 @@ class Turns:
         reply, so the secrets are masked in them as in every event."""
         return mask(f"{type(exc).__name__}: {exc}", self.app.backend.settings.secrets)
 
-    async def _run(self, files: Prepared, attachments: list[str]) -> None:
+    async def _run(self, files: Prepared, attachments: list[str],
+                   model: str | None = None) -> None:
         from tui_agent.core.attachments import content
         from tui_agent.core.events import ContextSize, EventMasker, TurnDone
 
@@ -107,13 +111,19 @@ class Turns:
             backend.ensure_session()
             agent = backend.agent
             masked = EventMasker(backend.settings.secrets)
-            async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
-                async for event in events:
-                    for shown in masked(event):  # what the model or a server echoed
-                        await transcript.show(shown)
-                    if isinstance(event, TurnDone | ContextSize):  # and the meter
-                        status.usage, status.context = agent.usage, agent.context.last
-                        app.show_price()
+            was = agent.llm
+            if model:
+                agent.llm = backend.models.make(model)
+            try:
+                async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
+                    async for event in events:
+                        for shown in masked(event):  # what the model or a server echoed
+                            await transcript.show(shown)
+                        if isinstance(event, TurnDone | ContextSize):  # and the meter
+                            status.usage, status.context = agent.usage, agent.context.last
+                            app.show_price()
+            finally:
+                agent.llm = was
         except asyncio.CancelledError:
             await transcript.cancelled()
             status.usage = backend.agent.usage
