@@ -57,6 +57,17 @@ class AgentApp(ChatApp):
 
     # -- commands ---------------------------------------------------------------------
 
+    async def backend_started(self) -> None:
+        """The commands from files are read (off the UI thread) and offered."""
+        from tui_agent.ui import user_commands
+
+        await user_commands.load(self)
+
+    def prompts_listed(self) -> None:
+        from tui_agent.ui import user_commands
+
+        user_commands.offer(self)
+
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         # The commands and what they do are imported with the first use, not on the way to
         # the first frame.

@@ -251,11 +251,9 @@ class ChatApp(App[int]):
 
     @work(group="backend", exit_on_error=False)
     async def start_backend(self) -> None:
-        from tui_agent.ui import user_commands
-
         await self.backend.start()
         self.listeners.refresh_servers()
-        await user_commands.load(self)
+        await self.backend_started()
         if self.backend.hub is not None:
             await self.backend.hub.wait_all()
             self.prompt_list = await self.backend.prompts()
@@ -263,7 +261,14 @@ class ChatApp(App[int]):
 
             self.chat.query_one(PromptInput).extra_commands = [
                 "".join(clean(ref).split()) for ref, _ in self.prompt_list]
-            user_commands.offer(self)
+            self.prompts_listed()
+
+    async def backend_started(self) -> None:
+        """The backend has started (its servers still starting): a subclass reads what
+        else it offers then."""
+
+    def prompts_listed(self) -> None:
+        """The servers' prompts are in :attr:`prompt_list`."""
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)
