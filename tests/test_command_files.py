@@ -182,3 +182,16 @@ def test_a_projects_commands_make_it_ask_for_trust_and_are_listed(home: Path,
 def test_the_home_folders_own_commands_are_not_a_project(home: Path) -> None:
     _write(home / ".claude/commands/mine.md", "Mine.\n")
     assert load(cwd=home).held is None
+
+
+def test_a_project_file_further_up_stays_the_project(home: Path, tmp_path: Path) -> None:
+    """A monorepo's ``.mcp.json`` keeps its project when a package inside it has
+    ``.claude/commands/`` (that package's commands are not the project's)."""
+    repo = tmp_path / "repo"
+    _write(repo / ".mcp.json", '{"mcpServers": {}}\n')
+    _write(repo / ".claude/commands/top.md", "Top.\n")
+    _write(repo / "pkg/.claude/commands/inner.md", "Inner.\n")
+    settings = load(cwd=repo / "pkg")
+    assert settings.project is not None and settings.project.root == repo
+    assert settings.held is not None and settings.held.content == {
+        ".claude/commands": ("top.md",)}

@@ -104,23 +104,35 @@ class Project:
 
 
 def find_project(start: Path, home: Path | None = None) -> Project | None:
-    """The nearest directory from ``start`` upwards holding a project file, or None.
+    """The nearest directory from ``start`` upwards holding a project file, or None;
+    with no project file up the tree, the nearest holding a :data:`PROJECT_FOLDERS`
+    folder (a project file further up wins over a nearer folder of prompts: a monorepo's
+    ``.mcp.json`` stays the project's when a package in it has ``.claude/commands/``).
 
     The home directory and what lies above it are not searched (when ``start`` is below
     home); elsewhere the walk goes up to the root."""
     start = start.resolve()
     home = (home or Path(os.environ.get("HOME") or Path.home())).resolve()
     below_home = start != home and home in start.parents
+    nearest: Path | None = None
     for directory in (start, *start.parents):
         if below_home and directory == home:
-            return None
+            break
         files = tuple(directory / name for name in PROJECT_FILES
                       if (directory / name).is_file())
-        content = () if directory == home else tuple(
-            directory / name for name in PROJECT_FOLDERS if (directory / name).is_dir())
-        if files or content:
-            return Project(directory, files, content)
-    return None
+        if files:
+            return Project(directory, files, _folders(directory, home))
+        if nearest is None and _folders(directory, home):
+            nearest = directory
+    return Project(nearest, (), _folders(nearest, home)) if nearest is not None else None
+
+
+def _folders(directory: Path, home: Path) -> tuple[Path, ...]:
+    """The :data:`PROJECT_FOLDERS` in ``directory`` (none in the home directory: those
+    are the user's own)."""
+    if directory == home:
+        return ()
+    return tuple(directory / name for name in PROJECT_FOLDERS if (directory / name).is_dir())
 
 
 def content_parts(project: Project) -> dict[Path, dict[str, Any]]:
