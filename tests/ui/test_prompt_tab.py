@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
 
-from tests.ui.kit import SIZE, finish, make_app, notes, notices, ready, send, until, write_config
+from tests.ui.kit import SIZE, finish, make_app, notes, ready, send, until, write_config
 from tui_agent.ui.screens.files import FilePicker
 from tui_agent.ui.widgets.messages import AssistantMessage
 from tui_agent.ui.widgets.prompt import PromptInput
@@ -19,7 +18,8 @@ pytestmark = [pytest.mark.anyio]
 
 async def test_tab_completes_a_command_and_keeps_the_focus(tmp_path: Path) -> None:
     """``/mo`` + tab is ``/model ``; tab after plain words changes nothing and the focus
-    stays, so backspace still deletes; several commands that fit are named."""
+    stays, so backspace still deletes; where several commands fit, the menu shows them
+    and tab takes the highlighted one (the first), or the start they share."""
     app = make_app(write_config(tmp_path / "c.toml"))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
@@ -31,18 +31,15 @@ async def test_tab_completes_a_command_and_keeps_the_focus(tmp_path: Path) -> No
         assert app.focused is prompt
         assert prompt.text == "hel"
         prompt.clear()
-        await pilot.press(*"/c", "tab")  # /compact, /context, /clear, /code, /copy
-        assert prompt.text == "/c" and app.focused is prompt
-        hint = app.chat.query_one("#tab-hint", Static)
-        await until(pilot, lambda: hint.display and "/compact" in str(hint.render())
-                    and "/copy" in str(hint.render()), what="the candidates named")
-        # Above the prompt, never over it; gone once the typing goes on.
-        assert hint.region.bottom <= prompt.region.y
-        assert not any("/compact" in n for n in notices(app))
-        await pilot.press(*"om")
-        await until(pilot, lambda: not hint.display, what="the hint gone")
+        await pilot.press(*"/c", "tab")  # /compact, /context, /clear, /code, /copy...
+        assert prompt.text == "/compact " and app.focused is prompt
+        prompt.clear()
+        await pilot.press(*"/the")  # /theme, and /think holds no "the"
         await pilot.press("tab")
-        assert prompt.text == "/compact "
+        assert prompt.text == "/theme "
+        prompt.clear()
+        await pilot.press(*"/co", "down", "tab")  # /compact, then /context highlighted
+        assert prompt.text == "/context "
         await finish(app)
 
 

@@ -53,7 +53,7 @@ from tui_agent.core.events import ContextSize, Event, TurnDone
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionError, load
 from tui_agent.tools.errors import ServerError
-from tui_agent.wiring import build
+from tui_agent.wiring import build, user_commands
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +192,14 @@ class TuiAgent:
         task.add_done_callback(self._background.discard)
 
     async def _advertise(self, session: AcpSession) -> None:
-        """The commands, at once and again once the servers have listed their prompts."""
+        """The commands, at once (with the command files, read first) and again once the
+        servers have listed their prompts. A command file that cannot be used goes to the
+        log (the editor's), named with its file and line."""
+        with contextlib.suppress(OSError):
+            session.commands = await asyncio.to_thread(
+                user_commands.registry_in, session.cwd, commands.BUILT_IN)
+        for problem in session.commands.problems:
+            log.warning("command file: %s", problem)
         await self._send(session.id, commands.available(session))
         if session.hub is None:
             return
@@ -255,6 +262,13 @@ class TuiAgent:
         text = " ".join(b.text for b in blocks if getattr(b, "type", "") == "text")
         was_mode = session.code_mode
         try:
+            if (user := commands.user_command(session, text)) is not None:
+                async def send_one(update: Any) -> None:
+                    await self._send(session.id, update)
+
+                return await commands.run_user_command(
+                    session, blocks, user, send_one, lambda b: self._prepared(session, b),
+                    lambda message: self._run(session, message))
             if commands.is_command(session, text):
                 # The blocks beside the command's words (a file, a selection, an image) go
                 # with an MCP prompt's turn; a built-in command takes none. Read first: one

@@ -2,7 +2,9 @@
 when a prompt starts with one: ``/compact``, ``/context``, ``/code on|off``, ``/model
 [NAME]``, and each server's MCP prompt (``/server:prompt KEY=VALUE ...``), which puts the
 prompt's messages into the conversation and runs the turn they start (with the files and
-images the editor sent beside the command; a built-in command refuses those).
+images the editor sent beside the command; a built-in command refuses those). The
+commands from files (the user's, a trusted project's: ``/review 456``) are offered after
+them; one sends its expanded body as the person's message (:func:`user_command`).
 
 A command's answer is text of the reply; what the editor knows as state (the mode) is
 also sent as its own update.
@@ -20,12 +22,15 @@ from acp.schema import (
     AvailableCommandInput,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    TextContentBlock,
     UnstructuredCommandInput,
 )
 
 from tui_agent.acp.sessions import AcpSession
 from tui_agent.config.interpolate import mask
+from tui_agent.core.attachments import Prepared, content
 from tui_agent.core.events import Compacted, ErrorOccurred, EventMasker, Notice
+from tui_agent.custom.commands import Expansion
 from tui_agent.tools.text import clean
 
 Send = Callable[[Any], Awaitable[None]]
@@ -44,12 +49,23 @@ def _command(name: str, description: str, hint: str | None) -> AvailableCommand:
 
 
 def available(session: AcpSession) -> Any:
-    """The ``available_commands_update`` for ``session``: the built-in commands, then the
-    servers' prompts listed so far."""
+    """The ``available_commands_update`` for ``session``: the built-in commands, the
+    commands from files, then the servers' prompts listed so far. (Files' and servers'
+    words are cleaned: an editor shows them as they are.)"""
     commands = [_command(name, what, hint) for name, (what, hint) in BUILT_IN.items()]
+    commands += [_command(c.name, clean(f"{c.description} ({c.label})".strip())[:200],
+                          clean(c.argument_hint) or None)
+                 for c in session.commands.listed()]
     commands += [_command(ref, (what or f"the MCP prompt {ref}")[:200], "KEY=VALUE ...")
                  for ref, what in session.prompts]
     return update_available_commands(commands)
+
+
+def user_command(session: AcpSession, text: str) -> tuple[str, Expansion] | None:
+    """``(name, what it sends)`` when ``text`` runs a command from a file; else None."""
+    from tui_agent.wiring import user_commands
+
+    return user_commands.run(session.commands, text)
 
 
 async def run(session: AcpSession, text: str, send: Send) -> str | None:
@@ -70,6 +86,36 @@ async def run(session: AcpSession, text: str, send: Send) -> str | None:
     else:
         return text
     return None
+
+
+async def run_user_command(
+        session: AcpSession, blocks: list[Any], user: tuple[str, Expansion], send: Send,
+        prepare: Callable[[list[Any]], Awaitable[Prepared]],
+        run_turn: Callable[[str | list[dict[str, Any]]], Awaitable[str]]) -> str:
+    """A command from a file: its expanded body is the person's message, read as their
+    typed words are (``@path``: ``prepare``), with the blocks sent beside it; its
+    ``model`` serves this turn only. The turn's stop reason."""
+    from tui_agent.config import ConfigError
+    from tui_agent.wiring import user_commands
+
+    name, expansion = user
+    note = user_commands.unrun_note(name, expansion)
+    if note:
+        await send(_said(session, note + "\n\n"))
+    others = [b for b in blocks if getattr(b, "type", "") != "text"]
+    said = TextContentBlock(type="text", text=expansion.text)
+    message = content(await prepare([said, *others]))
+    if not expansion.model:
+        return await run_turn(message)
+    try:
+        llm = session.models.make(expansion.model)
+    except ConfigError as exc:
+        raise ValueError(f"/{name} asks for the model {expansion.model}: {exc}") from None
+    was, session.agent.llm = session.agent.llm, llm
+    try:
+        return await run_turn(message)
+    finally:
+        session.agent.llm = was
 
 
 def _said(session: AcpSession, text: str) -> Any:

@@ -31,6 +31,7 @@ from tui_agent.core.approval import Gate
 from tui_agent.core.events import ContextSize
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import Conversation
+from tui_agent.custom.registry import Registry
 from tui_agent.wiring import build
 from tui_agent.wiring.model_choice import ModelChoice
 
@@ -59,6 +60,8 @@ class AcpSession:
     last_context: ContextSize | None = None
     prompts: list[tuple[str, str]] = field(default_factory=list)
     """``(server:prompt, description)`` of the servers' MCP prompts, once listed."""
+    commands: Registry = field(default_factory=Registry)
+    """The commands from files (the user's, a trusted project's), once read."""
     servers: list[Any] = field(default_factory=list)
     """The MCP servers the editor handed over (a released session reopens with them)."""
     roots: tuple[Path, ...] = ()

@@ -23,6 +23,7 @@ from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, Serve
 from tui_agent.config.project import (
     SKILLS_PART,
     Project,
+    content_parts,
     digest,
     free,
     held_parts,
@@ -69,6 +70,10 @@ class HeldProject:
     def asks_config(self) -> bool:
         """Whether the config files ask for anything (not only project content)."""
         return bool(self.servers or self.keys)
+
+    folders: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Prompts the project brings (:data:`~tui_agent.config.project.PROJECT_FOLDERS`),
+    by folder relative to the root (``.claude/commands``): the files in it."""
 
 
 @dataclass
@@ -292,7 +297,10 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                                          f"{settings.origins[name].file}")
             servers[name] = server
             settings.origins[name] = origin
-    if held is not None and (held.servers or held.keys or held.skills):
+    if held is not None and found is not None:
+        held.folders = {found.relative(folder): tuple(part["files"])
+                        for folder, part in content_parts(found).items()}
+    if held is not None and (held.servers or held.keys or held.skills or held.folders):
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
@@ -310,6 +318,7 @@ def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
     skills = project_skills(found.root)
     if skills:
         parts[found.root / SKILLS_PART] = {"skills": skills}
+    parts.update(content_parts(found))
     if not any(parts.values()):
         return None
     value = digest(found, parts)
@@ -344,6 +353,7 @@ def _held_on_disk(found: Project) -> dict[Path, dict[str, Any]]:
         parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
     if skills := project_skills(found.root):
         parts[found.root / SKILLS_PART] = {"skills": skills}
+    parts.update(content_parts(found))
     return parts
 
 

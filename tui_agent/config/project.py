@@ -40,6 +40,14 @@ SKILL_DIRS = (".tui-agent/skills", ".agents/skills", ".claude/skills")
 read only once the project is trusted, and listed in the question."""
 SKILLS_PART = ".skills"
 """The name the project's skills go by in the trusted digest (not a file)."""
+PROJECT_FOLDERS = {".tui-agent/commands": "commands", ".claude/commands": "commands"}
+"""Folders of prompts a project brings (someone else's words, sent as the user's own when
+the user runs them), by what they hold. A directory holding one is a project too, and
+their files are read only once the project is trusted: the names of the ``.md`` files in
+them are part of what the user agrees to (a new file asks again; an edit to one does
+not). The home directory's own are the user's, never a project's."""
+MAX_LISTED = 500
+"""Files of one such folder that count (the command reader reads no more either)."""
 FREE_KEYS: dict[str, dict[str, str]] = {
     "model": {
         "temperature": "how the user's own model samples; nothing else is sent",
@@ -90,6 +98,8 @@ class Project:
 
     root: Path
     files: tuple[Path, ...]
+    content: tuple[Path, ...] = ()
+    """The :data:`PROJECT_FOLDERS` it holds."""
 
     def relative(self, file: Path) -> str:
         try:
@@ -99,21 +109,50 @@ class Project:
 
 
 def find_project(start: Path, home: Path | None = None) -> Project | None:
-    """The nearest directory from ``start`` upwards holding a project file, or None.
+    """The nearest directory from ``start`` upwards holding a project file, or None;
+    with no project file up the tree, the nearest holding a :data:`PROJECT_FOLDERS`
+    folder (a project file further up wins over a nearer folder of prompts: a monorepo's
+    ``.mcp.json`` stays the project's when a package in it has ``.claude/commands/``).
 
     The home directory and what lies above it are not searched (when ``start`` is below
     home); elsewhere the walk goes up to the root."""
     start = start.resolve()
     home = (home or Path(os.environ.get("HOME") or Path.home())).resolve()
     below_home = start != home and home in start.parents
+    nearest: Path | None = None
     for directory in (start, *start.parents):
         if below_home and directory == home:
-            return None
+            break
         files = tuple(directory / name for name in PROJECT_FILES
                       if (directory / name).is_file())
-        if files or project_skills(directory):
-            return Project(directory, files)
-    return None
+        if files:
+            return Project(directory, files, _folders(directory, home))
+        if nearest is None and (_folders(directory, home) or (
+                directory != home and project_skills(directory))):
+            nearest = directory
+    return Project(nearest, (), _folders(nearest, home)) if nearest is not None else None
+
+
+def _folders(directory: Path, home: Path) -> tuple[Path, ...]:
+    """The :data:`PROJECT_FOLDERS` in ``directory`` (none in the home directory: those
+    are the user's own)."""
+    if directory == home:
+        return ()
+    return tuple(directory / name for name in PROJECT_FOLDERS if (directory / name).is_dir())
+
+
+def content_parts(project: Project) -> dict[Path, dict[str, Any]]:
+    """What each of the project's :data:`PROJECT_FOLDERS` holds, as the user agrees to
+    it: the ``.md`` files' paths inside it (an unreadable folder: none)."""
+    parts: dict[Path, dict[str, Any]] = {}
+    for folder in project.content:
+        try:
+            names = sorted(str(f.relative_to(folder)) for f in folder.rglob("*.md"))
+        except OSError:
+            names = []
+        if names:
+            parts[folder] = {"files": names[:MAX_LISTED]}
+    return parts
 
 
 def project_skills(root: Path) -> list[str]:

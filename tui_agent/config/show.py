@@ -18,6 +18,7 @@ from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig
 from tui_agent.config.oauth import OAUTH_SECRETS, OAuthSettings
 from tui_agent.config.printable import clean, quoted, safe_name
+from tui_agent.config.project import PROJECT_FOLDERS
 from tui_agent.config.urls import HIDDEN, mask_url
 
 
@@ -93,10 +94,19 @@ def held_lines(held: HeldProject) -> list[str]:
     for kind, path in held.content:
         shown = path.relative_to(root) if path.is_relative_to(root) else path
         lines.append(f"{kind} {shown}: {CONTENT_WHY.get(kind, 'read as instructions')}")
+    for folder, files in held.folders.items():
+        kind = PROJECT_FOLDERS.get(folder, "files")
+        shown_files = ", ".join(files[:CONTENT_SHOWN]) + (
+            f" and {len(files) - CONTENT_SHOWN} more" if len(files) > CONTENT_SHOWN else "")
+        lines.append(f"{kind} in {folder}: {shown_files}: "
+                     f"{CONTENT_WHY.get(kind, NEEDS_TRUST)}")
     return lines
 
 
-CONTENT_WHY = {"memory": "instructions sent to the model with every request"}
+CONTENT_SHOWN = 12
+"""Files of one project folder the question names (the rest are counted)."""
+CONTENT_WHY = {"memory": "instructions sent to the model with every request",
+               "commands": "prompts sent as your own message when you type their /name"}
 """Why a kind of project content needs the user's trust."""
 
 

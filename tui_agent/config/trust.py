@@ -46,7 +46,7 @@ def content_trusted(root: Path, env: Mapping[str, str] = os.environ) -> bool:
 
 def record_trust(held: HeldProject, env: Mapping[str, str] = os.environ) -> None:
     """The user agreed to everything ``held`` lists: remember it. Raises ``OSError``."""
-    if held.asks_config():
+    if held.asks_config() or held.skills or held.folders:  # what the digest covers
         trust_store(env).record(held.project.root, held.digest)
     if held.content and held.content_root is not None:
         content_trust_store(env).record(held.content_root, CONTENT_TRUSTED)

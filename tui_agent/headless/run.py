@@ -91,6 +91,8 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         err.write("tui-agent: --compact needs a conversation to compact: add --resume [ID] "
                   "(or --session FILE)\n")
         return EXIT_USAGE
+    if run.prompt is not None and not _user_command(run, err):
+        return EXIT_USAGE
     llm = build.llm(run.settings)
     try:
         llm.check()
@@ -130,6 +132,40 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         err.write("\ntui-agent: interrupted; the conversation so far is saved "
                   f"(tui-agent run --resume {writer.id} ...)\n")
     return code
+
+
+def _user_command(run: Run, err: IO[str]) -> bool:
+    """A prompt ``/name args`` naming a command file is its expanded body (and its
+    ``model`` the run's); a ``/name`` that names none is sent as it is, as before. The
+    command files that could not be used are said when a prompt starts with ``/``. False
+    (said on ``err``) when the command's model cannot be used."""
+    from tui_agent.config import ConfigError
+    from tui_agent.config.printable import clean
+    from tui_agent.wiring import user_commands
+
+    assert run.prompt is not None
+    if user_commands.invoked(run.prompt) is None:
+        return True
+    commands = user_commands.registry(run.settings, built_in=())
+    for problem in commands.problems:
+        err.write(f"tui-agent: warning: {clean(str(problem))}\n")
+    found = user_commands.run(commands, run.prompt)
+    if found is None:
+        return True
+    name, expansion = found
+    note = user_commands.unrun_note(name, expansion)
+    if note:
+        err.write(f"tui-agent: {clean(note)}\n")
+    run.prompt = expansion.text
+    if expansion.model:
+        try:
+            flags = run.settings.flags  # --api-base and --reasoning-effort still apply
+            run.settings.override(model=expansion.model, api_base=flags.api_base,
+                                  reasoning_effort=flags.reasoning_effort)
+        except ConfigError as exc:
+            err.write(f"tui-agent: /{name} asks for the model {expansion.model}: {exc}\n")
+            return False
+    return True
 
 
 def printer_for(run: Run, out: IO[str], err: IO[str]) -> Printer:

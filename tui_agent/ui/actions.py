@@ -29,8 +29,9 @@ async def run(app: ChatApp, command: Command) -> None:
 
 async def _help(app: ChatApp, command: Command) -> None:
     from tui_agent.ui.screens.help import HelpScreen
+    from tui_agent.ui.user_commands import help_rows
 
-    await app.push_screen(HelpScreen(app.prompt_list))
+    await app.push_screen(HelpScreen(app.prompt_list, *help_rows(app)))
 
 
 async def _servers(app: ChatApp, command: Command) -> None:

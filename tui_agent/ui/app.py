@@ -57,11 +57,29 @@ class AgentApp(ChatApp):
 
     # -- commands ---------------------------------------------------------------------
 
+    async def backend_started(self) -> None:
+        """The commands from files are read (off the UI thread) and offered."""
+        from tui_agent.ui import user_commands
+
+        await user_commands.load(self)
+
+    def prompts_listed(self) -> None:
+        from tui_agent.ui import user_commands
+
+        user_commands.offer(self)
+
     async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         # The commands and what they do are imported with the first use, not on the way to
         # the first frame.
         from tui_agent.ui.commands import CommandError, parse, unescape
+        from tui_agent.wiring.user_commands import run as user_command
 
+        found = user_command(self.user_commands, event.text)  # never a built-in's name
+        if found is not None:
+            from tui_agent.ui import user_commands
+
+            await user_commands.run(self, *found, typed=event.text)
+            return
         try:
             command = parse(event.text)
         except CommandError as exc:
@@ -134,6 +152,9 @@ class AgentApp(ChatApp):
                 await self.run_command(Command(name))
 
             yield SystemCommand(f"/{info.name}", info.help, callback)
+        from tui_agent.ui import user_commands
+
+        yield from user_commands.palette(self)
         yield from self._prompt_commands()
 
     def _prompt_commands(self) -> Iterable[SystemCommand]:

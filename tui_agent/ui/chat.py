@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widget import MountError, Widget
 
 from tui_agent.config import paths
+from tui_agent.custom.registry import Registry
 from tui_agent.ui import exits, gcpause, textual_fixes
 from tui_agent.ui.chat_screen import ChatScreen
 from tui_agent.ui.listeners import Listeners
@@ -67,6 +68,8 @@ class ChatApp(App[int]):
         self.attachments: list[str] = []
         self.images: list[Attachment] = []  # /image and pasted images, for the next message
         self.prompt_list: list[tuple[str, str]] = []
+        self.user_commands = Registry()
+        """The commands from files (and skills), once read (``ui/user_commands.py``)."""
         self.theme_problems: list[str] = []
         self._themes_left = False
         self.turns = Turns(self)
@@ -276,6 +279,7 @@ class ChatApp(App[int]):
         for problem in self.backend.agent.skills.problems:
             await self.transcript.note(f"skill not offered: {tilde(problem)}", "warning")
         self.listeners.refresh_servers()
+        await self.backend_started()
         if self.backend.hub is not None:
             await self.backend.hub.wait_all()
             self.prompt_list = await self.backend.prompts()
@@ -283,6 +287,14 @@ class ChatApp(App[int]):
 
             self.chat.query_one(PromptInput).extra_commands = [
                 "".join(clean(ref).split()) for ref, _ in self.prompt_list]
+            self.prompts_listed()
+
+    async def backend_started(self) -> None:
+        """The backend has started (its servers still starting): a subclass reads what
+        else it offers then."""
+
+    def prompts_listed(self) -> None:
+        """The servers' prompts are in :attr:`prompt_list`."""
 
     def _remember_in(self, server: str) -> str | None:
         origin = self.options.settings.origins.get(server)

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tui_agent.config import paths
+from tui_agent.ui.widgets.command_menu import CommandMenu
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
@@ -34,12 +35,20 @@ class ChatScreen(Screen[None]):
         yield Transcript(id="transcript")
         yield Static(id="pending")
         yield Static(id="tab-hint")
+        yield CommandMenu(id="command-menu")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
         yield Container(id="footer-row")
 
     def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        prompt.menu = self.query_one(CommandMenu)
+        prompt.focus()
+
+    def on_command_menu_chosen(self, event: CommandMenu.Chosen) -> None:
+        """A click in the menu: the prompt completes it (the menu and the prompt are
+        siblings: the message comes up to here)."""
+        self.query_one(PromptInput).on_command_menu_chosen(event)
 
     def on_prompt_input_hinted(self, event: PromptInput.Hinted) -> None:
         """Tab's word, in the line above the prompt: a toast (bottom right) covered the

@@ -115,3 +115,34 @@ def unescape(text: str) -> str:
     """A message that began with ``//`` is sent with one ``/``."""
     stripped = text.lstrip()
     return stripped[1:] if stripped.startswith("//") else text
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    """One line of the ``/`` completion menu: ``name`` is what follows the ``/``
+    (``review``, ``server:prompt``); ``hint`` its arguments; ``about`` what it does;
+    ``kind`` where it comes from (empty for a built-in: ``user``, ``project:frontend``,
+    ``skill``, ``MCP``). Text from files and servers is cleaned by whoever makes it."""
+
+    name: str
+    hint: str = ""
+    about: str = ""
+    kind: str = ""
+
+
+def built_in_entries() -> list[MenuEntry]:
+    """The built-in commands as menu lines (the usage's arguments as the hint)."""
+    return [MenuEntry(c.name, c.usage.partition(" ")[2], c.help) for c in COMMANDS]
+
+
+MENU_LIMIT = 50
+"""The most lines the menu holds (it scrolls; typing narrows it)."""
+
+
+def matching(typed: str, entries: list[MenuEntry]) -> list[MenuEntry]:
+    """The entries for ``typed`` (what follows the ``/``, case ignored): those whose name
+    starts with it, then those whose name holds it elsewhere, each in the given order."""
+    word = typed.lower()
+    first = [e for e in entries if e.name.lower().startswith(word)]
+    inside = [e for e in entries if word and word in e.name.lower() and e not in first]
+    return (first + inside)[:MENU_LIMIT]

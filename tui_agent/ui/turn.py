@@ -63,9 +63,11 @@ class Turns:
         return True
 
     async def send(self, text: str, files: Prepared | None = None, *,
-                   after: Callable[[], Awaitable[None]] | None = None) -> None:
+                   after: Callable[[], Awaitable[None]] | None = None,
+                   model: str | None = None) -> None:
         """Send ``text`` (or ``files``: words, files and images) and the resources, as a
-        turn; ``after`` runs once it ended well (not stopped, not failed): ``/init``."""
+        turn; ``after`` runs once it ended well (not stopped, not failed): ``/init``;
+        ``model``: another model for this turn only (a command file's)."""
         app = self.app
         await app.loaded.wait()
         if await self.refused():
@@ -75,7 +77,7 @@ class Turns:
         files = files or Prepared(text)
         await app.transcript.user(files.text + "".join(f"\n📎 {a}" for a in app.attachments),
                                   [a.chip() for a in files.attachments])
-        app.run_worker(self._run(files, list(app.attachments), after), name="run_turn",
+        app.run_worker(self._run(files, list(app.attachments), after, model), name="run_turn",
                        group=GROUP, exclusive=True, exit_on_error=False)
         app.attachments.clear()
         if files.images:
@@ -98,7 +100,8 @@ class Turns:
         return mask(f"{type(exc).__name__}: {exc}", self.app.backend.settings.secrets)
 
     async def _run(self, files: Prepared, attachments: list[str],
-                   after: Callable[[], Awaitable[None]] | None = None) -> None:
+                   after: Callable[[], Awaitable[None]] | None = None,
+                   model: str | None = None) -> None:
         from tui_agent.core.attachments import content
         from tui_agent.core.events import ContextSize, EventMasker, TurnDone
 
@@ -111,13 +114,19 @@ class Turns:
             backend.ensure_session()
             agent = backend.agent
             masked = EventMasker(backend.settings.secrets)
-            async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
-                async for event in events:
-                    for shown in masked(event):  # what the model or a server echoed
-                        await transcript.show(shown)
-                    if isinstance(event, TurnDone | ContextSize):  # and the meter
-                        status.usage, status.context = agent.usage, agent.context.last
-                        app.show_price()
+            was = agent.llm
+            if model:
+                agent.llm = backend.models.make(model)
+            try:
+                async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
+                    async for event in events:
+                        for shown in masked(event):  # what the model or a server echoed
+                            await transcript.show(shown)
+                        if isinstance(event, TurnDone | ContextSize):  # and the meter
+                            status.usage, status.context = agent.usage, agent.context.last
+                            app.show_price()
+            finally:
+                agent.llm = was
             if after is not None:
                 status.activity = ""
                 await after()

@@ -1,4 +1,5 @@
-"""``/help`` (f1): keys, slash commands, and the MCP prompts the servers offer."""
+"""``/help`` (f1): keys, slash commands, the commands from files (with the files that
+could not be used, named with their line), and the MCP prompts the servers offer."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ KEYS = (
     ("@", "at the start of a word: pick a project file to send with the message"),
     ("ctrl+e", "write the prompt in $EDITOR"),
     ("paste", "a path to an image attaches the image"),
+    ("/", "at the start: the menu of commands (up/down, tab or enter completes, esc)"),
     ("tab", "complete a /command, or an @path with the file picker"),
     ("shift+tab", "focus the messages and code blocks, latest first (or click one); c copies"),
     ("pgup / pgdn", "scroll the conversation (ctrl+home / ctrl+end: top, bottom)"),
@@ -77,14 +79,23 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,f1", "close", "Close")]
 
-    def __init__(self, prompts: Sequence[tuple[str, str]] = ()) -> None:
+    def __init__(self, prompts: Sequence[tuple[str, str]] = (),
+                 own: Sequence[tuple[str, str]] = (), unused: Sequence[str] = ()) -> None:
+        """``own``: the commands from files (``/name hint``, what and where from), and
+        ``unused``: the files that could not be used (each ``file:line: why``); both
+        cleaned by the caller."""
         super().__init__()
-        self.prompts = list(prompts)
+        self.prompts, self.own, self.unused = list(prompts), list(own), list(unused)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Section("Keys", KEYS)
             yield Section("Commands (also in ctrl+p)", [(c.usage, c.help) for c in COMMANDS])
+            yield Section("Your commands (commands/ folders, .claude/commands/)",
+                          self.own or [("", "none: a markdown file in a commands/ folder "
+                                        "is one (docs/commands.md)")])
+            if self.unused:
+                yield Section("Command files not used", [("", why) for why in self.unused])
             yield Section("In the approval prompt", APPROVAL)
             prompts = [(f"/{clean(name)}", clean(desc)) for name, desc in self.prompts]
             yield Section("MCP prompts (/SERVER:PROMPT key=value ...)",

@@ -6,7 +6,10 @@ first line and ``down`` on the last walk through earlier prompts, which are kept
 across runs in the state directory. ``@`` at the start of a word asks for the file
 picker, a pasted path to an image attaches the image, and ``ctrl+e`` asks for the
 prompt in ``$EDITOR``. ``tab`` completes a ``/command`` or an ``@path`` and never
-takes the focus out of the prompt.
+takes the focus out of the prompt. While the prompt's only word is a ``/command`` being
+typed, the completion menu (:class:`~tui_agent.ui.widgets.command_menu.CommandMenu`)
+above it offers the commands that fit: ``up``/``down`` move in it, ``tab``/``enter``
+complete, ``esc`` closes it; every other key types as ever.
 """
 
 from __future__ import annotations
@@ -14,11 +17,16 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+if TYPE_CHECKING:
+    from tui_agent.ui.commands import MenuEntry
+    from tui_agent.ui.widgets.command_menu import CommandMenu
 
 HISTORY_LIMIT = 500
 
@@ -106,10 +114,20 @@ class PromptInput(TextArea):
         self._draft = ""
         self.extra_commands: list[str] = []
         """The servers' prompts (``server:prompt``, cleaned) that tab completes too."""
+        self.offered: list[MenuEntry] | None = None
+        """Every command the menu and tab offer (built-in, from files, skills, MCP
+        prompts), set by the app once known; None: the built-in ones and
+        :attr:`extra_commands`."""
+        self.menu: CommandMenu | None = None
+        """The completion menu, given by the screen that holds both."""
         self.reference_at: tuple[int, int] | None = None
         """Just after the ``@`` that last asked for the file picker."""
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._menu_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -162,9 +180,7 @@ class PromptInput(TextArea):
             self._complete_command(word)
 
     def _complete_command(self, word: str) -> None:
-        from tui_agent.ui.commands import COMMANDS
-
-        names = [f"/{c.name}" for c in COMMANDS] + [f"/{p}" for p in self.extra_commands]
+        names = [f"/{e.name}" for e in self.entries()]
         found = [n for n in names if n.lower().startswith(word.lower())]
         if not found:
             self.post_message(self.Hinted(f"tab: no command starts with {word} (f1 lists "
@@ -176,6 +192,68 @@ class PromptInput(TextArea):
             self.replace(start, (row, column - len(word)), (row, column))
         elif len(found) > 1:
             self.post_message(self.Hinted("tab: " + "  ".join(found)))
+
+    def entries(self) -> list[MenuEntry]:
+        """What the menu and tab offer."""
+        if self.offered is not None:
+            return self.offered
+        from tui_agent.ui.commands import MenuEntry, built_in_entries
+
+        return built_in_entries() + [MenuEntry(p, kind="MCP") for p in self.extra_commands]
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """The menu follows what is typed (not an earlier prompt shown from history)."""
+        self.refresh_menu()
+
+    def refresh_menu(self) -> None:
+        """Open, narrow or close the menu for the text as it is now."""
+        if self.menu is None:
+            return
+        text = self.text
+        typing_a_command = (self._position is None and text.startswith("/")
+                            and not text.startswith("//") and "/" not in text[1:]
+                            and not any(c.isspace() for c in text))
+        if not typing_a_command:
+            self.menu.close()
+            return
+        from tui_agent.ui.commands import matching
+
+        self.menu.show(matching(text[1:], self.entries()))
+
+    def _menu_key(self, key: str) -> bool:
+        """A key the open menu takes: ``up``/``down`` move, ``tab`` completes (the start
+        the candidates share, else the highlighted one), ``enter`` completes the
+        highlighted one (or, when that is what is typed, lets the prompt send), ``esc``
+        closes it. False: the key is the prompt's."""
+        menu = self.menu
+        entry = menu.current() if menu is not None else None
+        if menu is None or entry is None:
+            return False
+        typed = self.text[1:]
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else 1)
+        elif key == "escape":
+            menu.close()
+        elif key == "tab":
+            shared = os.path.commonprefix([e.name.lower() for e in menu.entries])
+            if len(shared) > len(typed) and len(menu.entries) > 1:
+                self._fill(f"/{menu.entries[0].name[:len(shared)]}")
+            else:
+                self._fill(f"/{entry.name} ")
+        elif key == "enter" and typed.lower() != entry.name.lower():
+            self._fill(f"/{entry.name} ")
+        else:
+            return False
+        return True
+
+    def on_command_menu_chosen(self, event: CommandMenu.Chosen) -> None:
+        self._fill(f"/{event.name} ")
+        self.focus()
+
+    def _fill(self, text: str) -> None:
+        """The prompt becomes ``text``, the cursor at its end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
 
     def take_typed_reference(self) -> str:
         """What was typed after the ``@`` that asked for the picker, before the picker took
