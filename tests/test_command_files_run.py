@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, Reply
+from tests.skill_kit import skill
 from tests.test_command_files import REVIEW
 from tui_agent.cli import main
 
@@ -69,3 +70,19 @@ def test_a_bad_user_command_is_named_and_the_prompt_still_goes(
     err = capsys.readouterr().err
     assert f"{user}:3: bad frontmatter" in err
     assert fake_llm.requests[0]["messages"][-1]["content"] == "/broken now"
+
+
+def test_a_skill_runs_as_a_command_with_its_arguments(
+        fake_llm: FakeLLM, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``/skill-name args``: the skill's SKILL.md body (without its frontmatter) is the
+    message, ``$ARGUMENTS`` and ``$1`` filled as a command file's are."""
+    skill(project / ".claude/skills", "changelog", "Writes the changelog of a release.",
+          body="Write the changelog of release $1.\nMention: $ARGUMENTS\n")
+    fake_llm.push(Reply(text="Written."))
+    assert main(_run(fake_llm, "--trust-project", "/changelog v2.1 fixes")) == 0
+    assert capsys.readouterr().out == "Written.\n"
+    sent = fake_llm.requests[0]["messages"][-1]
+    text = sent["content"] if isinstance(sent["content"], str) else "\n".join(
+        part.get("text", "") for part in sent["content"])
+    assert text.startswith("Write the changelog of release v2.1.\nMention: v2.1 fixes")
+    assert "Writes the changelog" not in text, "the frontmatter is not sent"

@@ -2,15 +2,16 @@
 gathered for a front end under its own built-in names: the one place that decides which
 folders are read (a project's only once it is trusted) and which sources take part.
 
-To add skills: append their :class:`~tui_agent.custom.registry.CommandSource` to
-``sources`` in :func:`registry` (after the files, so a command file keeps a name a skill
-also has, and the skill's loss is reported like any clash).
+Skills are commands too (:mod:`~tui_agent.custom.skill_commands`), after the files: a
+command file keeps a name a skill also has, and the skill's loss is reported like any
+clash (the model can still load the skill).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from tui_agent.config import Settings
@@ -44,9 +45,14 @@ def registry_in(folder: Path, built_in: Collection[str],
 
 def _gathered(project: Path | None, trusted: bool, built_in: Collection[str],
               env: Mapping[str, str]) -> Registry:
+    from tui_agent.custom.skill_commands import SkillCommands
+    from tui_agent.custom.skills import discover, skill_dirs
+
     files = load_files(project, trusted, env)
-    sources: list[CommandSource] = [files]
-    return gather(sources, built_in, files.problems)
+    skills = SkillCommands(discover(skill_dirs(env, project if trusted else None)))
+    sources: list[CommandSource] = [files, skills]  # a command file keeps a skill's name
+    found = gather(sources, built_in, files.problems)
+    return replace(found, problems=(*found.problems, *skills.problems))
 
 
 def invoked(text: str) -> tuple[str, str] | None:
