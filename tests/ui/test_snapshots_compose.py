@@ -97,13 +97,14 @@ def test_approval_modal_with_a_diff(snap_compare: Snap, tmp_path: Path, project:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
-def test_tab_candidates_above_the_prompt(snap_compare: Snap, tmp_path: Path,
-                                         size: tuple[int, int]) -> None:
-    """``/c`` + tab: the commands that fit are named in the line above the prompt, in
-    the muted colour, and the typed ``/c`` stays in sight (a toast covered it)."""
+def test_tab_says_above_the_prompt_when_no_command_fits(snap_compare: Snap, tmp_path: Path,
+                                                         size: tuple[int, int]) -> None:
+    """``/zq`` + tab: no command fits (the ``/`` menu has closed): said in the line above
+    the prompt, in the warning colour, and the typed ``/zq`` stays in sight (a toast
+    covered it)."""
     async def before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        await pilot.press("/", "c", "tab")
+        await pilot.press("/", "z", "q", "tab")
         app = pilot.app
         assert isinstance(app, AgentApp)
         await until(pilot, lambda: app.chat.query_one("#tab-hint").display)
