@@ -85,7 +85,8 @@ def test_resume_continues_the_conversation(fake_llm: FakeLLM,
     assert main(cli(fake_llm, "remember 42")) == 0
     assert main(cli(fake_llm, "--resume", "what was it?")) == 0
     sent = fake_llm.requests[1]["messages"]
-    assert [m["content"] for m in sent] == ["remember 42", "Noted: 42.", "what was it?"]
+    assert [m["content"] for m in sent if m["role"] != "system"] == ["remember 42", "Noted: 42.",
+                                                                  "what was it?"]
     assert main(cli(fake_llm, "-c", "sure?")) == 0
     sessions = list(paths.sessions_dir().glob("*.jsonl"))
     assert len(sessions) == 1

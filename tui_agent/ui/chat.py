@@ -3,7 +3,7 @@ question, the servers) and the one way out (quit key, ``/quit``, signals); its s
 ``chat_screen.py``'s.
 The app composes its collaborators and routes to them: the turn (send, run, stop,
 resume) is ``turn.py``'s, the backend's callbacks (servers, resources, logs, logins)
-``listeners.py``'s, the ways out ``exits.py``'s.
+``listeners.py``'s, the ways out ``chat_exits.py``'s (with ``exits.py``'s helpers).
 
 :class:`~tui_agent.ui.app.AgentApp` adds the slash commands and live reload on top.
 The first frame needs only Textual: the config is loaded and validated in a thread
@@ -16,11 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import signal
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import MountError, Widget
@@ -28,6 +26,7 @@ from textual.widget import MountError, Widget
 from tui_agent.config import paths
 from tui_agent.custom.registry import Registry
 from tui_agent.ui import exits, gcpause, textual_fixes
+from tui_agent.ui.chat_exits import WaysOut
 from tui_agent.ui.chat_screen import ChatScreen
 from tui_agent.ui.listeners import Listeners
 from tui_agent.ui.startup import Startup
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from tui_agent.wiring.runtime import Options, Runtime
 
 
-class ChatApp(App[int]):
+class ChatApp(WaysOut):
     """A chat with one model, its MCP tools, and the approval gate."""
 
     options: Options
@@ -325,79 +324,6 @@ class ChatApp(App[int]):
     async def resume(self, ref: str) -> None:
         await self.turns.resume(ref)
 
-    # -- the ways out (exits.py) ----------------------------------------------------------
-
-    async def action_quit(self) -> None:
-        await self.shut_down(0)
-
-    async def shut_down(self, code: int) -> None:
-        """The one way out (the quit key, ``/quit``, SIGINT, SIGTERM, SIGHUP): the turn in
-        flight is cancelled and recorded as such, the session is closed, every server and
-        container is closed at once (a few seconds, then killed), and the terminal is
-        restored."""
-        if self._shutting_down:
-            return
-        self._shutting_down = True
-        await self.before_shutdown()
-        turns = [w for w in self.workers if w.group == "turn" and w.is_running]
-        self.action_stop()
-        if turns:  # let the cancelled turn write its incomplete reply before the file closes
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(STOP_GRACE):
-                    for worker in turns:
-                        with contextlib.suppress(Exception):  # cancelled, as asked
-                            await worker.wait()
-        if self.loaded.is_set():
-            await self.backend.close()
-        self.exit(code, return_code=code)
-
-    async def before_shutdown(self) -> None:
-        """What a subclass must settle before the turn is stopped and the servers close."""
-
-    async def on_unmount(self) -> None:
-        """Any other way out (an error Textual caught and ended the app with, a test whose
-        pilot left on a failed assertion) closes every server and container too, as the
-        quit key does: a stdio server ran on until this process ended and its pipe with it
-        (a failed pilot test left its MCP server running), a container until Docker saw."""
-        if not self._shutting_down and self.loaded.is_set():
-            self._shutting_down = True
-            await self.backend.close()
-
-    def _on_signal(self, signum: int) -> None:
-        """First signal: shut down as the quit key does. A second: leave at once (every
-        message is already on disk, so the session still loads). A SIGHUP after the
-        terminal was found gone is the same news twice, not a second signal."""
-        if signum == signal.SIGHUP and self._hung_up:
-            return
-        self._hung_up = exits.hung_up(signum) or self._hung_up
-        self._signals_seen += 1
-        if self._signals_seen == 1:
-            self.run_worker(self.shut_down(128 + signum), group="shutdown")
-            return
-        exits.emergency_exit(128 + signum)
-
-    def _terminal_gone(self) -> None:
-        """The terminal went away: end as SIGHUP does (once, whichever noticed first). A
-        shutdown already under way (the quit key) is hurried: nobody waits for it now."""
-        exits.hung_up(signal.SIGHUP)
-        if not self._hung_up and not self._shutting_down:
-            self._on_signal(signal.SIGHUP)
-        self._hung_up = True
-
-    def _watch_terminal(self) -> None:
-        if not self._hung_up and exits.terminal_gone():
-            self._terminal_gone()
-
-    def _install_signal_handlers(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in exits.SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, self._on_signal, sig)
-        exits.SafeWriter.on_gone = lambda: loop.call_soon_threadsafe(self._terminal_gone)
-        self.set_interval(exits.POLL_EVERY, self._watch_terminal)
-
 
 FRAME_OUT_WITHIN = 0.5
 """Seconds the loading waits for the first frame to reach the terminal, at most."""
-STOP_GRACE = 3.0
-"""Seconds a cancelled turn gets to record itself before the session is closed anyway."""
