@@ -89,7 +89,9 @@ def mask(text: str, secrets: set[str] | frozenset[str]) -> str:
 
 
 _NAMES = r"(?:token|api[_-]?key|access[_-]?key|private[_-]?key|secret(?:[_-]?key)?|password|passwd)"
-_VALUE = r"""(?!\*\*\*|\$\{)[^\s"'&,;)\]}>]+"""
+_VALUE = r"""(?!\*\*\*|\$\{)[^\s"'&,;)\]}>]{6,}"""
+"""A value as long as a secret can be (:data:`MIN_SECRET_LEN`): ``token: No such file`` in
+an error about a token file is not one."""
 SAID_SECRETS = re.compile(
     # key=value or key: value where the key names a secret (token, api_key, password...),
     # the key possibly quoted (JSON, YAML); the value up to a space, quote or separator.

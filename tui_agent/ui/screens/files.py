@@ -156,10 +156,12 @@ class FilePicker(Picker):
 
     def _show(self, query: str, found: list[tuple[str, list[int]]]) -> None:
         options = self.query_one(OptionList)
+        kept = self._highlighted_id(options) if query == (self.shown or "") else None
         options.clear_options()
         options.add_options(self._present(found))
-        if options.option_count:
-            options.highlighted = 0
+        if options.option_count:  # the same query ranked again keeps the row the arrows chose
+            ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+            options.highlighted = ids.index(kept) if kept in ids else 0
         self.shown = query
         if self._hint_timer is not None:
             self._hint_timer.stop()
@@ -170,6 +172,12 @@ class FilePicker(Picker):
         if self.taking:
             self.taking = False
             self._take_highlighted()
+
+    @staticmethod
+    def _highlighted_id(options: OptionList) -> str | None:
+        if options.highlighted is None or options.highlighted >= options.option_count:
+            return None
+        return options.get_option_at_index(options.highlighted).id
 
     def _say_ranking(self) -> None:
         self._hint_timer = None
