@@ -182,7 +182,7 @@ def test_a_long_tool_turn_compacts_midway_and_keeps_its_signed_thinking(
     """A small ``context_window`` and one turn of six tool calls: past the compaction point
     the earlier rounds become a summary in the middle of the turn, and the rounds after it
     go on with the latest tool call's signed thinking block first, accepted."""
-    cfg = thinking_config(tmp_path, anthropic_fake, context_window=2000)
+    cfg = thinking_config(tmp_path, anthropic_fake, context_window=2250)
     rounds = [Reply(thinking=f"Echo round {i}.", tool_uses=[ToolUse(
         "t__echo", {"text": f"{i} " + "word " * 150})]) for i in range(6)]
     anthropic_fake.push(*rounds[:4], Reply(text=SUMMARY), *rounds[4:],

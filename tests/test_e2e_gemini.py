@@ -132,7 +132,7 @@ def test_compaction_of_a_conversation_with_signatures_then_a_tool_turn(
     """A small ``context_window``: the third tool turn starts past the compaction point,
     the earlier turns become a summary (one request), and the tool turn after it goes back
     with its signature, accepted."""
-    cfg = thinking_config(tmp_path, gemini, context_window=1200)
+    cfg = thinking_config(tmp_path, gemini, context_window=1400)
     note = "note " * 250
     gemini.push(*add_turn(1, 1, "1 + 1 = 2."), *add_turn(2, 3, "2 + 3 = 5."))
     first = ok(run(capsys, cfg, f"add 1 and 1; {note}"))
@@ -153,7 +153,7 @@ def test_a_long_tool_turn_compacts_midway_and_its_calls_keep_their_signatures(
     """One turn of six tool calls past the compaction point: the turn's start becomes a
     summary, so every later step is checked as the current turn's, and each still carries
     its own signature."""
-    cfg = thinking_config(tmp_path, gemini, context_window=2000)
+    cfg = thinking_config(tmp_path, gemini, context_window=2250)
     rounds = [Reply(thoughts=f"Echo round {i}.", function_calls=[FunctionCall(
         "t__echo", {"text": f"{i} " + "word " * 150})]) for i in range(6)]
     gemini.push(*rounds[:4], Reply(text=SUMMARY), *rounds[4:],
