@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.widget import MountError, Widget
 
 from tui_agent.config import paths
-from tui_agent.custom.registry import Registry
 from tui_agent.ui import exits, gcpause, textual_fixes
 from tui_agent.ui.chat_exits import WaysOut
 from tui_agent.ui.chat_screen import ChatScreen
@@ -44,6 +43,7 @@ once the config is loaded."""
 if TYPE_CHECKING:
     from tui_agent.core.approval import PendingCall
     from tui_agent.core.attachments import Attachment, Prepared
+    from tui_agent.custom.registry import Registry
     from tui_agent.wiring.runtime import Options, Runtime
 
 
@@ -67,8 +67,7 @@ class ChatApp(WaysOut):
         self.attachments: list[str] = []
         self.images: list[Attachment] = []  # /image and pasted images, for the next message
         self.prompt_list: list[tuple[str, str]] = []
-        self.user_commands = Registry()
-        """The commands from files (and skills), once read (``ui/user_commands.py``)."""
+        self._user_commands: Registry | None = None
         self.theme_problems: list[str] = []
         self._themes_left = False
         self.turns = Turns(self)
@@ -90,6 +89,20 @@ class ChatApp(WaysOut):
                                ask=ModalAsker(self), sampling=(sampler.review, sampler.confirm))
         self.listeners.attach(self.backend)
         self.loaded.set()
+
+    @property
+    def user_commands(self) -> Registry:
+        """The commands from files (and skills), once read (``ui/user_commands.py``); none
+        before (their reader is not imported on the way to the first frame)."""
+        if self._user_commands is None:
+            from tui_agent.custom.registry import Registry
+
+            self._user_commands = Registry()
+        return self._user_commands
+
+    @user_commands.setter
+    def user_commands(self, commands: Registry) -> None:
+        self._user_commands = commands
 
     def get_default_screen(self) -> Screen[None]:
         self.chat = ChatScreen()
