@@ -45,7 +45,8 @@ def commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _menu(app: object) -> CommandMenu:
-    return app.chat.query_one(CommandMenu)  # type: ignore[attr-defined,no-any-return]
+    """The menu (the screen mounts it when a command is first typed, not before)."""
+    return app.chat.command_menu()  # type: ignore[attr-defined,no-any-return]
 
 
 def _names(menu: CommandMenu) -> list[str]:
@@ -58,10 +59,11 @@ async def test_the_menu_opens_narrows_moves_completes_and_closes(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         prompt = app.chat.query_one("#prompt", PromptInput)
-        menu = _menu(app)
         await until(pilot, lambda: any(e.name == "review" for e in prompt.entries()),
                     what="the command files read")
+        assert not app.chat.query(CommandMenu), "no menu before a command is typed"
         await pilot.press("/")
+        menu = _menu(app)
         await until(pilot, lambda: menu.display, what="the menu")
         assert {"help", "model", "review", "component"} <= set(_names(menu))
         assert "broken" not in _names(menu)

@@ -4,6 +4,8 @@ wherever the focus went."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,10 +14,12 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tui_agent.config import paths
-from tui_agent.ui.widgets.command_menu import CommandMenu
 from tui_agent.ui.widgets.prompt import PromptHistory, PromptInput
 from tui_agent.ui.widgets.status import StatusBar
 from tui_agent.ui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui_agent.ui.widgets.command_menu import CommandMenu
 
 
 class ChatScreen(Screen[None]):
@@ -35,15 +39,26 @@ class ChatScreen(Screen[None]):
         yield Transcript(id="transcript")
         yield Static(id="pending")
         yield Static(id="tab-hint")
-        yield CommandMenu(id="command-menu")
         yield PromptInput(PromptHistory(paths.state_dir() / "prompt-history.jsonl"), id="prompt")
         yield StatusBar(id="status")
         yield Container(id="footer-row")
 
     def on_mount(self) -> None:
         prompt = self.query_one(PromptInput)
-        prompt.menu = self.query_one(CommandMenu)
+        prompt.make_menu = self.command_menu
         prompt.focus()
+
+    def command_menu(self) -> CommandMenu:
+        """The ``/`` menu, above the prompt: mounted the first time a command is typed (its
+        CSS and its widget are not on the way to the first frame)."""
+        from tui_agent.ui.widgets.command_menu import CommandMenu
+
+        found = self.query(CommandMenu)
+        if found:
+            return found.first()
+        menu = CommandMenu(id="command-menu")
+        self.mount(menu, before=self.query_one(PromptInput))
+        return menu
 
     def on_command_menu_chosen(self, event: CommandMenu.Chosen) -> None:
         """A click in the menu: the prompt completes it (the menu and the prompt are

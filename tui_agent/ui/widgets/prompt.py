@@ -25,6 +25,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tui_agent.ui.commands import MenuEntry
     from tui_agent.ui.widgets.command_menu import CommandMenu
 
@@ -119,7 +121,10 @@ class PromptInput(TextArea):
         prompts), set by the app once known; None: the built-in ones and
         :attr:`extra_commands`."""
         self.menu: CommandMenu | None = None
-        """The completion menu, given by the screen that holds both."""
+        """The completion menu, once made."""
+        self.make_menu: Callable[[], CommandMenu] | None = None
+        """Makes the completion menu the first time a command is typed (given by the screen
+        that holds both; None: no menu)."""
         self.reference_at: tuple[int, int] | None = None
         """Just after the ``@`` that last asked for the file picker."""
 
@@ -207,15 +212,18 @@ class PromptInput(TextArea):
 
     def refresh_menu(self) -> None:
         """Open, narrow or close the menu for the text as it is now."""
-        if self.menu is None:
-            return
         text = self.text
         typing_a_command = (self._position is None and text.startswith("/")
                             and not text.startswith("//") and "/" not in text[1:]
                             and not any(c.isspace() for c in text))
         if not typing_a_command:
-            self.menu.close()
+            if self.menu is not None:
+                self.menu.close()
             return
+        if self.menu is None:
+            if self.make_menu is None:
+                return
+            self.menu = self.make_menu()
         from tui_agent.ui.commands import matching
 
         self.menu.show(matching(text[1:], self.entries()))
