@@ -24,6 +24,7 @@ from tui_agent.core.attachments import (
     read_attachment,
     refuse_images,
 )
+from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import copy_out
 from tui_agent.ui.widgets.prompt import PromptInput
 
@@ -103,6 +104,19 @@ def editor_command() -> list[str] | None:
     return [found] if found else None
 
 
+async def run_editor(app: ChatApp, command: list[str],
+                     path: Path) -> subprocess.CompletedProcess[bytes]:
+    """``command path``, the terminal handed over to it while the app is suspended; where
+    there is no terminal to hand over (a test's pilot) it runs without one. Raises
+    :class:`OSError` when the editor cannot start."""
+    try:
+        with app.suspend():
+            return subprocess.run([*command, str(path)], check=False)
+    except SuspendNotSupported:
+        return await asyncio.to_thread(subprocess.run, [*command, str(path)], check=False,
+                                       stdin=subprocess.DEVNULL, capture_output=True)
+
+
 async def edit_prompt(app: ChatApp) -> None:
     """The prompt in ``$EDITOR``: what it saves becomes the prompt (a failed editor leaves
     the prompt as it was)."""
@@ -111,24 +125,19 @@ async def edit_prompt(app: ChatApp) -> None:
     if command is None:
         await app.transcript.note("no editor: set $EDITOR (or $VISUAL)", "warning")
         return
+    editor = clean(command[0])
     with tempfile.TemporaryDirectory(prefix="tui-agent-") as folder:
         draft = Path(folder) / "prompt.md"
         draft.write_text(prompt.text, encoding="utf-8")
         try:
-            try:
-                with app.suspend():
-                    done = subprocess.run([*command, str(draft)], check=False)
-            except SuspendNotSupported:  # no terminal to hand over (a test's pilot)
-                done = await asyncio.to_thread(subprocess.run, [*command, str(draft)],
-                                               check=False, stdin=subprocess.DEVNULL,
-                                               capture_output=True)
+            done = await run_editor(app, command, draft)
             text = draft.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            await app.transcript.note(f"the editor {command[0]} failed: {exc}; the prompt "
-                                      "is as it was", "error")
+            await app.transcript.note(f"the editor {editor} failed: {clean(str(exc))}; the "
+                                      "prompt is as it was", "error")
             return
     if done.returncode != 0:
-        await app.transcript.note(f"the editor {command[0]} exited with {done.returncode}: "
+        await app.transcript.note(f"the editor {editor} exited with {done.returncode}: "
                                   "the prompt is as it was", "warning")
         return
     prompt.load_text(text.rstrip("\n"))

@@ -5,11 +5,8 @@ files not read until the project is trusted, the problems), and a file of it ope
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from textual.app import SuspendNotSupported
 
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
@@ -74,7 +71,7 @@ def _chosen(agent: Agent, arg: str) -> Path | None:
 
 async def edit(app: ChatApp, path: Path) -> None:
     """``path`` in ``$EDITOR`` (its folder made first, for a file to start)."""
-    from tui_agent.ui.composer import editor_command
+    from tui_agent.ui.composer import editor_command, run_editor
 
     command = editor_command()
     if command is None:
@@ -82,13 +79,7 @@ async def edit(app: ChatApp, path: Path) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with app.suspend():
-                done = subprocess.run([*command, str(path)], check=False)
-        except SuspendNotSupported:  # no terminal to hand over (a test's pilot)
-            done = await asyncio.to_thread(subprocess.run, [*command, str(path)],
-                                           check=False, stdin=subprocess.DEVNULL,
-                                           capture_output=True)
+        done = await run_editor(app, command, path)
     except OSError as exc:
         await app.transcript.note(f"the editor {clean(command[0])} failed: {clean(str(exc))}",
                                   "error")
