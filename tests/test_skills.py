@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.skill_kit import FORMS, PDF_BODY, pdf_skill, skill, user_skills
+from tui_agent.core.events import SkillUsed
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
 from tui_agent.core.skills.local import LocalSkills
-from tui_agent.core.skills.tool import SkillTool, SkillUse
+from tui_agent.core.skills.tool import SkillTool
 from tui_agent.custom import skill_files
 from tui_agent.custom.skills import discover, skill_dirs
 
@@ -96,9 +97,9 @@ def test_the_index_shows_names_and_short_descriptions_only(tmp_path: Path) -> No
     assert skills_index({}) is None
 
 
-def load(catalog: Catalog, **arguments: str) -> tuple[bool, str, SkillUse]:
+def load(catalog: Catalog, **arguments: str) -> tuple[bool, str, SkillUsed]:
     outcome = asyncio.run(SkillTool(catalog).call(dict(arguments)))
-    assert isinstance(outcome.value, SkillUse)
+    assert isinstance(outcome.value, SkillUsed)
     return outcome.is_error, outcome.text, outcome.value
 
 

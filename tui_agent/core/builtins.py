@@ -7,12 +7,13 @@ through."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tui_agent.core.approval import Judgement, Policy
 from tui_agent.core.events import Event, SkillUsed
 from tui_agent.core.scripts import CodeMode
-from tui_agent.core.skills.tool import BUILTIN_SERVER, SKILL_SPEC, SkillTool, SkillUse
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SKILL_SPEC, SkillTool
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 
 
@@ -56,11 +57,9 @@ def skill_news(call_id: str, outcome: ToolOutcome, emit: Callable[[Event], None]
                ) -> ToolOutcome:
     """Emit the ``skill`` event of a ``skill`` call's outcome; the outcome as the model
     reads it."""
-    if not isinstance(outcome.value, SkillUse):
+    if not isinstance(outcome.value, SkillUsed):
         return outcome
-    use = outcome.value
-    emit(SkillUsed(call_id, use.name, use.origin, use.where, use.state, use.file,
-                   use.reason, use.tokens))
+    emit(replace(outcome.value, id=call_id))
     return ToolOutcome(outcome.text, outcome.is_error)
 
 

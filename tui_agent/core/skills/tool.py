@@ -5,14 +5,15 @@ and passes the same gate, judged here: a skill of the user's or a trusted projec
 without asking (it only reads files the user installed); one whose ``allowed-tools`` the
 user has not approved asks, showing them, and once approved they run without asking for
 the rest of the session; a server's skill always asks. Every outcome carries a
-:class:`SkillUse`, which the loop emits as a ``skill`` event."""
+:class:`~tui_agent.core.events.SkillUsed` (its ``id`` still empty: the loop gives it the
+call's and emits it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.core.approval import Judgement
+from tui_agent.core.events import SkillUsed
 from tui_agent.core.skills.catalog import Catalog, SkillEntry, SkillRefused, tokens_of
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
@@ -32,20 +33,6 @@ SKILL_SPEC = ToolSpec(
                                                   "references/forms.md"}},
         "required": ["name"], "additionalProperties": False},
     hints=("read-only",))
-
-
-@dataclass(frozen=True, slots=True)
-class SkillUse:
-    """What a call of ``skill`` did, for the front ends (the ``skill`` event)."""
-
-    name: str
-    origin: str
-    where: str
-    state: str
-    """``loaded``, ``read`` (a file of a loaded skill) or ``refused``."""
-    file: str | None = None
-    reason: str = ""
-    tokens: int = 0
 
 
 def allowed_tools_line(entry: SkillEntry) -> str:
@@ -90,15 +77,15 @@ class SkillTool:
         try:
             if file:
                 text = await origin.read(entry, file)
-                use = SkillUse(offered, entry.origin, entry.where, "read", file,
-                               tokens=tokens_of(text))
+                use = SkillUsed("", offered, entry.origin, entry.where, "read", file,
+                                tokens=tokens_of(text))
                 return ToolOutcome(text, value=use)
             loaded = await origin.load(entry)
         except SkillRefused as exc:
             reason = clean(exc.reason)
             if not file or exc.whole:
                 state.state, state.reason, state.approved = "refused", reason, entry.handle
-            use = SkillUse(offered, entry.origin, entry.where, "refused", file, reason)
+            use = SkillUsed("", offered, entry.origin, entry.where, "refused", file, reason)
             return ToolOutcome(f"error: skill '{offered}' not read: {reason}",
                                is_error=True, value=use)
         if entry.allowed_tools:  # this call ran: the user approved them (or nothing asks)
@@ -106,8 +93,8 @@ class SkillTool:
         text = answer(offered, loaded.body, loaded.files, loaded.more)
         state.state, state.reason, state.tokens = "loaded", "", tokens_of(text)
         state.approved = entry.handle
-        return ToolOutcome(text, value=SkillUse(offered, entry.origin, entry.where,
-                                                "loaded", tokens=state.tokens))
+        return ToolOutcome(text, value=SkillUsed("", offered, entry.origin, entry.where,
+                                                 "loaded", tokens=state.tokens))
 
 
 def answer(name: str, body: str, files: tuple[str, ...], more: int) -> str:
