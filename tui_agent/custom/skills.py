@@ -235,10 +235,8 @@ def _skill(file: Path, scope: str, data: dict[str, Any], lines: Sequence[str]) -
     if not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY:
         raise fail("compatibility", f"compatibility must be text of at most "
                                     f"{MAX_COMPATIBILITY} characters")
-    allowed = data.get("allowed-tools", "")
-    if isinstance(allowed, list):  # Claude Code's docs show a list too
-        allowed = " ".join(str(t) for t in allowed)
-    if not isinstance(allowed, str):
+    allowed = allowed_tools(data.get("allowed-tools", ""))
+    if allowed is None:
         raise fail("allowed-tools", "allowed-tools must be a space-separated string")
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):
@@ -246,7 +244,7 @@ def _skill(file: Path, scope: str, data: dict[str, Any], lines: Sequence[str]) -
     license_ = data.get("license", "")
     return Skill(name, " ".join(description.split()), file.parent, scope,
                  license=str(license_) if license_ else "", compatibility=compatibility,
-                 allowed_tools=tuple(allowed.replace(",", " ").split()),
+                 allowed_tools=allowed,
                  metadata={str(k): str(v) for k, v in metadata.items()})
 
 
@@ -274,3 +272,12 @@ def _key_line(file: Path, key: str) -> int:
         return _line_of(_head(file).splitlines()[1:], key)
     except SkillError:
         return 1
+
+
+def allowed_tools(value: object) -> tuple[str, ...] | None:
+    """The tools a frontmatter's ``allowed-tools`` names: the spec's space-separated string
+    (commas taken as spaces too), or a list (Claude Code's docs show one). None: it is
+    neither."""
+    if isinstance(value, list):
+        value = " ".join(str(t) for t in value)
+    return tuple(value.replace(",", " ").split()) if isinstance(value, str) else None

@@ -15,6 +15,7 @@ from typing import Any, Protocol, cast
 
 from tui_agent.core.skills.catalog import Catalog, LoadedSkill, SkillEntry, SkillRefused
 from tui_agent.custom.skill_files import without_frontmatter
+from tui_agent.custom.skills import allowed_tools
 from tui_agent.tools.skills import ServerSkill, SkillError
 from tui_agent.tools.skills import SkillRefused as Mismatch
 
@@ -30,17 +31,16 @@ class SkillShelf(Protocol):
                               relative_path: str | None = None) -> str: ...
 
 
-def allowed_tools(frontmatter: Any) -> tuple[str, ...]:
-    """The frontmatter's ``allowed-tools`` (a space-separated string, or a list)."""
-    allowed = frontmatter.get("allowed-tools", "") if hasattr(frontmatter, "get") else ""
-    if isinstance(allowed, list):
-        allowed = " ".join(str(t) for t in allowed)
-    return tuple(allowed.replace(",", " ").split()) if isinstance(allowed, str) else ()
+def tools_allowed(frontmatter: Any) -> tuple[str, ...]:
+    """The server's frontmatter's ``allowed-tools`` (none where it is malformed: the
+    entry's frontmatter was checked field by field against the file's already)."""
+    found = frontmatter.get("allowed-tools", "") if hasattr(frontmatter, "get") else ""
+    return allowed_tools(found) or ()
 
 
 def entry_of(skill: ServerSkill) -> SkillEntry:
     return SkillEntry(skill.name, skill.description, "server", skill.server,
-                      f"server {skill.server}", allowed_tools(skill.frontmatter), asks=True,
+                      f"server {skill.server}", tools_allowed(skill.frontmatter), asks=True,
                       handle=(skill.server, skill.uri, skill.digest_key))
 
 
