@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
 from tests.ui.kit import make_app, steady_cursor, until, write_config
-from tui_agent.config.loader import HeldProject
+from tui_agent.config.held import HeldProject
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.project import Project
 from tui_agent.config.reading import Origin

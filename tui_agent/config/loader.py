@@ -6,7 +6,6 @@ Everything is checked once, here, and every problem comes back as a
 
 from __future__ import annotations
 
-import json
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -15,22 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.config.errors import ConfigError
+from tui_agent.config.held import HeldProject, held_back
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
 from tui_agent.config.locate import toml_line
 from tui_agent.config.model_choice import ModelFlags, dropped, resolve
 from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
 from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
-from tui_agent.config.project import (
-    SKILLS_PART,
-    Project,
-    content_parts,
-    digest,
-    free,
-    held_parts,
-    layer_files,
-    project_skills,
-    trust_store,
-)
+from tui_agent.config.project import Project, content_parts, free, layer_files
 from tui_agent.config.reading import Locator, Origin, Source, read_config_text
 from tui_agent.config.server_keys import UnsetServerVariable, expand_server
 from tui_agent.config.urls import url_secrets
@@ -44,36 +34,6 @@ class Layer:
     kind: str
     """``user``, ``project``, ``--config`` or ``--mcp-config``."""
     file: Path
-
-
-@dataclass
-class HeldProject:
-    """What a project's files ask for that needs the user's agreement first: servers
-    (unexpanded, as written), and every setting not on the allow-list
-    (:data:`~tui_agent.config.project.FREE_KEYS`). Not applied until trusted."""
-
-    project: Project
-    digest: str
-    servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
-    keys: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
-    """Held settings by dotted name: ``model.name``, ``agent.roots``,
-    ``models."NAME".api_base``..."""
-    skills: tuple[str, ...] = ()
-    """The project's Agent Skills (``SKILL.md`` paths from its root): not offered until
-    trusted."""
-    content: list[tuple[str, Path]] = field(default_factory=list)
-    """Project files read as prompts once the project is trusted (``memory``, and any other
-    kind :func:`hold_content` is given), with their kind; not read until then."""
-    content_root: Path | None = None
-    """The folder that trust is recorded for (``content``'s project root)."""
-
-    def asks_config(self) -> bool:
-        """Whether the config files ask for anything (not only project content)."""
-        return bool(self.servers or self.keys)
-
-    folders: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Prompts the project brings (:data:`~tui_agent.config.project.PROJECT_FOLDERS`),
-    by folder relative to the root (``.claude/commands``): the files in it."""
 
 
 @dataclass
@@ -259,7 +219,8 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
     settings.layers = [r.layer for r in reads]
     settings.files = [r.layer.file for r in reads]
-    held = _held(found, reads, env, trust)
+    held = held_back(found, {r.layer.file: r.raw for r in reads if r.layer.kind == "project"},
+                     env, trust)
     for read in reads:
         _check_layer(read, held.keys if held is not None and read.layer.kind == "project"
                      else None)
@@ -305,64 +266,6 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
     return _expand(settings, env)
-
-
-def _held(found: Project | None, reads: Sequence[_Read], env: Mapping[str, str],
-          trust: bool) -> HeldProject | None:
-    """An empty :class:`HeldProject` when the project asks for something that needs the
-    user's agreement and has not had it; None when there is nothing to hold back."""
-    if found is None:
-        return None
-    parts: dict[Path, Any] = {r.layer.file: held_parts(r.layer.file, r.raw) for r in reads
-                              if r.layer.kind == "project"}
-    skills = project_skills(found.root)
-    if skills:
-        parts[found.root / SKILLS_PART] = {"skills": skills}
-    parts.update(content_parts(found))
-    if not any(parts.values()):
-        return None
-    value = digest(found, parts)
-    store = trust_store(env)
-    if trust:
-        store.record(found.root, value)
-        return None
-    return None if store.trusted(found.root, value) \
-        else HeldProject(found, value, skills=tuple(skills))
-
-
-def project_digest(found: Project) -> str:
-    """The digest of a project's files as they are now on disk (after the app itself
-    wrote an "always allow" into one of them)."""
-    return digest(found, _held_on_disk(found))
-
-
-def project_held(found: Project) -> bool:
-    """Whether the project's files, as they are on disk, ask for anything that needs
-    the person's agreement (servers, a setting not on the allow-list)."""
-    return any(_held_on_disk(found).values())
-
-
-def _held_on_disk(found: Project) -> dict[Path, dict[str, Any]]:
-    parts: dict[Path, dict[str, Any]] = {}
-    for file in found.files:
-        text = read_config_text(file)
-        try:
-            raw = json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
-        except ValueError:
-            continue
-        parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
-    if skills := project_skills(found.root):
-        parts[found.root / SKILLS_PART] = {"skills": skills}
-    parts.update(content_parts(found))
-    return parts
-
-
-def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:
-    """Keep a trusted project trusted after the app edited one of its files (an "always
-    allow" the user just gave is their own agreement, not a change to ask about)."""
-    if settings.project is not None and settings.held is None:
-        trust_store(env).record(
-            settings.project.root, project_digest(settings.project))
 
 
 def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:

@@ -55,7 +55,7 @@ def _project(root: Path) -> Project | None:
 def trusted(root: Path, env: Mapping[str, str] = os.environ) -> bool:
     """Whether the project in ``root`` runs its servers now: it asks for nothing that
     needs agreement, or the person agreed to exactly what it holds."""
-    from tui_agent.config.loader import project_digest, project_held
+    from tui_agent.config.held import project_digest, project_held
 
     found = _project(root)
     if found is None or not project_held(found):
@@ -65,7 +65,7 @@ def trusted(root: Path, env: Mapping[str, str] = os.environ) -> bool:
 
 def keep_trusted(root: Path, env: Mapping[str, str] = os.environ) -> None:
     """Record the project's new content as agreed to (after the person's own edit)."""
-    from tui_agent.config.loader import project_digest
+    from tui_agent.config.held import project_digest
 
     found = _project(root)
     if found is not None:

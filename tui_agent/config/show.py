@@ -11,8 +11,9 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
+from tui_agent.config.held import HeldProject
 from tui_agent.config.interpolate import mask
-from tui_agent.config.loader import HeldProject, Settings
+from tui_agent.config.loader import Settings
 from tui_agent.config.model_choice import dropped
 from tui_agent.config.model_keys import SECRET_NAME, table_section, toml_key
 from tui_agent.config.models import SECTION_MODELS, ServerConfig

@@ -10,7 +10,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tui_agent.config.loader import HeldProject, Settings
+from tui_agent.config.held import HeldProject, project_digest
+from tui_agent.config.loader import Settings
 from tui_agent.config.project import (
     CONTENT_TRUSTED,
     Project,
@@ -56,3 +57,11 @@ def trust_content(root: Path, env: Mapping[str, str] = os.environ) -> None:
     """Trust the project content of ``root`` (``/init`` wrote its only memory file, every
     word approved by the user). Raises ``OSError``."""
     content_trust_store(env).record(root, CONTENT_TRUSTED)
+
+
+def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:
+    """Keep a trusted project trusted after the app edited one of its files (an "always
+    allow" the user just gave is their own agreement, not a change to ask about)."""
+    if settings.project is not None and settings.held is None:
+        trust_store(env).record(
+            settings.project.root, project_digest(settings.project))

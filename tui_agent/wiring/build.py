@@ -43,7 +43,7 @@ LATEST = "\0latest"
 def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Policy:
     """The config's per-server rules. "Always allow" answers are written back to the file
     each server came from, and the definitions they trust are pinned in the state dir."""
-    from tui_agent.config.loader import retrust
+    from tui_agent.config.trust import retrust
     from tui_agent.config.writeback import edit_list
 
     def persist(server: str, field: str, tool: str, add: bool) -> None:

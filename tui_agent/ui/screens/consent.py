@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui_agent.config.loader import HeldProject
+from tui_agent.config.held import HeldProject
 from tui_agent.config.show import held_lines
 from tui_agent.tools.text import clean
 from tui_agent.ui.screens.question import Question
