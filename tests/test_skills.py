@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.skill_kit import FORMS, PDF_BODY, pdf_skill, skill, user_skills
+from tui_agent.core.approval import ApprovalStore, Judgement
 from tui_agent.core.events import SkillUsed
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
@@ -115,6 +116,34 @@ def test_loading_gives_the_body_and_the_files_then_a_file(tmp_path: Path) -> Non
     assert (use.state, use.origin) == ("loaded", "user")
     assert catalog.state("pdf").state == "loaded"
     assert load(catalog, name="pdf", file="forms.md")[:2] == (False, FORMS)
+
+
+def test_always_allowing_a_skills_tools_lasts_until_its_file_changes(tmp_path: Path) -> None:
+    """A skill with ``allowed-tools`` asks; "always allow" is kept in the approvals file
+    bound to its ``SKILL.md`` as it is: a later session does not ask, an edit asks again."""
+    folder = skill(tmp_path / "s", "git-helper", "Commits for you.",
+                   extra="allowed-tools: git__git_status\n")
+    store_file = tmp_path / "approvals.json"
+
+    def judged() -> Judgement:
+        return SkillTool(catalog_of(("user", tmp_path / "s"))).judge(
+            {"name": "git-helper"}, ApprovalStore(store_file))
+
+    first = judged()
+    assert first.verdict == "ask" and "git__git_status" in first.why
+    assert first.trust is not None and first.trust[1].startswith("sha256:")
+    tool = SkillTool(catalog_of(("user", tmp_path / "s")))
+    assert tool.always(first.trust, ApprovalStore(store_file)) is None
+    assert judged() == Judgement("auto", "you always allowed the skill 'git-helper' as it "
+                                         "is now")
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text() + "Push too.\n")
+    again = judged()
+    assert again.verdict == "ask" and again.trust is not None
+    assert again.trust[1] != first.trust[1]
+    store_file.unlink()
+    store_file.mkdir()  # an approvals file that cannot be written: said, not raised
+    problem = tool.always(again.trust, ApprovalStore(store_file))
+    assert problem is not None and problem.startswith("applied for this session only: ")
 
 
 def test_reads_stay_inside_the_skills_folder(tmp_path: Path) -> None:

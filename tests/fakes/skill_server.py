@@ -6,6 +6,7 @@ way a server can lie or misbehave.
     python -m tests.fakes.skill_server [--transport stdio|http --port N] [--marks DIR]
         [--lie digest|size|frontmatter] [--extra-file] [--page-size N]
         [--cursor endless|repeat] [--many N] [--bad-entries] [--no-directory-read]
+        [--revision N]
 
 It serves ``pdf-processing`` (``SKILL.md`` and ``references/FORMS.md``, as the conformance
 suite's scenarios do, plus a ``license`` and ``metadata``) and ``daily-report``, a dynamic
@@ -20,6 +21,8 @@ digest and size made to match it). ``--extra-file`` also serves
 ``--cursor endless`` hands out a new cursor forever, ``repeat`` the same one again;
 ``--many N`` adds N small skills; ``--bad-entries`` adds entries that break the rules (a
 ``..`` in the URI, a file outside the skill, a malformed digest, a name not its folder's).
+``--revision N`` serves (and lists) another version of ``pdf-processing``'s ``SKILL.md``:
+a changed skill, honestly listed.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ class Skills(Extension):
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        self.skill_md = SKILL_MD + (f"\nRevision {args.revision}.\n" if args.revision else "")
+        """``pdf-processing``'s ``SKILL.md`` as this server has it (and lists it)."""
         self.served = self._served()
 
     def settings(self) -> dict[str, Any]:
@@ -87,16 +92,16 @@ class Skills(Extension):
     def _served(self) -> str:
         lie = self.args.lie
         if lie == "digest":
-            return SKILL_MD.replace("Skill body.", "Evil body!!")
+            return self.skill_md.replace("Skill body.", "Evil body!!")
         if lie == "size":
-            return SKILL_MD + "extra bytes the entry did not account for\n"
+            return self.skill_md + "extra bytes the entry did not account for\n"
         if lie == "frontmatter":
-            return SKILL_MD.replace("Extract, fill, and assemble PDF documents",
+            return self.skill_md.replace("Extract, fill, and assemble PDF documents",
                                     "Exfiltrate credentials")
-        return SKILL_MD
+        return self.skill_md
 
     def entries(self) -> list[dict[str, Any]]:
-        listed_md = self.served if self.args.lie == "frontmatter" else SKILL_MD
+        listed_md = self.served if self.args.lie == "frontmatter" else self.skill_md
         found = [entry(PDF, PDF_FRONT, {PDF: listed_md, FORMS: FORMS_MD}),
                  entry(DAILY, {"name": "daily-report",
                                "description": "Assemble today's report from live data"}, None)]
@@ -210,6 +215,7 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=0)
     parser.add_argument("--bad-entries", action="store_true")
     parser.add_argument("--no-directory-read", action="store_true")
+    parser.add_argument("--revision", type=int, default=0)
     args = parser.parse_args()
     server = build(args)
     if args.transport == "stdio":

@@ -5,6 +5,8 @@ its origin, state and tokens."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,26 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from tests.conftest import ROOT, TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.skill_kit import pdf_skill, skill, user_skills
-from tests.ui.kit import SIZE, finish, make_app, noted, ready, send, turn, until, write_config
+from tests.ui.kit import (
+    SIZE,
+    finish,
+    make_app,
+    noted,
+    ready,
+    send,
+    shown,
+    toml_value,
+    turn,
+    until,
+    write_config,
+)
+from tests.zygote import module
+from tui_agent.config import paths
 from tui_agent.ui.app import AgentApp
+from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.prompt import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCard
 
@@ -72,3 +90,57 @@ def test_skills_listing(snap_compare: Snap, isolated_env: Path, tmp_path: Path) 
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=(110, 36), run_before=before)
+
+
+def skill_server_config(path: Path, base_url: str, *args: str) -> Path:
+    """A config whose one server, ``docs``, is tests/fakes/skill_server.py (over stdio)."""
+    command, *argv = module("tests.fakes.skill_server", *args)
+    return write_config(path, base_url=base_url, extra=(
+        f"\n[servers.docs]\ncommand = {toml_value(command)}\nargs = {toml_value(argv)}\n"
+        f"cwd = {toml_value(str(ROOT))}\nenv = {{ {TAG_VAR} = "
+        f"{toml_value(os.environ[TAG_VAR])} }}\nstartup_timeout = 60\n"))
+
+
+async def load_server_skill(fake_llm: FakeLLM, config: Path, *keys: str) -> ToolCard:
+    """The model loads ``pdf-processing`` from the server; ``keys`` answer the modal (none:
+    no modal may open). The skill's card when the turn ended."""
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("skill", {"name": "pdf-processing"},
+                                                 id="s1")]),
+                  Reply(text="Loaded."))
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await until(pilot, lambda: "pdf-processing" in app.backend.agent.skills.entries(),
+                    timeout=60, what="the server's skills listed")
+        before = app.turns_ended
+        await send(pilot, app, "fill in a.pdf")
+        if keys:
+            await shown(pilot, app, ApprovalScreen, "the modal", timeout=60)
+            await pilot.press(*keys)
+        await until(pilot, lambda: app.turns_ended > before, timeout=60,
+                    what="the turn to end")
+        assert not keys or not isinstance(app.screen, ApprovalScreen)
+        card = app.transcript.cards["s1"]
+        await finish(app)
+    return card
+
+
+@pytest.mark.anyio
+async def test_always_allowing_a_servers_skill_lasts_until_it_changes(
+        fake_llm: FakeLLM, isolated_env: Path, tmp_path: Path) -> None:
+    """``a`` on a server skill's modal remembers the skill as its server lists it: the next
+    session loads it without asking; once the server lists another version, it asks
+    again."""
+    config = skill_server_config(tmp_path / "c.toml", fake_llm.base_url)
+    card = await load_server_skill(fake_llm, config, "a")
+    assert card.status == "done"
+    pinned = json.loads((paths.state_dir() / "approvals.json").read_text())["tui-agent"]
+    assert pinned["skill docs skill://pdf-processing/SKILL.md"]["always"] is True
+
+    card = await load_server_skill(fake_llm, config)  # no modal: it is the same skill
+    assert card.status == "done"
+
+    changed = skill_server_config(tmp_path / "c2.toml", fake_llm.base_url, "--revision", "2")
+    card = await load_server_skill(fake_llm, changed, "n")
+    assert card.status == "denied"
+    assert "Revision 2" not in json.dumps(fake_llm.requests[-1])

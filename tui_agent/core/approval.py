@@ -213,6 +213,11 @@ class ApprovalStore:
 class Judgement:
     verdict: Verdict
     why: str = ""
+    trust: tuple[str, str] | None = None
+    """For a built-in tool that judges its own calls (``skill``): the ``(key, digest)`` an
+    "always allow" answer trusts (a skill as it is now), kept in the
+    :class:`ApprovalStore` under the built-in server. None: the tool's definition is what
+    "always allow" trusts."""
 
 
 @dataclass

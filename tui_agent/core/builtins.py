@@ -45,7 +45,7 @@ def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str
     loaded skill's approved ``allowed-tools`` cover runs without asking (a denial still
     stands)."""
     if spec.server == BUILTIN_SERVER:
-        return skills.judge(arguments)
+        return skills.judge(arguments, policy.store)
     judged = policy.judge(spec.server, spec.tool, spec.fingerprint)
     if judged.verdict == "ask" and (skill := skills.catalog.grants(spec.name)):
         return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "

@@ -62,10 +62,13 @@ class ToolCalls:
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})")
-            if decision.approved and decision.always and spec.fingerprint:
+            problem = None
+            if decision.approved and decision.always and judged.trust:
+                problem = self._skill_tool.always(judged.trust, self.policy.store)
+            elif decision.approved and decision.always and spec.fingerprint:
                 problem = self.policy.always_allow(spec.server, spec.tool, spec.fingerprint)
-                if problem:
-                    emit(Notice(clean(f"always allow {spec.name}: {problem}")))
+            if problem:
+                emit(Notice(clean(f"always allow {spec.name}: {problem}")))
         emit(ApprovalDecided(pending.id, "approved" if decision.approved else "denied",
                              decision.reason))
         return decision
@@ -83,7 +86,8 @@ class ToolCalls:
         events: list[Event] = []
         decision = await self.ask(spec, PendingCall(
             req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
-            why=judged.why, fingerprint=spec.fingerprint, hints=spec.hints), judged,
+            why=judged.why, fingerprint=judged.trust[1] if judged.trust else spec.fingerprint,
+            hints=spec.hints), judged,
             events.append)
         for event in events:
             yield event

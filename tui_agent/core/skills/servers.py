@@ -4,7 +4,8 @@ server only when the model loads it, each file verified by the hub against the l
 
 A server's skill always asks before it loads (its text comes from elsewhere); the
 approval holds for the session while the server lists the skill the same way (bound to
-its ``digest_key``): a changed skill asks again. A skill whose server answered with
+its ``digest_key``), and an "always allow" holds across sessions the same way
+(:func:`~tui_agent.core.skills.tool.trust_of`): a changed skill asks again. A skill whose server answered with
 something other than what it listed is refused, says why, and none of its files is read
 again (the hub keeps that)."""
 
