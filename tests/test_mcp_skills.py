@@ -8,13 +8,15 @@ server and the skill."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, fake_server, tagged_env
+from tests.conftest import ROOT, TAG_VAR, fake_server, tagged_env
 from tests.reference import free_port, http_server
 from tests.zygote import module
 from tui_agent.config.models import ServerConfig
@@ -191,6 +193,39 @@ async def test_broken_entries_are_skipped_and_named(tmp_path: Path) -> None:
                 "digits; it is not offered",
                 "server 'docs': skill skill://misnamed/SKILL.md: its name 'other' is not the "
                 "last segment of its uri ('misnamed'); it is not offered")
+
+
+def test_the_skills_command_lists_the_servers_skills_reading_none(
+        tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``tui-agent skills --mcp`` starts the configured servers and lists their skills
+    X ``server``, where ``server docs``), and their broken
+    entries under "not offered" (exit 1), reading no skill file; without ``--mcp`` no
+    server starts."""
+    from tui_agent.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    server = skill_server(marks, "--bad-entries")
+    config = tmp_path / "c.toml"
+    config.write_text(f"[servers.docs]\ncommand = {json.dumps(server.command)}\n"
+                      f"args = {json.dumps(server.args)}\ncwd = {json.dumps(server.cwd)}\n"
+                      f"env = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
+                      "startup_timeout = 60\n", encoding="utf-8")
+    assert main(["skills", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.startswith("no skills: ")
+    assert main(["skills", "--mcp", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines()]
+    assert rows[0][:4] == ["2", "skills,", "0", "loaded:"]
+    assert rows[1][:3] == ["pdf-processing", "server", "listed"]
+    assert rows[2] == ["server", "docs"]
+    assert rows[3][:3] == ["daily-report", "server", "listed"]
+    assert "not offered (4):" in out
+    assert "  server 'docs': skill skill://../etc/SKILL.md: the uri's path has a segment " \
+           "'..'; it is not offered\n" in out
+    assert reads(marks) == [], "listing reads no skill file"
 
 
 async def test_paged_listings_are_read_whole_and_bounded(tmp_path: Path,

@@ -281,18 +281,14 @@ def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
 
 
 def cmd_skills(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """``skills``: the skills found, as ``/skills`` lists them; 1 if any is broken."""
-    from tui_agent.core.skills.catalog import Catalog
-    from tui_agent.core.skills.report import skills_report
-    from tui_agent.wiring import build
+    """``skills``: the skills found, as ``/skills`` lists them (``--mcp``: with the
+    servers'); 1 if any is broken."""
+    from tui_agent.headless import commands
 
     settings = load_settings(args, err)
     if settings is None:
         return 2
-    catalog = Catalog()
-    build.local_skills(settings, catalog)
-    out.writelines(f"{line}\n" for line in skills_report(catalog))
-    return 1 if catalog.problems else 0
+    return commands.skills(settings, out, err, servers=args.mcp)
 
 
 def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

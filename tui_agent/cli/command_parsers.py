@@ -113,8 +113,11 @@ def _skills(sub: Any, name: str, what: str) -> None:
         name, help=what,
         description="List the Agent Skills found in the user's folders and, in a trusted "
                     "project, the project's: name, origin, tokens, description, and the "
-                    "ones not offered with the file, line and why. Servers' skills show in "
-                    "the app's /skills. Exit 1 if any skill is broken.")
+                    "ones not offered with the file, line and why. Exit 1 if any skill is "
+                    "broken.")
+    skills.add_argument("--mcp", action="store_true",
+                        help="also start the configured MCP servers and list the skills "
+                             "they serve (no skill file is read)")
     common(skills, inner=True, chat=TAKES[name], filters=False)
 
 

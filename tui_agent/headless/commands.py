@@ -20,7 +20,9 @@ from tui_agent.wiring import build
 from tui_agent.wiring.build import LATEST
 
 if TYPE_CHECKING:
+    from tui_agent.core.skills.catalog import Catalog
     from tui_agent.tools.frontdesk import FrontDesk
+    from tui_agent.tools.hub import Hub
 
 
 def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,
@@ -36,6 +38,46 @@ def servers(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], 
         return _no_servers(config, out)
     return stoppable.run(report(settings, build.policy_from(settings, chosen), hub, out,
                                 resources=resources, logins=logins, width=width))
+
+
+def skills(settings: Settings, out: IO[str], err: IO[str], *, servers: bool = False) -> int:
+    """``skills``: the skills found in the folders and, with ``servers``, those the
+    configured servers serve (started, listed, stopped: no skill file is read), as
+    ``/skills`` lists them; 1 if any was not offered."""
+    from tui_agent.core.skills.catalog import Catalog
+
+    catalog = Catalog()
+    build.local_skills(settings, catalog)
+    hub = build.open_hub(settings, logins=lambda: terminal_logins(err),
+                         desk=_desk(settings, err)) if servers else None
+    if hub is None:
+        return _skills_report(catalog, out)
+    return stoppable.run(_with_server_skills(hub, catalog, out, err))
+
+
+def _skills_report(catalog: Catalog, out: IO[str]) -> int:
+    from tui_agent.core.skills.report import skills_report
+
+    out.writelines(f"{line}\n" for line in skills_report(catalog))
+    return 1 if catalog.not_offered() else 0
+
+
+async def _with_server_skills(hub: Hub, catalog: Catalog, out: IO[str], err: IO[str]) -> int:
+    """The report with the servers' skills, listed by the servers started for it (one
+    that did not connect is said on ``err``)."""
+    from tui_agent.core.skills.servers import attach
+
+    hub.start()
+    try:
+        await hub.wait_all()
+        for status in hub.statuses():
+            if status.state not in ("connected", "degraded", "idle"):
+                err.write(f"tui-agent: server {safe_name(status.name)} is {status.state}: "
+                          "its skills are not listed\n")
+        attach(catalog, hub)
+        return _skills_report(catalog, out)
+    finally:
+        await hub.close()
 
 
 def stubs(settings: Settings, chosen: ToolFilter, out: IO[str], err: IO[str], *,

@@ -66,6 +66,11 @@ class SkillOrigin(Protocol):
 
     def skills(self) -> Sequence[SkillEntry]: ...
 
+    def notes(self) -> Sequence[str]:
+        """What was wrong with the listing beyond what :attr:`Catalog.problems` holds (a
+        server's skipped entries, a listing cut short), named."""
+        ...
+
     async def load(self, entry: SkillEntry) -> LoadedSkill:
         """The skill's body and file list; raises :class:`SkillRefused`."""
         ...
@@ -131,6 +136,11 @@ class Catalog:
             return f"'{name}' is the name of several skills; use one of: {', '.join(same)}"
         known = ", ".join(offered) or "none"
         return f"no skill named '{name[:100]}' (the skills are: {known})"
+
+    def not_offered(self) -> list[str]:
+        """Every skill that was not offered and why: the folders' broken ones, then what
+        the origins say of their listings."""
+        return [*self.problems, *(note for origin in self.origins for note in origin.notes())]
 
     def state(self, name: str) -> SkillState:
         return self.states.setdefault(name, SkillState())

@@ -29,6 +29,9 @@ class LocalSkills:
     def skills(self) -> Sequence[SkillEntry]:
         return self._entries
 
+    def notes(self) -> Sequence[str]:
+        return ()  # the broken ones are the catalog's problems, read with the folders
+
     async def load(self, entry: SkillEntry) -> LoadedSkill:
         folder: Path = entry.handle
 

@@ -14,7 +14,8 @@ from tui_agent.tools.wording import counted
 def skills_report(catalog: Catalog, *, width: int = 60) -> list[str]:
     """The lines of the listing (``width``: characters of a description shown)."""
     entries = catalog.entries()
-    if not entries and not catalog.problems:
+    problems = catalog.not_offered()
+    if not entries and not problems:
         return ["no skills: put a folder with a SKILL.md in the skills/ folder beside "
                 "your config, ~/.agents/skills/ or ~/.claude/skills/ (or a trusted "
                 "project's .tui-agent/skills/, .agents/skills/, .claude/skills/)"]
@@ -34,9 +35,9 @@ def skills_report(catalog: Catalog, *, width: int = 60) -> list[str]:
             lines.append(f"  {'':<{wide}}  allowed-tools ({granted}): "
                          f"{clean(' '.join(entry.allowed_tools))}")
         lines.append(f"  {'':<{wide}}  {tilde(clean(entry.where))}")
-    if catalog.problems:
-        lines.append(f"not offered ({len(catalog.problems)}):")
-        lines += [f"  {tilde(clean(p))}" for p in catalog.problems]
+    if problems:
+        lines.append(f"not offered ({len(problems)}):")
+        lines += [f"  {tilde(clean(p))}" for p in problems]
     return lines
 
 

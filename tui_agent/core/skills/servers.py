@@ -5,9 +5,9 @@ server only when the model loads it, each file verified by the hub against the l
 A server's skill always asks before it loads (its text comes from elsewhere); the
 approval holds for the session while the server lists the skill the same way (bound to
 its ``digest_key``), and an "always allow" holds across sessions the same way
-(:func:`~tui_agent.core.skills.tool.trust_of`): a changed skill asks again. A skill whose server answered with
-something other than what it listed is refused, says why, and none of its files is read
-again (the hub keeps that)."""
+(:func:`~tui_agent.core.skills.tool.trust_of`): a changed skill asks again. A skill whose
+server answered with something other than what it listed is refused, says why, and none
+of its files is read again (the hub keeps that)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ class SkillShelf(Protocol):
     """What of the hub this origin uses."""
 
     def server_skills(self) -> tuple[ServerSkill, ...]: ...
+
+    def skill_notes(self) -> tuple[str, ...]: ...
 
     async def skill_files(self, server: str, uri: str) -> tuple[str, ...]: ...
 
@@ -54,6 +56,9 @@ class ServerSkills:
 
     def skills(self) -> Sequence[SkillEntry]:
         return tuple(entry_of(skill) for skill in self.shelf.server_skills())
+
+    def notes(self) -> Sequence[str]:
+        return self.shelf.skill_notes()
 
     async def load(self, entry: SkillEntry) -> LoadedSkill:
         server, uri, _ = entry.handle
