@@ -19,6 +19,7 @@ from tui_agent.core.skills.index import skills_index
 from tui_agent.core.skills.local import LocalSkills
 from tui_agent.core.skills.tool import SkillTool
 from tui_agent.custom import skill_files
+from tui_agent.custom import skills as skills_module
 from tui_agent.custom.skills import discover, skill_dirs
 
 
@@ -144,6 +145,44 @@ def test_always_allowing_a_skills_tools_lasts_until_its_file_changes(tmp_path: P
     store_file.mkdir()  # an approvals file that cannot be written: said, not raised
     problem = tool.always(again.trust, ApprovalStore(store_file))
     assert problem is not None and problem.startswith("applied for this session only: ")
+
+
+def test_skills_added_edited_or_broken_are_seen_at_the_next_look(tmp_path: Path) -> None:
+    """The catalog looks at the folders again before each turn: a skill added is offered,
+    an edited description is the new one, a broken one is told once; nothing changed,
+    nothing is read (the frontmatter parser is not called)."""
+    base = tmp_path / "s"
+    pdf_skill(base)
+    local = LocalSkills.found_in([("user", base)])
+    catalog = Catalog([local], list(local.problems))
+    assert list(catalog.entries()) == ["pdf"]
+    assert asyncio.run(catalog.refresh()) == []
+    folder = skill(base, "lint-rules", "How this team lints.")
+    assert asyncio.run(catalog.refresh()) == []
+    assert list(catalog.entries()) == ["lint-rules", "pdf"]
+    (folder / "SKILL.md").write_text("---\nname: lint-rules\ndescription: Lint it all, "
+                                     "strictly.\n---\n\nBody.\n")
+    asyncio.run(catalog.refresh())
+    assert catalog.entries()["lint-rules"].description == "Lint it all, strictly."
+    skill(base, "Bad_Name", "x")
+    told = asyncio.run(catalog.refresh())
+    assert len(told) == 1 and "/Bad_Name/SKILL.md:2: name 'Bad_Name' breaks" in told[0]
+    assert catalog.problems == told
+    calls: list[Path] = []
+    real_parse = skills_module.parse
+
+    def parse(file: Path, scope: str) -> object:
+        calls.append(file)
+        return real_parse(file, scope)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(skills_module, "parse", parse)
+        assert asyncio.run(catalog.refresh()) == []
+        assert calls == [], "nothing changed: no SKILL.md read"
+        (folder / "SKILL.md").unlink()
+        (folder / "SKILL.md").write_text("---\nname: lint-rules\ndescription: d\n---\n")
+        assert asyncio.run(catalog.refresh()) == [], "the broken one was told already"
+        assert calls, "a change: the folders read again"
 
 
 def test_reads_stay_inside_the_skills_folder(tmp_path: Path) -> None:

@@ -8,11 +8,13 @@ the message (checked at the scripted model); ``/help`` and the palette list them
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, Reply
+from tests.skill_kit import skill
 from tests.test_command_files import REVIEW
 from tests.ui.kit import SIZE, finish, make_app, ready, turn, until, write_config
 from tui_agent.config import load
@@ -127,6 +129,37 @@ async def test_a_command_file_sends_its_expanded_body(tmp_path: Path, commands: 
     assert fake_llm.requests[0]["model"] == "review-model"
     assert fake_llm.requests[1]["messages"][-1]["content"] == "Make a button."
     assert fake_llm.requests[1]["model"] == "fake-model", "the command's model: one turn"
+
+
+async def test_files_and_skills_added_while_it_runs_are_offered(
+        tmp_path: Path, commands: Path, fake_llm: FakeLLM) -> None:
+    """A command file written while the app runs is in the ``/`` menu the next time it
+    opens, and runs when sent; a skill folder added is a ``/`` command too, and the model
+    is offered it from the next turn (its name and description in the system prompt);
+    an edited one is sent as it is now. No restart."""
+    fake_llm.push(Reply(text="Tested."), Reply(text="Linted."))
+    app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        prompt = app.chat.query_one("#prompt", PromptInput)
+        await until(pilot, lambda: app.user_commands.find("review") is not None,
+                    what="the command files read")
+        home = Path(os.environ["HOME"])
+        (home / ".claude/commands/test-it.md").write_text(
+            "---\ndescription: Run the tests\n---\nRun the tests of $1.\n", encoding="utf-8")
+        await pilot.press("/")
+        menu = _menu(app)
+        await until(pilot, lambda: "test-it" in _names(menu), what="the new command offered")
+        prompt.clear()
+        await turn(pilot, app, "/test-it shop", timeout=90)
+        assert fake_llm.requests[0]["messages"][-1]["content"] == "Run the tests of shop."
+        skill(home / ".claude/skills", "lint-rules", "How this team lints its code.")
+        await turn(pilot, app, "lint it", timeout=90)
+        system = fake_llm.requests[1]["messages"][0]["content"]
+        assert "- lint-rules: How this team lints its code." in system
+        await pilot.press(*"/lint")
+        await until(pilot, lambda: "lint-rules" in _names(menu), what="the skill as a command")
+        await finish(app)
 
 
 async def test_help_and_the_palette_list_them(tmp_path: Path, commands: Path) -> None:

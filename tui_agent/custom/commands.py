@@ -283,8 +283,13 @@ def expand(command: UserCommand, arguments: str) -> Expansion:
 def load(project: Path | None, trusted: bool, env: Mapping[str, str]) -> FileCommands:
     """The command files of the user and, when ``trusted``, of the ``project`` at that
     root (its commands folders are part of what the user agreed to)."""
+    return discover(command_folders(project, trusted, env))
+
+
+def command_folders(project: Path | None, trusted: bool, env: Mapping[str, str]
+                    ) -> list[Folder]:
+    """:func:`folders` for the user of ``env`` (the project's only when ``trusted``)."""
     from tui_agent.config import paths
 
     home = Path(env.get("HOME") or Path.home())
-    return discover(folders(paths.default_config_file(env).parent, home,
-                            project if trusted else None))
+    return folders(paths.default_config_file(env).parent, home, project if trusted else None)

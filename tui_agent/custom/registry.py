@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tui_agent.custom.commands import CommandProblem, UserCommand
+from tui_agent.custom.folders import Stamp, stamp
 
 
 class CommandSource(Protocol):
@@ -34,6 +35,14 @@ class Registry:
 
     by_name: dict[str, UserCommand] = field(default_factory=dict)
     problems: tuple[CommandProblem, ...] = ()
+    watched: tuple[Path, ...] = ()
+    """The folders the commands were read from."""
+    seen: Stamp = ()
+    """Their :func:`~tui_agent.custom.folders.stamp` just before they were read."""
+
+    def stale(self) -> bool:
+        """Whether something in :attr:`watched` changed since (blocking: stat calls)."""
+        return bool(self.watched) and stamp(self.watched) != self.seen
 
     def find(self, name: str) -> UserCommand | None:
         """The command ``name`` names (as written, else in lower case)."""

@@ -311,6 +311,7 @@ async def _skills(app: ChatApp, command: Command) -> None:
     """Every skill: origin, state this conversation, tokens; the ones not offered."""
     from tui_agent.core.skills.report import skills_report
 
+    await app.backend.agent.skills.refresh()  # as the next turn will offer them
     await app.transcript.note("\n".join(skills_report(app.backend.agent.skills)))
 
 

@@ -63,6 +63,19 @@ class AgentApp(ChatApp):
 
         await user_commands.load(self)
 
+    def on_prompt_input_menu_opened(self) -> None:
+        """The ``/`` menu opened: it offers the command files as they are now."""
+        self.run_worker(self._commands_refreshed(), group="commands", exclusive=True,
+                        exit_on_error=False)
+
+    async def _commands_refreshed(self) -> None:
+        from tui_agent.ui import user_commands
+
+        before = self.user_commands
+        await user_commands.refresh(self)
+        if self.user_commands is not before:
+            self.chat.query_one(PromptInput).refresh_menu()
+
     def prompts_listed(self) -> None:
         from tui_agent.ui import user_commands
 
@@ -74,6 +87,10 @@ class AgentApp(ChatApp):
         from tui_agent.ui.commands import CommandError, parse, unescape
         from tui_agent.wiring.user_commands import run as user_command
 
+        if event.text.startswith("/"):
+            from tui_agent.ui import user_commands
+
+            await user_commands.refresh(self)  # a command file added since counts
         found = user_command(self.user_commands, event.text)  # never a built-in's name
         if found is not None:
             from tui_agent.ui import user_commands

@@ -32,6 +32,7 @@ async def load(app: ChatApp) -> None:
     from tui_agent.ui.commands import BY_NAME
     from tui_agent.wiring import user_commands
 
+    told = {str(p) for p in app.user_commands.problems}  # said when last read
     try:
         app.user_commands = await asyncio.to_thread(
             user_commands.registry, app.backend.settings, BY_NAME)
@@ -40,8 +41,18 @@ async def load(app: ChatApp) -> None:
         await app.transcript.note(f"command files could not be read: {clean(str(exc))}",
                                   "warning")
     for problem in app.user_commands.problems:
-        await app.transcript.note(f"command file not used: {clean(str(problem))}", "warning")
+        if str(problem) not in told:
+            await app.transcript.note(f"command file not used: {clean(str(problem))}",
+                                      "warning")
     offer(app)
+
+
+async def refresh(app: ChatApp) -> None:
+    """Read the command files (and skills) again if something in their folders changed
+    since: a file added or edited while the app runs is a command from the next ``/`` on
+    (stat calls only when nothing changed, off the UI thread)."""
+    if await asyncio.to_thread(app.user_commands.stale):
+        await load(app)
 
 
 def offer(app: ChatApp) -> None:

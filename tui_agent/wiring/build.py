@@ -152,12 +152,12 @@ def local_skills(settings: Settings, catalog: Catalog) -> None:
     in ``catalog``; the ones not offered go to ``catalog.problems``. Reads only each
     ``SKILL.md``'s frontmatter; blocking: the app calls it in a thread."""
     from tui_agent.core.skills.local import LocalSkills
-    from tui_agent.custom.skills import discover, skill_dirs
+    from tui_agent.custom.skills import skill_dirs
 
-    found = discover(skill_dirs(project=trusted_project(settings)))
+    local = LocalSkills.found_in(skill_dirs(project=trusted_project(settings)))
     catalog.origins[:] = [o for o in catalog.origins if not isinstance(o, LocalSkills)]
-    catalog.origins.insert(0, LocalSkills(found))
-    catalog.problems[:] = [str(p) for p in found.problems]
+    catalog.origins.insert(0, local)
+    catalog.problems[:] = local.problems
 
 
 def file_scopes(settings: Settings, project: Path) -> Scopes:

@@ -45,14 +45,21 @@ def registry_in(folder: Path, built_in: Collection[str],
 
 def _gathered(project: Path | None, trusted: bool, built_in: Collection[str],
               env: Mapping[str, str]) -> Registry:
+    from tui_agent.custom.commands import command_folders
+    from tui_agent.custom.folders import stamp
     from tui_agent.custom.skill_commands import SkillCommands
     from tui_agent.custom.skills import discover, skill_dirs
 
+    dirs = skill_dirs(env, project if trusted else None)
+    watched = (*(f.path for f in command_folders(project, trusted, env)),
+               *(base for _, base in dirs))
+    seen = stamp(watched)  # before reading: a change while reading is seen next time
     files = load_files(project, trusted, env)
-    skills = SkillCommands(discover(skill_dirs(env, project if trusted else None)))
+    skills = SkillCommands(discover(dirs))
     sources: list[CommandSource] = [files, skills]  # a command file keeps a skill's name
     found = gather(sources, built_in, files.problems)
-    return replace(found, problems=(*found.problems, *skills.problems))
+    return replace(found, problems=(*found.problems, *skills.problems), watched=watched,
+                   seen=seen)
 
 
 def invoked(text: str) -> tuple[str, str] | None:

@@ -183,6 +183,8 @@ class Agent(ToolCalls):
         try:
             for problem in await self.prompt.refresh():  # memory edits apply from now
                 yield Notice(clean(problem))
+            for problem in await self.skills.refresh():  # so do skills added or edited
+                yield Notice(clean(f"skill not offered: {problem}"))
             prepare = getattr(self.tools, "prepare", None)
             if prepare is not None:
                 async with aclosing(prepare()) as notes:

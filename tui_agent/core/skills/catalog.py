@@ -12,6 +12,7 @@ skills run without asking (their ``allowed-tools``, once approved).
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,11 @@ class SkillOrigin(Protocol):
     def notes(self) -> Sequence[str]:
         """What was wrong with the listing beyond what :attr:`Catalog.problems` holds (a
         server's skipped entries, a listing cut short), named."""
+        ...
+
+    def rescan(self) -> list[str] | None:
+        """Look again where the skills come from (blocking: the catalog calls it in a
+        thread); the origin's problems now when something changed, else None."""
         ...
 
     async def load(self, entry: SkillEntry) -> LoadedSkill:
@@ -136,6 +142,18 @@ class Catalog:
             return f"'{name}' is the name of several skills; use one of: {', '.join(same)}"
         known = ", ".join(offered) or "none"
         return f"no skill named '{name[:100]}' (the skills are: {known})"
+
+    async def refresh(self) -> list[str]:
+        """Look again where the skills come from, off the event loop (a folder's skill
+        added, edited or removed is offered as it is now); the problems that are new, to
+        tell once."""
+        found = await asyncio.to_thread(lambda: [o.rescan() for o in self.origins])
+        if all(problems is None for problems in found):
+            return []
+        now = [p for problems in found if problems is not None for p in problems]
+        new = [p for p in now if p not in self.problems]
+        self.problems[:] = now
+        return new
 
     def not_offered(self) -> list[str]:
         """Every skill that was not offered and why: the folders' broken ones, then what

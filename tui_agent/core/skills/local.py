@@ -10,7 +10,8 @@ from pathlib import Path
 
 from tui_agent.core.skills.catalog import LoadedSkill, SkillEntry, SkillRefused
 from tui_agent.custom import skill_files
-from tui_agent.custom.skills import Discovered, Skill
+from tui_agent.custom.folders import Stamp, stamp
+from tui_agent.custom.skills import Discovered, Skill, discover
 
 
 def entry_of(skill: Skill) -> SkillEntry:
@@ -20,17 +21,47 @@ def entry_of(skill: Skill) -> SkillEntry:
 
 
 class LocalSkills:
-    """Skills from folders on this machine: loading one reads only its folder."""
+    """Skills from folders on this machine: loading one reads only its folder. Made by
+    :meth:`found_in` the folders, it reads them again (:meth:`rescan`) once something in
+    them changed: a skill added or edited is offered from the next turn on."""
 
-    def __init__(self, found: Discovered) -> None:
+    def __init__(self, found: Discovered, dirs: Sequence[tuple[str, Path]] = (),
+                 seen: Stamp = ()) -> None:
+        self.dirs = tuple(dirs)
+        """The folders, with their scopes (none: nothing is read again)."""
+        self._seen = seen
+        self._take(found)
+
+    @classmethod
+    def found_in(cls, dirs: Sequence[tuple[str, Path]]) -> LocalSkills:
+        """The skills in ``dirs`` (blocking: reads each ``SKILL.md``'s frontmatter)."""
+        seen = stamp(base for _, base in dirs)  # before reading: a change while reading
+        return cls(discover(dirs), dirs, seen)  # is seen at the next look
+
+    def _take(self, found: Discovered) -> None:
         self.found = found
         self._entries = tuple(entry_of(s) for s in found.skills)
+        self.problems = [str(p) for p in found.problems]
+        """The skills in the folders that are not offered, each with file, line and why."""
 
     def skills(self) -> Sequence[SkillEntry]:
         return self._entries
 
     def notes(self) -> Sequence[str]:
         return ()  # the broken ones are the catalog's problems, read with the folders
+
+    def rescan(self) -> list[str] | None:
+        """Read the folders again if anything in them changed since (blocking: stat calls,
+        and the frontmatters when something did); the problems now, or None when nothing
+        changed."""
+        if not self.dirs:
+            return None
+        now = stamp(base for _, base in self.dirs)
+        if now == self._seen:
+            return None
+        self._seen = now
+        self._take(discover(self.dirs))
+        return self.problems
 
     async def load(self, entry: SkillEntry) -> LoadedSkill:
         folder: Path = entry.handle

@@ -60,6 +60,9 @@ class ServerSkills:
     def notes(self) -> Sequence[str]:
         return self.shelf.skill_notes()
 
+    def rescan(self) -> list[str] | None:
+        return None  # the hub's listing is read live
+
     async def load(self, entry: SkillEntry) -> LoadedSkill:
         server, uri, _ = entry.handle
         try:

@@ -100,6 +100,10 @@ class PromptInput(TextArea):
     class EditorWanted(Message):
         """``ctrl+e``: the prompt wants to be written in ``$EDITOR``."""
 
+    class MenuOpened(Message):
+        """The ``/`` menu was shown (or nothing fits what is typed): the app may look for
+        commands added since it last read them."""
+
     class Hinted(Message):
         """Tab has something to say (the commands that fit, or that none does): shown in
         the line above the prompt until the next change, never over what is typed."""
@@ -226,7 +230,10 @@ class PromptInput(TextArea):
             self.menu = self.make_menu()
         from tui_agent.ui.commands import matching
 
+        opening = not self.menu.display
         self.menu.show(matching(text[1:], self.entries()))
+        if opening:
+            self.post_message(self.MenuOpened())
 
     def _menu_key(self, key: str) -> bool:
         """A key the open menu takes: ``up``/``down`` move, ``tab`` completes (the start
