@@ -87,6 +87,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_config(args, sys.stdout, sys.stderr)
     if args.command == "acp":
         return cmd_acp(args, sys.stderr)
+    if args.command == "tools":
+        from pathlib import Path
+
+        from tui_agent.builtin.server import serve
+
+        return serve(args.root or [], Path.cwd())
     if args.command is None and (args.demo or (sys.stdin.isatty() and sys.stdout.isatty())):
         return cmd_tui(args, sys.stderr)
     return cmd_run(args, sys.stdin, sys.stdout, sys.stderr)

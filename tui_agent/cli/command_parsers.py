@@ -149,6 +149,22 @@ def _mcp(sub: Any, name: str, what: str) -> None:
     add_mcp(sub, common, what)
 
 
+def _tools(sub: Any, name: str, what: str) -> None:
+    tools = sub.add_parser(name, help=what,
+                           description="tui-agent's own tools (read, list, glob, grep, edit, "
+                                       "write...), served over MCP.")
+    inner = tools.add_subparsers(dest="tools_command", metavar="COMMAND", required=True)
+    serve = inner.add_parser(
+        "serve", help="run the built-in MCP server on stdio",
+        description="Run the built-in MCP server on stdio (the chat, run and acp start it "
+                    "as the server 'local'). Its tools touch only its roots: the client's "
+                    "MCP roots and the --root folders (the working directory when there "
+                    "are none).")
+    serve.add_argument("--root", action="append", type=Path, metavar="DIR",
+                       help="a folder the tools may touch (repeatable), beside the "
+                            "client's roots")
+
+
 LOGIN = ("log in to a remote MCP server (OAuth): its login page opens in the browser, the "
          "link is printed too; the tokens are kept (OS keyring, else the state dir) and renewed")
 LOGOUT = "forget a remote MCP server's tokens and client registration"
@@ -165,6 +181,7 @@ COMMAND_PARSERS: dict[str, tuple[str, Callable[[Any, str, str], None]]] = {
     "export": ("write a conversation as Markdown", _export),
     "config": ("where the configuration lives, and what it is once merged", _config),
     "mcp": (MCP_HELP, _mcp),
+    "tools": ("serve tui-agent's built-in tools over MCP (tools serve)", _tools),
 }
 """Each command's parser, built only when its name is among the words to parse (the others
 are listed in ``--help`` by name and help only): the chat app's first frame does not wait

@@ -10,7 +10,7 @@ from typing import Any
 from tui_agent.config.reasoning import REASONING_EFFORTS
 
 COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "skills", "export",
-            "config", "mcp")
+            "config", "mcp", "tools")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
@@ -19,11 +19,12 @@ CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume 
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "skills": set(), "export": set(),
-         "config": {"model", "api_base", "code_mode", "reasoning_effort"}, "mcp": set()}
+         "config": {"model", "api_base", "code_mode", "reasoning_effort"}, "mcp": set(),
+         "tools": set()}
 FILTER_FLAGS = {"servers": "--servers", "exclude_servers": "--exclude-servers",
                 "tools": "--tools", "exclude_tools": "--exclude-tools"}
 """The flags that narrow which servers and tools are offered (by their destination)."""
-NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp")
+NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp", "tools")
 """Commands the filters mean nothing to: ``login NAME`` names its one server, the others
 start none. Their parsers do not take them, and given before the command they are refused
 by name."""

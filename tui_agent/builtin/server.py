@@ -1,0 +1,58 @@
+"""The built-in MCP server (``tui-agent tools serve``, the server ``local``): one
+:class:`MCPServer` with the file tools of :mod:`tui_agent.builtin.files`, and whatever
+the other parts register on it (the shell, the checkpoints) through ``extra``. It speaks
+stdio like any server, so the hub, the gate, the rules, hooks and code mode treat its tools
+as any other's; its roots are the client's MCP roots (:mod:`tui_agent.builtin.roots`) plus
+the ``--root`` folders it is started with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+from tui_agent.builtin import files, roots
+from tui_agent.builtin.workspace import Workspace
+
+NAME = "local"
+"""The name the server is configured under by default (its tools are ``local__read``...)."""
+INSTRUCTIONS = (
+    "File tools on the user's machine: read, list, glob and grep look; edit and write "
+    "change files (the user approves each change). Paths may be relative to the working "
+    "directory; only folders the user allowed (the project and added folders) can be "
+    "touched.")
+
+Registration = Callable[[MCPServer, Workspace], None]
+"""A part that adds tools to the server (the shell, the checkpoints), given the same
+workspace the file tools use."""
+
+
+def parts() -> list[Registration]:
+    """The other parts' tools, registered after the file tools: the shell part and the
+    checkpoint part each add their ``register`` here (imported here, lazily)."""
+    return []
+
+
+def build_server(workspace: Workspace, extra: Sequence[Registration] = ()) -> MCPServer:
+    """The server, its file tools and ``extra``'s on ``workspace``."""
+    from tui_agent import __version__
+
+    server = MCPServer("tui-agent", version=__version__, instructions=INSTRUCTIONS)
+    files.register(server, workspace)
+    for register in extra:
+        register(server, workspace)
+    roots.listen(server, workspace)
+    return server
+
+
+def serve(fixed_roots: Sequence[Path], cwd: Path,
+          extra: Sequence[Registration] | None = None) -> int:
+    """Run the server on stdio until the client closes it (``extra`` default:
+    :func:`parts`)."""
+    import anyio
+
+    workspace = Workspace(cwd=cwd, fixed_roots=[p.expanduser().resolve() for p in fixed_roots])
+    server = build_server(workspace, parts() if extra is None else extra)
+    anyio.run(server.run_stdio_async)
+    return 0
