@@ -124,7 +124,11 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
     try:
         settings = load(args.config, args.mcp_config or [],
                         project=not getattr(args, "no_project", False),
-                        trust=bool(getattr(args, "trust_project", False)))
+                        trust=bool(getattr(args, "trust_project", False)),
+                        builtin=not getattr(args, "no_builtin", False))
+        from tui_agent.config.builtin_server import add_dirs
+
+        add_dirs(settings, getattr(args, "add_dir", None) or [])
     except ConfigError as exc:  # may quote a name from a file: cleaned as every output
         err.write(f"tui-agent: {clean(str(exc))}\n")
         return None
@@ -191,7 +195,8 @@ def startup(args: argparse.Namespace) -> Startup:
                    model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
                    reasoning_effort=args.reasoning_effort,
                    demo=args.demo, resume=args.resume, trust_project=args.trust_project,
-                   no_project=args.no_project, tool_filter=tool_filter(args))
+                   no_project=args.no_project, tool_filter=tool_filter(args),
+                   builtin=not args.no_builtin, add_dirs=tuple(args.add_dir or ()))
 
 
 def cmd_config(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -86,6 +86,13 @@ def common(parser: argparse.ArgumentParser, *, inner: bool = False,
                         **keep)
     if filters:
         filters_of(parser, keep)
+        parser.add_argument("--no-builtin", action="store_true",
+                            help="leave out the built-in server 'local' (tui-agent's own "
+                                 "file tools)", **keep)
+    if "resume" in chat:
+        parser.add_argument("--add-dir", action="append", type=Path, metavar="DIR",
+                            help="one more folder the tools may work in for this session "
+                                 "(an MCP root; repeatable)", **keep)
 
 
 def filters_of(parser: argparse.ArgumentParser, keep: dict[str, Any]) -> None:

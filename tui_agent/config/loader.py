@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui_agent.config.builtin_server import BUILTIN, builtin_server, is_builtin, overlay, wanted
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.held import HeldProject, held_back
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
@@ -176,6 +177,7 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
             out.servers[name] = (server, origin)
         return out
     data, text = _read_toml(path)
+    data = overlay(data)
     locate: Locator = lambda loc: toml_line(text, loc)  # noqa: E731
     return _Read(Layer(kind, path), data, locate, toml=True)
 
@@ -203,7 +205,7 @@ def _set_keys(model: Any) -> dict[str, Any]:
 
 def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
          env: Mapping[str, str] = os.environ, *, cwd: Path | None = None,
-         project: bool = True, trust: bool = False) -> Settings:
+         project: bool = True, trust: bool = False, builtin: bool = True) -> Settings:
     """Read every layer and merge them: built-in defaults < the user config < the
     project's files < ``--config`` < each ``--mcp-config`` (flags come on top, through
     :meth:`Settings.override`). Sections merge key by key; a server is replaced whole by
@@ -213,7 +215,11 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     (:data:`~tui_agent.config.project.FREE_KEYS`: the model's name and endpoint, roots,
     the system prompt...), apply only once the user has agreed to this project's exact
     content (remembered in the state dir); ``trust`` records that agreement now. Until
-    then they are in ``Settings.held``."""
+    then they are in ``Settings.held``.
+
+    The built-in server ``local`` is added unless a file defines its own ``local``, or
+    ``builtin`` is False (``--no-builtin``) or ``TUI_AGENT_NO_BUILTIN`` is set
+    (:mod:`~tui_agent.config.builtin_server`)."""
     files, found = layer_files(config_file, mcp_configs, env, cwd=cwd, project=project)
     settings = Settings(config=Config(), project=found, project_content=project)
     reads = [_read_layer(kind, path, settings.warnings) for kind, path in files]
@@ -265,7 +271,20 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
-    return _expand(settings, env)
+    return _builtin(_expand(settings, env), builtin and wanted(env))
+
+
+def _builtin(settings: Settings, on: bool) -> Settings:
+    """``settings`` with the built-in server added (``on``) or, if it is the built-in
+    one, removed. Added after the expansion: it has no ``${VAR}`` and no file of origin
+    ("always allow" of its tools is then not written to any file)."""
+    servers = settings.config.servers
+    if on and BUILTIN not in servers:
+        servers[BUILTIN] = builtin_server()
+    elif not on and BUILTIN in servers and is_builtin(servers[BUILTIN]):
+        del servers[BUILTIN]
+        settings.origins.pop(BUILTIN, None)
+    return settings
 
 
 def _expand(settings: Settings, env: Mapping[str, str]) -> Settings:

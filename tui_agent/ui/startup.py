@@ -40,6 +40,10 @@ class Startup:
     """Where the project config is looked for (default: the working directory)."""
     tool_filter: ToolFilter | None = None
     """``--servers``, ``--tools`` and their ``--exclude-`` forms."""
+    builtin: bool = True
+    """False with ``--no-builtin``: no built-in server ``local``."""
+    add_dirs: Sequence[Path] = ()
+    """``--add-dir``: folders added to the roots for this session."""
 
     def theme(self) -> str | None:
         """``[ui] theme`` as the config files set it (the last TOML layer that names one
@@ -66,8 +70,12 @@ class Startup:
         from tui_agent.core.filters import ToolFilter
         from tui_agent.wiring.runtime import Options
 
+        from tui_agent.config.builtin_server import add_dirs
+
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
-                        project=not self.no_project, trust=self.trust_project)
+                        project=not self.no_project, trust=self.trust_project,
+                        builtin=self.builtin)
+        add_dirs(settings, self.add_dirs)
         if not self.no_project:
             from tui_agent.wiring.prompt import hold_memory
 
