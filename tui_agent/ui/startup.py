@@ -67,10 +67,9 @@ class Startup:
         """Load and validate the config, with the flags over it; raises ``ConfigError``.
         Runs in a thread: it imports pydantic, the models and the backend."""
         from tui_agent.config import ConfigError, load
+        from tui_agent.config.builtin_server import add_dirs
         from tui_agent.core.filters import ToolFilter
         from tui_agent.wiring.runtime import Options
-
-        from tui_agent.config.builtin_server import add_dirs
 
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
                         project=not self.no_project, trust=self.trust_project,
