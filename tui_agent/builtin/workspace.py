@@ -57,7 +57,7 @@ class Workspace:
                 f" (it leads to {real})"
             raise Refused(f"{raw} is outside the folders this server may touch{via}: "
                           f"{', '.join(map(str, roots))}. Ask the user to add its folder "
-                          "(/add-dir in the app, --add-dir on the command line)")
+                          "(tui-agent --add-dir DIR, or [agent] roots)")
         return real
 
     def shown(self, path: Path) -> str:

@@ -43,7 +43,9 @@ def overlay(raw: dict[str, Any]) -> dict[str, Any]:
     """A config file's data with a ``[servers.local]`` that only adjusts the built-in
     server filled in with its defaults (the file's own keys win)."""
     servers = raw.get("servers")
-    table = servers.get(BUILTIN) if isinstance(servers, dict) else None
+    if not isinstance(servers, dict):
+        return raw
+    table = servers.get(BUILTIN)
     if not isinstance(table, dict) or any(key in table for key in LAUNCH_KEYS):
         return raw
     return {**raw, "servers": {**servers, BUILTIN: {**defaults(), **table}}}
