@@ -41,6 +41,8 @@ def test_mypy_strict_is_clean() -> None:
      "ratio full/empty"),
     ("tests.bench.bench_cache", ["--turns", "3"], "(target >= 80%)"),
     ("tests.bench.bench_frame", ["--rounds", "1"], "ratio ours/bare (model"),
+    ("tests.bench.bench_builtin_files", ["--files", "500", "--rounds", "1", "--calls", "5"],
+     "round trip ratio hub/direct"),
 ])
 def test_benchmarks_run_and_print_figures(bench: str, args: list[str], expect: str) -> None:
     # Through the worker's zygote: each bench would otherwise spend ~4 s of CPU importing
