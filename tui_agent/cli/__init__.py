@@ -126,9 +126,7 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
                         project=not getattr(args, "no_project", False),
                         trust=bool(getattr(args, "trust_project", False)),
                         builtin=not getattr(args, "no_builtin", False))
-        from tui_agent.config.builtin_server import add_dirs
-
-        add_dirs(settings, getattr(args, "add_dir", None) or [])
+        settings.add_dirs(getattr(args, "add_dir", None) or [])
     except ConfigError as exc:  # may quote a name from a file: cleaned as every output
         err.write(f"tui-agent: {clean(str(exc))}\n")
         return None

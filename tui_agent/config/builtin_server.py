@@ -7,16 +7,11 @@ built-in one. ``--no-builtin`` (or ``TUI_AGENT_NO_BUILTIN=1``) leaves it out."""
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from tui_agent.config.errors import ConfigError
 from tui_agent.config.models import ServerConfig
-
-if TYPE_CHECKING:
-    from tui_agent.config.loader import Settings
 
 BUILTIN = "local"
 SERVE_ARGS = ["-m", "tui_agent", "tools", "serve"]
@@ -60,15 +55,3 @@ def wanted(env: Mapping[str, str]) -> bool:
     """False when the environment turns the built-in server off."""
     return env.get(OFF_VARIABLE, "").strip().lower() not in ("1", "true", "yes", "on")
 
-
-def add_dirs(settings: Settings, folders: Sequence[str | os.PathLike[str]]) -> None:
-    """``--add-dir`` (and ``/add-dir``): each folder, made absolute, added to ``[agent]
-    roots`` for this session, so every server (the built-in one first) may work in it; a
-    folder that does not exist is a :class:`ConfigError` naming it."""
-    for folder in folders:
-        path = os.path.abspath(os.path.expanduser(folder))
-        if not os.path.isdir(path):
-            raise ConfigError(f"--add-dir {os.fspath(folder)}: not a folder")
-        if path not in settings.config.agent.roots:
-            settings.config.agent.roots.append(path)
-            settings.sources["agent", "roots"] = "--add-dir"

@@ -124,6 +124,18 @@ class Settings:
         self.secrets |= found
         return found
 
+    def add_dirs(self, folders: Sequence[str | os.PathLike[str]]) -> None:
+        """``--add-dir``: each folder, made absolute, added to ``[agent] roots`` for this
+        session, so every server (the built-in ``local`` first) may work in it; a folder
+        that does not exist is a :class:`ConfigError` naming it."""
+        for folder in folders:
+            path = os.path.abspath(os.path.expanduser(folder))
+            if not os.path.isdir(path):
+                raise ConfigError(f"--add-dir {os.fspath(folder)}: not a folder")
+            if path not in self.config.agent.roots:
+                self.config.agent.roots.append(path)
+                self.sources["agent", "roots"] = "--add-dir"
+
     def source(self, section: str, key: str) -> str:
         """Where ``section.key`` came from, for people: ``file:line``, a flag, or default."""
         found = self.sources.get((section, key), "default")

@@ -67,14 +67,13 @@ class Startup:
         """Load and validate the config, with the flags over it; raises ``ConfigError``.
         Runs in a thread: it imports pydantic, the models and the backend."""
         from tui_agent.config import ConfigError, load
-        from tui_agent.config.builtin_server import add_dirs
         from tui_agent.core.filters import ToolFilter
         from tui_agent.wiring.runtime import Options
 
         settings = load(self.config, self.mcp_config, cwd=self.cwd,
                         project=not self.no_project, trust=self.trust_project,
                         builtin=self.builtin)
-        add_dirs(settings, self.add_dirs)
+        settings.add_dirs(self.add_dirs)
         if not self.no_project:
             from tui_agent.wiring.prompt import hold_memory
 
