@@ -19,6 +19,8 @@ from tui_agent.config.model_settings import ModelEntry as ModelEntry
 from tui_agent.config.model_settings import ModelSettings as ModelSettings
 from tui_agent.config.oauth import OAuthSettings
 from tui_agent.config.reasoning import REASONING_EFFORTS as REASONING_EFFORTS
+from tui_agent.config.shell_settings import ShellSettings as ShellSettings
+from tui_agent.config.shell_settings import ToolsSettings
 from tui_agent.config.strict import Strict as _Strict
 
 Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
@@ -317,6 +319,7 @@ class Config(_Strict):
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
     models: dict[str, ModelEntry] = Field(default_factory=dict)
     """``[models."NAME"]`` tables, by model name."""
@@ -328,4 +331,5 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
     "code_mode": CodeModeSettings,
     "ui": UiSettings,
     "memory": MemorySettings,
+    "tools": ToolsSettings,
 }
