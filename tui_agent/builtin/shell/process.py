@@ -77,10 +77,16 @@ class Running:
             await asyncio.wait_for(self.proc.wait(), timeout)
         except TimeoutError:
             return False
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._reader), DRAIN)
+        await self._drain()
         self.end()
         return True
+
+    async def _drain(self) -> None:
+        """Let the reader take what is still in the pipe (``asyncio.wait``: it neither
+        raises nor cancels), then stop it: a process that escaped may hold the pipe."""
+        await asyncio.wait({self._reader}, timeout=DRAIN)
+        if not self._reader.done():
+            self._reader.cancel()
 
     def watch(self) -> None:
         """A background command: once it exits, end what it left and free its cgroup."""
@@ -92,20 +98,16 @@ class Running:
         self.end()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.proc.wait(), 5)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._reader), DRAIN)
+        await self._drain()
         self.end()
 
     def end(self) -> None:
-        """SIGKILL to the command's process group, the output reader stopped, the
-        cgroup removed (synchronous: also used at the server's exit)."""
+        """SIGKILL to the command's process group (and its cgroup), the cgroup removed
+        (synchronous: also used at the server's exit, when the loop may be gone)."""
         for kill in (os.killpg, os.kill):  # plain calls: the loop may be gone at exit
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 kill(self.proc.pid, signal.SIGKILL)
         self.ceiling.kill_all()
-        if not self._reader.done():
-            with contextlib.suppress(RuntimeError):  # a loop already closed
-                self._reader.cancel()
         self.ceiling.close()
 
     def footer(self, timeout: float | None = None) -> str:

@@ -7,8 +7,6 @@ A server without a sandbox (bwrap missing or broken, and no ``sandbox = "none"``
 still offers ``shell``, but says so in its description and marks it in ``_meta``
 (:data:`ASK_META`), which the front end's gate reads as "ask for every call"."""
 
-from __future__ import annotations
-
 import atexit
 import os
 from pathlib import Path
@@ -168,14 +166,17 @@ def register(server: MCPServer[Any], workspace: Workspace,
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                              open_world_hint=shell.settings.network)
 
+    # Evaluated here, not postponed: the SDK reads these annotations for the schema, and
+    # the timeout's description holds this server's limits.
+    seconds = Field(description=(
+        "Seconds before it is killed with every process it started (default "
+        f"{shell.settings.timeout:g}, at most {shell.settings.max_timeout:g})."))
+
     async def run(command: Annotated[str, Field(description="The command line (sh -c).")],
                   cwd: Annotated[str | None, Field(description=(
                       "Where it runs, relative to the working directory (default: it)."))]
                   = None,
-                  timeout: Annotated[float | None, Field(description=(
-                      "Seconds before it is killed with every process it started "
-                      f"(default {shell.settings.timeout:g}, at most "
-                      f"{shell.settings.max_timeout:g})."))] = None,
+                  timeout: Annotated[float | None, seconds] = None,
                   background: Annotated[bool, Field(description=(
                       "Start it and return a job id at once (no timeout)."))] = False) -> str:
         return await shell.shell(command, cwd, timeout, background)
