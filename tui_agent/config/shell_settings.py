@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from tui_agent.config.strict import Strict
+from tui_agent.config.volumes import check_volume
 
 Sandbox = Literal["bwrap", "docker", "none"]
 
@@ -42,8 +43,6 @@ class ShellSettings(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> ShellSettings:
-        from tui_agent.config.models import check_volume
-
         if self.sandbox == "docker" and not self.image:
             raise ValueError("sandbox = \"docker\" needs 'image' (the image commands run in)")
         if self.sandbox != "docker":
