@@ -79,6 +79,15 @@ async def test_bwrap_project_writable_rest_read_only_secrets_hidden(
         text, _ = await call(hub, "shell", command="env")
         assert "sk-test-secret-key" not in text and "OPENAI_API_KEY" not in text, text
         assert f"HOME={home}" in text
+    # A project that is the home folder itself: its secrets are covered all the same
+    # (tmp_path is under /tmp, which the sandbox replaces: only a root shows them at all).
+    async with shell_hub(shell_server(home, home), tmp_path) as hub:
+        text, _ = await call(hub, "shell", command="ls -a .ssh; cat .ssh/id_* .netrc "
+                                                   ".config/tui-agent/config.toml; ls")
+        assert "PRIVATE-KEY" not in text and "NETRC-PASSWORD" not in text, text
+        assert "SECRET-CONFIG" not in text and "id_ed25519" not in text, text
+        text, _ = await call(hub, "shell", command="echo x > .ssh/authorized_keys")
+        assert not (home / ".ssh" / "authorized_keys").exists()
 
 
 async def test_no_network_in_bwrap_unless_configured(
