@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from tui_agent.config.builtin_server import BUILTIN, builtin_server, is_builtin, overlay, wanted
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.held import HeldProject, held_back
@@ -215,6 +217,14 @@ def _set_keys(model: Any) -> dict[str, Any]:
             if k in model.model_fields_set}
 
 
+def _merged(before: Any, value: Any) -> Any:
+    """A later layer's value for a key; a table inside a section (``[tools.shell]``)
+    merges key by key with the earlier layers' as sections do."""
+    if isinstance(before, BaseModel) and type(before) is type(value):
+        return type(value).model_validate({**_set_keys(before), **_set_keys(value)})
+    return value
+
+
 def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
          env: Mapping[str, str] = os.environ, *, cwd: Path | None = None,
          project: bool = True, trust: bool = False, builtin: bool = True) -> Settings:
@@ -255,7 +265,7 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                     held.keys[f"{section}.{key}"] = (
                         value, Origin(file, (section, key), read.locate))
                     continue
-                sections[section][key] = value
+                sections[section][key] = _merged(sections[section].get(key), value)
                 settings.sources[section, key] = Origin(file, (section, key), read.locate)
         for name, values in read.models.items():
             for key, value in values.items():

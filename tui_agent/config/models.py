@@ -19,7 +19,10 @@ from tui_agent.config.model_settings import ModelEntry as ModelEntry
 from tui_agent.config.model_settings import ModelSettings as ModelSettings
 from tui_agent.config.oauth import OAuthSettings
 from tui_agent.config.reasoning import REASONING_EFFORTS as REASONING_EFFORTS
+from tui_agent.config.shell_settings import ShellSettings as ShellSettings
+from tui_agent.config.shell_settings import ToolsSettings
 from tui_agent.config.strict import Strict as _Strict
+from tui_agent.config.volumes import check_volume as check_volume
 
 Transport = Literal["stdio", "sse", "http", "docker", "docker-gateway"]
 TRANSPORT_ALIASES: dict[str, Transport] = {
@@ -40,9 +43,6 @@ DOCKER_KEYS = ("image", "container", "volumes", "network", "user", "workdir", "m
                "pids_limit", "read_only", "pull", "per_call_exec", "keep_alive")
 """Keys that only a ``docker`` server takes (``docker_host`` is shared with the gateway)."""
 _MEMORY = re.compile(r"^\d+(\.\d+)?[bkmg]?$", re.IGNORECASE)
-_VOLUME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_VOLUME_MODES = {"ro", "rw", "z", "Z", "shared", "slave", "private", "rshared", "rslave",
-                 "rprivate", "nocopy"}
 
 
 class AgentSettings(_Strict):
@@ -284,23 +284,6 @@ class ServerConfig(_Strict):
         return [*head, *self.args]
 
 
-def check_volume(volume: str) -> None:
-    """Raise ValueError unless ``volume`` is ``source:target[:options]`` with an absolute
-    host path (or ``~/...``) or a volume name as source and an absolute target."""
-    parts = volume.split(":")
-    if len(parts) not in (2, 3) or not all(parts[:2]):
-        raise ValueError(f"volume '{volume}' is not 'source:target' or 'source:target:ro'")
-    source, target = parts[0], parts[1]
-    if not (source.startswith(("/", "~", "$")) or _VOLUME_NAME.match(source)):
-        raise ValueError(f"volume '{volume}': the source must be an absolute host path, "
-                         "~/..., or a volume name")
-    if not target.startswith("/"):
-        raise ValueError(f"volume '{volume}': the target '{target}' must be an absolute path")
-    bad = [m for m in (parts[2].split(",") if len(parts) == 3 else []) if m not in _VOLUME_MODES]
-    if bad:
-        raise ValueError(f"volume '{volume}': unknown option '{bad[0]}' (ro, rw, z, Z, ...)")
-
-
 class UiSettings(_Strict):
     """``[ui]``: the Textual app."""
 
@@ -317,6 +300,7 @@ class Config(_Strict):
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
     models: dict[str, ModelEntry] = Field(default_factory=dict)
     """``[models."NAME"]`` tables, by model name."""
@@ -328,4 +312,5 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
     "code_mode": CodeModeSettings,
     "ui": UiSettings,
     "memory": MemorySettings,
+    "tools": ToolsSettings,
 }

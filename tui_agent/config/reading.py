@@ -14,7 +14,13 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from tui_agent.config.errors import ConfigError
-from tui_agent.config.models import SECTION_MODELS, Config, ModelEntry, ServerConfig
+from tui_agent.config.models import (
+    SECTION_MODELS,
+    Config,
+    ModelEntry,
+    ServerConfig,
+    ShellSettings,
+)
 
 Locator = Callable[[Sequence[str | int]], int | None]
 
@@ -51,6 +57,8 @@ def _fields_at(loc: tuple[str | int, ...]) -> list[str]:
         model = ServerConfig
     elif len(loc) == 2 and loc[0] == "models":
         model = ModelEntry
+    elif loc == ("tools", "shell"):
+        model = ShellSettings
     return list(model.model_fields) if model else []
 
 

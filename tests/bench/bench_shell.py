@@ -1,0 +1,65 @@
+"""A ``shell`` command under bubblewrap against the same command unsandboxed.
+
+Each command is started as the tool starts it (:class:`~tui_agent.builtin.shell.process.
+Running`: its own session, the process ceiling, the scrubbed environment, output read to
+the end), once with bwrap's command line (:func:`~tui_agent.builtin.shell.sandbox.
+bwrap_argv`: the project writable, secrets hidden, no network, its own PID namespace) and
+once as a plain ``sh -c``, alternating; the figure is the difference of the medians.
+Target: at most 30 ms over unsandboxed. The MCP round trip around it is the same for both
+and is not timed here (see bench_hub).
+
+    python -m tests.bench.bench_shell [--runs 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.bench._common import median, spread
+from tui_agent.builtin.shell.environment import command_env
+from tui_agent.builtin.shell.process import Running
+from tui_agent.builtin.shell.sandbox import bwrap_argv, bwrap_problem, plain_argv
+
+
+async def once(argv: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    job = await Running.start(argv, cwd, command_env(os.environ), 30_000, 512, argv[-1])
+    assert await job.wait(30), argv
+    assert job.returncode == 0, (argv, job.capture.text())
+    return time.perf_counter() - started
+
+
+async def main(runs: int) -> int:
+    problem = bwrap_problem()
+    if problem is not None:
+        print(f"no bubblewrap here ({problem}): nothing measured")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        for i in range(200):
+            (project / f"file{i}.txt").write_text("x")
+        for label, command in (("true", "true"), ("ls of the project", "ls -la")):
+            plain: list[float] = []
+            boxed: list[float] = []
+            for _ in range(runs):
+                plain.append(await once(plain_argv(command), project))
+                boxed.append(await once(bwrap_argv(command, project, [project], False),
+                                        project))
+            print(f"{label}:")
+            print(f"  unsandboxed   {spread(plain, 1000)} ms")
+            print(f"  bwrap         {spread(boxed, 1000)} ms")
+            over = (median(boxed) - median(plain)) * 1000
+            print(f"  overhead bwrap-unsandboxed {over:.1f} ms (median; target <= 30 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50)
+    sys.exit(asyncio.run(main(parser.parse_args().runs)))

@@ -1,0 +1,286 @@
+"""The built-in ``shell`` tools through the real hub, over stdio, with real bubblewrap,
+real processes and a real Docker engine: each escape the issue names is tried and
+refused or contained, and nothing is left running."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import stat
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, need
+from tests.shell_kit import alive, call, docker_running, need_bwrap, shell_hub, shell_server
+from tui_agent.config import ConfigError, load
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+@pytest.fixture
+def place(tmp_path: Path) -> tuple[Path, Path]:
+    """A project and a home beside it with an SSH key and tui-agent's own config."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+    (home / ".config" / "tui-agent").mkdir(parents=True)
+    (home / ".config" / "tui-agent" / "config.toml").write_text("# SECRET-CONFIG\n")
+    (home / ".netrc").write_text("machine x password NETRC-PASSWORD\n")
+    return project, home
+
+
+def processes_with(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode("utf-8", "replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return [pid for pid in found if alive(pid) and pid != os.getpid()]
+
+
+async def gone(marker: str, timeout: float = 10) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while (left := processes_with(marker)) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    return left
+
+
+async def test_bwrap_project_writable_rest_read_only_secrets_hidden(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    need_bwrap()
+    project, home = place
+    async with shell_hub(shell_server(project, home), tmp_path) as hub:
+        text, error = await call(hub, "shell", command="echo inside > made.txt && cat made.txt")
+        assert (text, error) == ("inside", False)
+        assert (project / "made.txt").read_text() == "inside\n"
+        outside = ROOT / f"escaped-{uuid.uuid4().hex}.txt"  # not under /tmp, not a root
+        try:
+            text, error = await call(hub, "shell", command=f"echo out > {outside}")
+            assert "Read-only file system" in text and "[exit code 2]" in text, text
+            assert not outside.exists()
+        finally:
+            outside.unlink(missing_ok=True)
+        # /tmp is a private one: what a command leaves there never reaches the host's
+        text, error = await call(hub, "shell", command=f"echo out > {home}/escaped.txt")
+        assert not (home / "escaped.txt").exists()
+        text, _ = await call(hub, "shell", command=f"cat {home}/.ssh/id_* {home}/.netrc "
+                                                   f"{home}/.config/tui-agent/config.toml")
+        assert "PRIVATE-KEY" not in text and "NETRC-PASSWORD" not in text, text
+        assert "SECRET-CONFIG" not in text, text
+        text, _ = await call(hub, "shell", command="env")
+        assert "sk-test-secret-key" not in text and "OPENAI_API_KEY" not in text, text
+        assert f"HOME={home}" in text
+    # A project that is the home folder itself: its secrets are covered all the same
+    # (tmp_path is under /tmp, which the sandbox replaces: only a root shows them at all).
+    async with shell_hub(shell_server(home, home), tmp_path) as hub:
+        text, _ = await call(hub, "shell", command="ls -a .ssh; cat .ssh/id_* .netrc "
+                                                   ".config/tui-agent/config.toml; ls")
+        assert "PRIVATE-KEY" not in text and "NETRC-PASSWORD" not in text, text
+        assert "SECRET-CONFIG" not in text and "id_ed25519" not in text, text
+        text, _ = await call(hub, "shell", command="echo x > .ssh/authorized_keys")
+        assert not (home / ".ssh" / "authorized_keys").exists()
+
+
+async def test_no_network_in_bwrap_unless_configured(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    need_bwrap()
+    project, home = place
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    probe = (f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), "
+             "timeout=5); print('CONNECTED')\"")
+    try:
+        async with shell_hub(shell_server(project, home), tmp_path) as hub:
+            text, _ = await call(hub, "shell", command=probe)
+            assert "CONNECTED" not in text and "Connection refused" in text, text
+        async with shell_hub(shell_server(project, home, network=True), tmp_path) as hub:
+            text, _ = await call(hub, "shell", command=probe)
+            assert "CONNECTED" in text, text
+    finally:
+        listener.close()
+
+
+async def test_fork_bomb_is_contained(tmp_path: Path, place: tuple[Path, Path]) -> None:
+    need_bwrap()
+    project, home = place
+    server = shell_server(project, home, max_processes=24)
+    async with shell_hub(server, tmp_path) as hub:
+        text, _ = await call(hub, "shell", command=(
+            "for i in $(seq 60); do sleep 31337.25 & done 2>&1; echo started"), timeout=10)
+        assert "fork" in text.lower() or "resource temporarily unavailable" in text.lower(), text
+        assert not await gone("31337.25")
+        started = time.monotonic()
+        text, error = await call(hub, "shell", command="b(){ b|b& }; b; sleep 60", timeout=3)
+        # the ceiling stops it: the shell cannot fork its sleep, or it runs to its timeout
+        assert "Cannot fork" in text or (error and "timed out after 3 s" in text), text
+        assert time.monotonic() - started < 20
+        text, error = await call(hub, "shell", command="echo still here")
+        assert (text, error) == ("still here", False)
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+async def test_a_command_that_never_ends_is_killed_with_its_children(
+        tmp_path: Path, place: tuple[Path, Path], sandbox: str) -> None:
+    if sandbox == "bwrap":
+        need_bwrap()
+    project, home = place
+    async with shell_hub(shell_server(project, home, sandbox=sandbox), tmp_path) as hub:
+        started = time.monotonic()
+        text, error = await call(hub, "shell", command=(
+            "echo begun; sleep 31338.5 & sh -c 'sleep 31338.5' & sleep 31338.5"), timeout=1)
+        assert error, text
+        assert "begun" in text and "timed out after 1 s" in text, text
+        assert time.monotonic() - started < 10
+        assert not await gone("31338.5")
+
+
+async def test_background_job_output_and_kill(tmp_path: Path,
+                                              place: tuple[Path, Path]) -> None:
+    need_bwrap()
+    project, home = place
+    async with shell_hub(shell_server(project, home), tmp_path) as hub:
+        text, error = await call(hub, "shell", background=True, command=(
+            "for i in 1 2 3; do echo line$i; sleep 0.1; done; sleep 31339.5"))
+        assert not error and "started job 1" in text, text
+        deadline = time.monotonic() + 10
+        seen = ""
+        while "line3" not in seen:
+            assert time.monotonic() < deadline, seen
+            more, error = await call(hub, "shell_output", id="1")
+            assert not error and "still running" in more, more
+            seen += more
+            await asyncio.sleep(0.1)
+        assert seen.index("line1") < seen.index("line3")
+        again, _ = await call(hub, "shell_output", id="1")
+        assert "line1" not in again  # only what is new
+        assert processes_with("31339.5")
+        text, error = await call(hub, "shell_kill", id="1")
+        assert not error and "has ended" in text and "[killed]" in text, text
+        assert not await gone("31339.5")
+        text, error = await call(hub, "shell_output", id="7")
+        assert error and "no background command has id '7'" in text, text
+
+
+async def test_background_jobs_end_when_the_server_exits(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    project, home = place
+    for sandbox in ("none", "bwrap"):
+        async with shell_hub(shell_server(project, home, direct=True, sandbox=sandbox),
+                             tmp_path) as hub:
+            text, error = await call(hub, "shell", background=True,
+                                     command="sleep 31340.5 & sleep 31340.5")
+            assert not error, text
+            assert processes_with("31340.5")
+        assert not await gone("31340.5"), f"{sandbox}: a job outlived the server"
+
+
+async def test_output_is_capped_head_and_tail_and_sanitised(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    project, home = place
+    server = shell_server(project, home, sandbox="none", max_output=2000)
+    async with shell_hub(server, tmp_path) as hub:
+        text, error = await call(hub, "shell", command=(
+            "echo FIRST; head -c 500000 /dev/zero | tr '\\0' a; echo; "
+            "printf '\\033[31mLAST\\033[0m \\033]0;title\\007\\x9b2J\\n'; exit 3"))
+        assert not error
+        assert text.startswith("FIRST") and "bytes of output cut here" in text, text[:300]
+        assert "LAST" in text and "[exit code 3]" in text, text[-300:]
+        assert len(text) < 2500
+        assert not any(ord(c) < 32 and c not in "\n\t" for c in text), repr(text[-200:])
+        assert "\x1b" not in text and "\x9b" not in text and "title" not in text
+
+
+async def test_cwd_outside_the_project_is_refused(tmp_path: Path,
+                                                  place: tuple[Path, Path]) -> None:
+    project, home = place
+    (project / "sub").mkdir()
+    async with shell_hub(shell_server(project, home, sandbox="none"), tmp_path) as hub:
+        text, error = await call(hub, "shell", command="pwd", cwd="sub")
+        assert (text, error) == (str(project / "sub"), False)
+        text, error = await call(hub, "shell", command="pwd", cwd="../home")
+        assert error and "cwd '../home' is outside the project" in text, text
+
+
+async def test_without_a_working_bwrap_it_says_so_and_still_runs(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    project, home = place
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    server = shell_server(project, home)
+    server.env["PATH"] = f"{bin_dir}:{os.environ['PATH']}"
+    async with shell_hub(server, tmp_path) as hub:
+        spec = next(s for s in hub.specs() if s.name == "local__shell")
+        assert "Not sandboxed: no sandbox: bubblewrap failed its self-test: bwrap: No " \
+               "permissions" in spec.description, spec.description
+        assert "every one asks first" in spec.description
+        assert "destructive" in spec.hints and "read-only" not in spec.hints
+        text, error = await call(hub, "shell", command="echo ran")
+        assert (text, error) == ("ran", False)
+
+
+async def test_docker_sandbox_runs_in_a_container_of_the_image(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    from tests.dockerkit import engine, ensure_image
+
+    need(docker_running(), "a Docker engine")
+    client = engine()
+    assert client is not None
+    image = ensure_image(client)
+    project, home = place
+    volumes = [f"{p}:{p}:ro" for p in ("/usr", "/lib", "/lib64", "/bin") if Path(p).exists()]
+    server = shell_server(project, home, sandbox="docker", image=image, volumes=volumes)
+    async with shell_hub(server, tmp_path) as hub:
+        text, error = await call(hub, "shell", command=(
+            "echo boxed > made.txt; cat /proc/1/cmdline | tr '\\0' ' '; echo; "
+            f"ls {home}/.ssh 2>&1; cat /sys/class/net/*/operstate 2>/dev/null | wc -l"))
+        assert not error, text
+        assert (project / "made.txt").read_text() == "boxed\n"
+        assert text.startswith("/bin/sh -c"), text  # the command is the container's pid 1
+        assert "No such file" in text, text  # the home is not mounted
+        assert text.rstrip().endswith("1"), text  # loopback only: network none
+        text, error = await call(hub, "shell", command="sleep 30", timeout=2)
+        assert error and "timed out after 2 s" in text, text
+    from tui_agent.builtin.shell.docker_box import LABEL_SHELL
+
+    assert not client.containers.list(all=True, filters={"label": LABEL_SHELL})
+
+
+def test_shell_config_errors_name_file_line_and_key(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[agent]\nmax_depth = 3\n\n[tools.shell]\nsandbox = \"dockr\"\n")
+    with pytest.raises(ConfigError) as info:
+        load(config)
+    message = str(info.value)
+    assert str(config) in message and "line 5" in message and "tools.shell.sandbox" in message
+    config.write_text("[tools.shell]\nsandbox = \"docker\"\n")
+    with pytest.raises(ConfigError) as info:
+        load(config)
+    assert "needs 'image'" in str(info.value) and "tools.shell" in str(info.value)
+    config.write_text("[tools.shell]\nnetwrk = true\n")
+    with pytest.raises(ConfigError) as info:
+        load(config)
+    assert "unknown key 'netwrk'" in str(info.value) and "'network'" in str(info.value)
+
+
+def test_shell_settings_merge_key_by_key_across_files(tmp_path: Path) -> None:
+    user = tmp_path / "config" / "tui-agent" / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("[tools.shell]\nsandbox = \"none\"\ntimeout = 30\n")
+    extra = tmp_path / "extra.toml"
+    extra.write_text("[tools.shell]\nnetwork = true\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    shell = load(extra, env=env, project=False).config.tools.shell
+    assert (shell.sandbox, shell.timeout, shell.network) == ("none", 30, True)
