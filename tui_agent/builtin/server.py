@@ -29,9 +29,17 @@ workspace the file tools use."""
 
 
 def parts() -> list[Registration]:
-    """The other parts' tools, registered after the file tools: the shell part and the
-    checkpoint part each add their ``register`` here (imported here, lazily)."""
-    return []
+    """The other parts' tools, registered after the file tools: the shell (with the
+    ``[tools.shell]`` the client passed in the environment)."""
+    import os
+
+    from tui_agent.builtin.shell import register as shell
+    from tui_agent.config.builtin_server import SHELL_VARIABLE
+    from tui_agent.config.shell_settings import ShellSettings
+
+    said = os.environ.get(SHELL_VARIABLE)
+    settings = ShellSettings.model_validate_json(said) if said else ShellSettings()
+    return [lambda server, workspace: shell(server, workspace, settings)]
 
 
 def build_server(workspace: Workspace, extra: Sequence[Registration] = ()) -> MCPServer:

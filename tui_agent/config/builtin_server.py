@@ -20,6 +20,9 @@ READ_ONLY = ["read", "list", "glob", "grep"]
 LAUNCH_KEYS = ("command", "url", "image", "container", "transport")
 """Keys that make a ``[servers.local]`` a server of the user's own."""
 OFF_VARIABLE = "TUI_AGENT_NO_BUILTIN"
+SHELL_VARIABLE = "TUI_AGENT_SHELL"
+"""How the built-in server learns ``[tools.shell]`` (JSON in its environment): it never
+reads the config files itself, so a project's held settings stay held."""
 
 
 def defaults() -> dict[str, Any]:

@@ -15,7 +15,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tui_agent.config.builtin_server import BUILTIN, builtin_server, is_builtin, overlay, wanted
+from tui_agent.config.builtin_server import (
+    BUILTIN,
+    SHELL_VARIABLE,
+    builtin_server,
+    is_builtin,
+    overlay,
+    wanted,
+)
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.held import HeldProject, held_back
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
@@ -306,6 +313,11 @@ def _builtin(settings: Settings, on: bool) -> Settings:
     elif not on and BUILTIN in servers and is_builtin(servers[BUILTIN]):
         del servers[BUILTIN]
         settings.origins.pop(BUILTIN, None)
+    local = servers.get(BUILTIN)
+    if local is not None and is_builtin(local):
+        shell = settings.config.tools.shell.model_dump_json(exclude_unset=True)
+        servers[BUILTIN] = local.model_copy(update={"env": {**local.env,
+                                                            SHELL_VARIABLE: shell}})
     return settings
 
 
