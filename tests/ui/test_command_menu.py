@@ -70,9 +70,9 @@ async def test_the_menu_opens_narrows_moves_completes_and_closes(tmp_path: Path,
         assert {"help", "model", "review", "component"} <= set(_names(menu))
         assert "broken" not in _names(menu)
         await pilot.press("r")  # narrows: names that start with r, then those holding it
-        assert _names(menu)[:2] == ["resume", "review"] and prompt.text == "/r"
+        assert _names(menu)[:3] == ["resume", "rewind", "review"] and prompt.text == "/r"
         assert "clear" in _names(menu) and "help" not in _names(menu)
-        await pilot.press("down")
+        await pilot.press("down", "down")
         assert menu.current() is not None and menu.current().name == "review"  # type: ignore[union-attr]
         assert prompt.text == "/r", "the keys the menu takes do not type"
         await pilot.press("tab")

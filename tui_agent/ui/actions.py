@@ -86,6 +86,12 @@ async def _resume(app: ChatApp, command: Command) -> None:
     await resume.pick(app, command.arg)
 
 
+async def _rewind(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import rewind
+
+    await rewind.pick(app)
+
+
 async def _export(app: ChatApp, command: Command) -> None:
     from tui_agent.core.export import save, to_markdown
     from tui_agent.core.session import load
@@ -324,6 +330,7 @@ async def _think(app: ChatApp, command: Command) -> None:
 HANDLERS: dict[str, Handler] = {
     "help": _help, "model": _model, "think": _think,
     "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
+    "rewind": _rewind,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "skills": _skills,

@@ -35,6 +35,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),
     CommandInfo("resume", "/resume [ID|all]", "continue a saved conversation (this "
                 "project's; all: every folder's)"),
+    CommandInfo("rewind", "/rewind", "go back to before one of your messages (a new "
+                "branch), and restore the files the built-in tools changed"),
     CommandInfo("export", "/export [FILE]", "write this conversation as Markdown"),
     CommandInfo("compact", "/compact [WHAT TO KEEP]", "summarize older messages for the "
                 "model now"),

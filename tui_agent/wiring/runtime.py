@@ -276,6 +276,24 @@ class Runtime(ServerActions):
         self.new_conversation(conv)
         return conv
 
+    def current(self) -> Conversation | None:
+        """The conversation going on, as its file holds it (None: nothing said yet).
+        Reads the file: call it in a thread."""
+        session = self.agent.session
+        if session is None or session.blank:
+            return None
+        session.sync()
+        return load(session.path, self.settings.secrets)
+
+    def branch(self, conv: Conversation, index: int) -> Conversation:
+        """``/rewind``: go on in a new branch of ``conv`` holding its messages before
+        ``index`` (the old file kept). Raises ``SessionError``."""
+        from tui_agent.core.session.branch import branch
+
+        new = branch(conv, index, build.sessions(), self.settings.secrets)
+        self.new_conversation(new)
+        return new
+
     def sessions(self) -> list[SessionInfo]:
         """The saved conversations, newest first, with their dates, folders and titles
         (this config's secrets masked in them). Reads files: call it in a thread."""

@@ -63,7 +63,8 @@ def load(path: Path, secrets: Iterable[str] = ()) -> Conversation:
             key = seq if isinstance(seq, int) else conv.next_seq
             messages[key] = Entry(masked(record["message"], hidden),
                                   bool(record.get("incomplete")),
-                                  SavedCall.of(masked(record.get("call"), hidden)))
+                                  SavedCall.of(masked(record.get("call"), hidden)),
+                                  _time(record.get("at")))
             conv.next_seq = max(conv.next_seq, key + 1)
         elif kind == "partial" and isinstance(seq, int):
             partials.setdefault(seq, []).append(str(record.get("delta")))
@@ -96,3 +97,8 @@ def _compaction(record: dict[str, Any]) -> Compaction | None:
             summary is None or isinstance(summary, str)):
         return None  # a record we cannot read: the one before it stands
     return Compaction(summary, replaces, tuple(str(s) for s in stubbed))
+
+
+def _time(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None

@@ -43,6 +43,9 @@ class Entry:
     call: SavedCall | None = None
     """For a tool result: how its call ended, as its card showed it (None in a file
     written before tui-agent kept that)."""
+    at: float | None = None
+    """When it was written (``time.time()``; None in a file without it): ``/rewind``
+    finds the files' checkpoints since a user message by it."""
 
 
 @dataclass(frozen=True)

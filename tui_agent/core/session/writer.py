@@ -120,11 +120,13 @@ class SessionWriter:
 
     def message(self, message: dict[str, Any], *, incomplete: bool = False,
                 usage: Usage | None = None, sync: bool = True,
-                call: SavedCall | None = None) -> None:
+                call: SavedCall | None = None, at: float | None = None) -> None:
         """Record a finished message; with ``sync`` it is on disk when this returns.
-        ``call``: for a tool result, how its call ended (:mod:`.calls`)."""
+        ``call``: for a tool result, how its call ended (:mod:`.calls`); ``at``: when it
+        was first written (a branch copies its messages with their times)."""
         record: dict[str, Any] = {"kind": "message", "seq": self._seq,
-                                  "at": round(time.time(), 3), "message": message}
+                                  "at": round(time.time() if at is None else at, 3),
+                                  "message": message}
         if incomplete:
             record["incomplete"] = True
         if usage is not None:
