@@ -29,8 +29,8 @@ workspace the file tools use."""
 
 
 def parts() -> list[Registration]:
-    """The other parts' tools, registered after the file tools: the shell (with the
-    ``[tools.shell]`` the client passed in the environment)."""
+    """The other parts, registered after the file tools: the checkpoints and the shell
+    (with the ``[tools.shell]`` the client passed in the environment)."""
     import os
 
     from tui_agent.builtin.shell import register as shell
@@ -39,7 +39,18 @@ def parts() -> list[Registration]:
 
     said = os.environ.get(SHELL_VARIABLE)
     settings = ShellSettings.model_validate_json(said) if said else ShellSettings()
-    return [lambda server, workspace: shell(server, workspace, settings)]
+    return [keep_checkpoints, lambda server, workspace: shell(server, workspace, settings)]
+
+
+def keep_checkpoints(server: MCPServer, workspace: Workspace) -> None:
+    """Every ``edit`` and ``write`` keeps the file's previous content first, in the store
+    of the working directory, for ``/rewind``."""
+    from tui_agent.builtin.checkpoints import before_write
+
+    def keep(path: Path) -> None:
+        before_write(path)  # what it could not keep is noted in the store's journal
+
+    workspace.before_write = keep
 
 
 def build_server(workspace: Workspace, extra: Sequence[Registration] = ()) -> MCPServer:
