@@ -62,7 +62,8 @@ async def test_each_file_tool_through_the_hub(project: Path, tmp_path: Path) -> 
     async with local_hub(project, tmp_path) as (hub, _):
         specs = {s.name: s for s in hub.specs()}
         assert set(specs) == {f"local__{t}" for t in
-                              ("read", "list", "glob", "grep", "edit", "write")}
+                              ("read", "list", "glob", "grep", "edit", "write", "shell",
+                               "shell_output", "shell_kill")}
         assert set(specs["local__grep"].parameters["properties"]) == {
             "pattern", "path", "glob", "context"}
         assert await call(hub, "local__read", path="src/app.py", offset=2, limit=1) == (
