@@ -1,6 +1,7 @@
 """The slash commands an editor offers (``available_commands_update``) and what each does
 when a prompt starts with one: ``/compact``, ``/context``, ``/code on|off``, ``/model
-[NAME]``, and each server's MCP prompt (``/server:prompt KEY=VALUE ...``), which puts the
+[NAME]``, ``/rewind [N] [files]`` (:mod:`tui_agent.acp.rewind`), and each server's MCP
+prompt (``/server:prompt KEY=VALUE ...``), which puts the
 prompt's messages into the conversation and runs the turn they start (with the files and
 images the editor sent beside the command; a built-in command refuses those). The
 commands from files (the user's, a trusted project's: ``/review 456``) are offered after
@@ -40,6 +41,9 @@ BUILT_IN = {
     "code": ("switch code mode on or off (the model writes one script over the tools)",
              "on | off"),
     "model": ("use another model from the next turn on (no name: list them)", "model name"),
+    "rewind": ("go back to before your N-th last message (default 1), the conversation "
+               "kept; files: restore the files the built-in tools changed since too",
+               "[N] [files]"),
 }
 
 
@@ -81,6 +85,10 @@ async def run(session: AcpSession, text: str, send: Send) -> str | None:
         await send(_said(session, code_switch(session, rest)))
     elif name == "model":
         await send(_said(session, _model(session, rest)))
+    elif name == "rewind":
+        from tui_agent.acp import rewind
+
+        await send(_said(session, await rewind.run(session, rest)))
     elif any(ref == name for ref, _ in session.prompts):
         return await _mcp_prompt(session, name, rest)
     else:

@@ -300,13 +300,19 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
-    return _builtin(_expand(settings, env), builtin and wanted(env))
+    return _builtin(_expand(settings, env), builtin and wanted(env), env)
 
 
-def _builtin(settings: Settings, on: bool) -> Settings:
+DATA_VARIABLE = "XDG_DATA_HOME"
+"""Where the data directory is (:func:`tui_agent.config.paths.data_dir`)."""
+
+
+def _builtin(settings: Settings, on: bool, env: Mapping[str, str]) -> Settings:
     """``settings`` with the built-in server added (``on``) or, if it is the built-in
     one, removed. Added after the expansion: it has no ``${VAR}`` and no file of origin
-    ("always allow" of its tools is then not written to any file)."""
+    ("always allow" of its tools is then not written to any file). It is handed
+    ``[tools.shell]`` and ``XDG_DATA_HOME`` (a stdio server is started with a few
+    variables only): its checkpoints must be where ``/rewind`` looks for them."""
     servers = settings.config.servers
     if on and BUILTIN not in servers:
         servers[BUILTIN] = builtin_server()
@@ -316,8 +322,9 @@ def _builtin(settings: Settings, on: bool) -> Settings:
     local = servers.get(BUILTIN)
     if local is not None and is_builtin(local):
         shell = settings.config.tools.shell.model_dump_json(exclude_unset=True)
-        servers[BUILTIN] = local.model_copy(update={"env": {**local.env,
-                                                            SHELL_VARIABLE: shell}})
+        data = {DATA_VARIABLE: env[DATA_VARIABLE]} if env.get(DATA_VARIABLE) else {}
+        servers[BUILTIN] = local.model_copy(update={"env": {
+            **data, **local.env, SHELL_VARIABLE: shell}})
     return settings
 
 

@@ -103,3 +103,33 @@ def shown(path: str, folder: str | None) -> str:
         except ValueError:
             return path
     return path
+
+
+def file_lines(found: Plan, restored: Restored | None, folder: str | None, *,
+               names: bool = False) -> list[str]:
+    """What a rewind did to files, a line each (cleaned: paths may hold anything): those
+    restored and those that could not be, those left as they were (``names``: named,
+    where no picker showed them), those other servers wrote (``/rewind`` in the app and
+    over ACP)."""
+    from tui_agent.tools.text import clean
+    from tui_agent.tools.wording import counted
+
+    def name(path: str) -> str:
+        return clean(shown(path, folder))
+
+    lines = []
+    if restored is not None:
+        back = restored.restored + restored.removed
+        if back:
+            lines.append(f"restored {counted(len(back), 'file')}: "
+                         + ", ".join(map(name, back)))
+        lines += [f"not restored: {name(p)} ({clean(why)})" for p, why in restored.failed]
+        if restored.note:
+            lines.append(restored.note)
+    elif found.restorable:
+        left = f"files left as they are: {counted(len(found.restorable), 'file')}"
+        lines.append(left + (" (" + ", ".join(map(name, found.restorable)) + ")"
+                             if names else ""))
+    lines += [f"not restorable: {clean(p)} (written by {clean(server)}'s tools)"
+              for p, server in found.elsewhere]
+    return lines

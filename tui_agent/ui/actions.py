@@ -86,6 +86,28 @@ async def _resume(app: ChatApp, command: Command) -> None:
     await resume.pick(app, command.arg)
 
 
+async def _add_dir(app: ChatApp, command: Command) -> None:
+    """``/add-dir DIR``: the folder joins the roots for this session (a clear line when it
+    is missing or a file)."""
+    from tui_agent.config import ConfigError
+    from tui_agent.tools.text import clean
+
+    if not command.arg:
+        await app.transcript.note("/add-dir takes a folder: /add-dir DIR", "error")
+        return
+    try:
+        added = await app.backend.add_dir(command.arg)
+    except ConfigError as exc:
+        await app.transcript.note(clean(str(exc)), "error")
+        return
+    from tui_agent.ui.startup import Startup
+
+    if isinstance(app.start, Startup):  # a reload of the config keeps it
+        app.start = replace(app.start, add_dirs=(*app.start.add_dirs, Path(added)))
+    await app.transcript.note(f"added {clean(added)}: the tools may work in it for this "
+                              "session")
+
+
 async def _rewind(app: ChatApp, command: Command) -> None:
     from tui_agent.ui import rewind
 
@@ -330,7 +352,7 @@ async def _think(app: ChatApp, command: Command) -> None:
 HANDLERS: dict[str, Handler] = {
     "help": _help, "model": _model, "think": _think,
     "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
-    "rewind": _rewind,
+    "rewind": _rewind, "add-dir": _add_dir,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "skills": _skills,

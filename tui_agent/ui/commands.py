@@ -32,6 +32,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
                 "--url URL"),
     CommandInfo("tools", "/tools", "switch servers and tools on and off for this "
                 "conversation"),
+    CommandInfo("add-dir", "/add-dir DIR", "let the tools work in another folder too, "
+                "for this session (as --add-dir)"),
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),
     CommandInfo("resume", "/resume [ID|all]", "continue a saved conversation (this "
                 "project's; all: every folder's)"),

@@ -125,23 +125,8 @@ async def _rewind(app: ChatApp, conv: Conversation, found: Plan, *, files: bool)
 def summary(old: Conversation, new: Conversation, found: Plan, restored: Restored | None,
             folder: str | None) -> str:
     """What ``/rewind`` did, in a few lines: the branch, the files restored or not."""
-    from tui_agent.core.rewind import shown
+    from tui_agent.core.rewind import file_lines
 
-    def name(path: str) -> str:
-        return clean(shown(path, folder))
-
-    lines = [f"rewound to before your message; this is a new branch {new.id} "
-             f"({counted(len(new.entries), 'message')}; {old.id} is kept)"]
-    if restored is not None:
-        back = restored.restored + restored.removed
-        if back:
-            lines.append(f"restored {counted(len(back), 'file')}: "
-                         + ", ".join(map(name, back)))
-        lines += [f"not restored: {name(p)} ({clean(why)})" for p, why in restored.failed]
-        if restored.note:
-            lines.append(restored.note)
-    elif found.restorable:
-        lines.append(f"files left as they are: {counted(len(found.restorable), 'file')}")
-    lines += [f"not restorable: {clean(p)} (written by {clean(server)}'s tools)"
-              for p, server in found.elsewhere]
-    return "\n".join(lines)
+    return "\n".join([f"rewound to before your message; this is a new branch {new.id} "
+                      f"({counted(len(new.entries), 'message')}; {old.id} is kept)",
+                      *file_lines(found, restored, folder)])

@@ -248,6 +248,29 @@ class Runtime(ServerActions):
             await self.hub.roots_changed()
         return changes
 
+    async def add_dir(self, folder: str) -> str:
+        """``/add-dir``: ``folder`` (made absolute) added to ``[agent] roots`` for this
+        session, as ``--add-dir`` does: the model's file scopes and the roots every server
+        is offered grow, and the servers are told. The folder as added. Raises
+        ``ConfigError`` naming a folder that is missing or a file."""
+        from tui_agent.config import ConfigError
+
+        path = Path(os.path.abspath(os.path.expanduser(folder)))
+        if not path.exists():
+            raise ConfigError(f"/add-dir {folder}: no such folder ({path})")
+        if not path.is_dir():
+            raise ConfigError(f"/add-dir {folder}: {path} is a file, not a folder")
+        before = list(self.settings.config.agent.roots)
+        self.settings.add_dirs([path])
+        roots = list(self.settings.config.agent.roots)
+        added = next((r for r in roots if r not in before), "")
+        if added:
+            self.desk.shared_roots = roots
+            self.agent.scopes = build.file_scopes(self.settings, Path.cwd())
+            if self.hub is not None:
+                await self.hub.roots_changed()
+        return added or str(path)
+
     # -- conversations ----------------------------------------------------------
 
     def ensure_session(self) -> SessionWriter:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from tui_agent.core.session.records import Conversation, SessionError
 from tui_agent.core.session.store import SessionStore
@@ -44,16 +45,17 @@ def user_points(conv: Conversation) -> list[UserPoint]:
 
 
 def branch(conv: Conversation, index: int, store: SessionStore,
-           secrets: Iterable[str] = ()) -> Conversation:
-    """A new session file in ``store`` holding ``conv``'s messages before ``index``;
-    the conversation it holds, loaded. Raises ``SessionError``."""
+           secrets: Iterable[str] = (), path: Path | None = None) -> Conversation:
+    """A new session file in ``store`` (at ``path``, which must not exist: default a new
+    one) holding ``conv``'s messages before ``index``; the conversation it holds, loaded.
+    Raises ``SessionError``."""
     from tui_agent.core.session.loader import load
 
     if not 0 <= index <= len(conv.entries):
         raise SessionError(f"no message {index} in session {conv.id}")
     meta = {k: conv.meta[k] for k in CARRIED if k in conv.meta}
     meta["branched_from"] = {"id": conv.id, "before": index}
-    writer = SessionWriter.create(store.new_path(), meta, secrets)
+    writer = SessionWriter.create(path or store.new_path(), meta, secrets)
     try:
         markers = [m for m in conv.compactions if m.at <= index]
         for count, entry in enumerate(conv.entries[:index]):
