@@ -5,14 +5,18 @@ could not keep is named in the command's result."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import anyio
 import pytest
 
+from tests.conftest import tagged_env
 from tests.shell_kit import call, need_bwrap, shell_hub, shell_server
-from tui_agent.builtin.checkpoints import Checkpoints
+from tui_agent.builtin.checkpoints import Checkpoints, store_for
 from tui_agent.builtin.checkpoints.shell_watch import ShellWatch
+from tui_agent.config.builtin_server import builtin_server
+from tui_agent.tools.hub import Hub
 
 pytestmark = pytest.mark.anyio
 
@@ -93,3 +97,24 @@ def test_a_file_is_read_once_until_it_changes_and_bounds_are_said(
     notes = small.after(found)
     assert notes[-1] == "files past the first 2 in the project are not watched"
     assert len(small.store.lines()) == 2
+
+
+async def test_the_real_server_keeps_a_commands_changes_in_its_folders_store(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tui-agent tools serve`` as the app starts it, in the project: a command's change
+    lands in the store ``edit`` keeps in (the folder's), which ``/rewind`` reads."""
+    need_bwrap()
+    monkeypatch.chdir(project)
+    config = builtin_server().model_copy(update={
+        "env": tagged_env(XDG_DATA_HOME=os.environ["XDG_DATA_HOME"]), "startup_timeout": 30})
+    with anyio.fail_after(120):
+        async with Hub({"local": config}, log_dir=tmp_path / "logs",
+                       default_timeout=20) as hub:
+            await hub.wait_all()
+            text, error = await call(hub, "shell", command="echo x > f && rm g")
+            assert not error, text
+    assert (project / "f").read_text() == "x\n" and not (project / "g").exists()
+    done = Checkpoints(store_for(project)).restore(0)
+    assert sorted(done.restored) == [str(project / "f"), str(project / "g")]
+    assert (project / "f").read_text() == "before f\n"
+    assert (project / "g").read_text() == "before g\n"

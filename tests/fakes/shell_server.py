@@ -27,7 +27,10 @@ from tui_agent.config.shell_settings import ShellSettings
 @dataclass
 class Workspace:
     cwd: Path
-    roots: Sequence[Path] = field(default_factory=list)
+    fixed_roots: Sequence[Path] = field(default_factory=list)
+
+    def roots(self) -> Sequence[Path]:
+        return self.fixed_roots
 
 
 def main() -> None:
