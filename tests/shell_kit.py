@@ -7,7 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,12 @@ def need_bwrap() -> None:
 
 
 def shell_server(project: Path, home: Path, direct: bool = False,
-                 **settings: Any) -> ServerConfig:
+                 keep: Sequence[str] = (), **settings: Any) -> ServerConfig:
     """The shell server working in ``project``, with ``home`` as its HOME (and XDG dirs
     under it). ``direct``: a fresh interpreter, not the zygote's fork (whose exit skips
-    ``atexit``, which a test of the server's own exit needs)."""
-    args = ["--cwd", str(project), "--settings", json.dumps(settings)]
+    ``atexit``, which a test of the server's own exit needs). ``keep``: its ``--keep``
+    arguments (a checkpoint store, and a bound)."""
+    args = ["--cwd", str(project), "--settings", json.dumps(settings), *keep]
     command, *argv = ([sys.executable, "-m", "tests.fakes.shell_server", *args] if direct
                       else module("tests.fakes.shell_server", *args))
     env = tagged_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),

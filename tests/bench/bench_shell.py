@@ -8,7 +8,12 @@ once as a plain ``sh -c``, alternating; the figure is the difference of the medi
 Target: at most 30 ms over unsandboxed. The MCP round trip around it is the same for both
 and is not timed here (see bench_hub).
 
-    python -m tests.bench.bench_shell [--runs 50]
+Then what keeping a command's changes for ``/rewind`` adds to it
+(:class:`~tui_agent.builtin.checkpoints.shell_watch.ShellWatch`: a look before, a look
+after) in a project of ``--files`` small files: the first command, which copies every
+file into the store, and the next ones, which only list the project.
+
+    python -m tests.bench.bench_shell [--runs 50] [--files 5000]
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import time
 from pathlib import Path
 
 from tests.bench._common import median, spread
+from tui_agent.builtin.checkpoints import Checkpoints
+from tui_agent.builtin.checkpoints.shell_watch import ShellWatch
 from tui_agent.builtin.shell.environment import command_env
 from tui_agent.builtin.shell.process import Running
 from tui_agent.builtin.shell.sandbox import bwrap_argv, bwrap_problem, plain_argv
@@ -35,7 +42,32 @@ async def once(argv: list[str], cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-async def main(runs: int) -> int:
+def watched(runs: int, files: int) -> None:
+    """The time a look before and after a command adds, first and then."""
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "project"
+        for i in range(files):
+            folder = project / f"d{i // 100}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"file{i}.py").write_text(f"print({i})\n" * 40)
+        watch = ShellWatch(Checkpoints(Path(tmp) / "store"))
+        started = time.perf_counter()
+        watch.after(watch.before([project]))
+        first = time.perf_counter() - started
+        then: list[float] = []
+        for i in range(runs):
+            started = time.perf_counter()
+            found = watch.before([project])
+            (project / "d0" / "file0.py").write_text(f"changed {i}\n")
+            watch.after(found)
+            then.append(time.perf_counter() - started)
+        print(f"keeping a command's changes, {files:,} files of 400 bytes:")
+        print(f"  first command (copies them all) {first * 1000:.0f} ms")
+        print(f"  each next one (lists them)      {spread(then, 1000)} ms")
+
+
+async def main(runs: int, files: int) -> int:
+    watched(max(3, runs // 5), files)
     problem = bwrap_problem()
     if problem is not None:
         print(f"no bubblewrap here ({problem}): nothing measured")
@@ -62,4 +94,6 @@ async def main(runs: int) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
-    sys.exit(asyncio.run(main(parser.parse_args().runs)))
+    parser.add_argument("--files", type=int, default=5000)
+    given = parser.parse_args()
+    sys.exit(asyncio.run(main(given.runs, given.files)))

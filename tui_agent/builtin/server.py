@@ -39,7 +39,10 @@ def parts() -> list[Registration]:
 
     said = os.environ.get(SHELL_VARIABLE)
     settings = ShellSettings.model_validate_json(said) if said else ShellSettings()
-    return [keep_checkpoints, lambda server, workspace: shell(server, workspace, settings)]
+    from tui_agent.builtin.checkpoints.shell_watch import shell_watch
+
+    return [keep_checkpoints,
+            lambda server, workspace: shell(server, workspace, settings, shell_watch())]
 
 
 def keep_checkpoints(server: MCPServer, workspace: Workspace) -> None:

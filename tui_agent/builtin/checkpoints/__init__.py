@@ -7,7 +7,8 @@ Before ``edit`` or ``write`` changes a file (and, for the files it can see, befo
 number, the time, the path and the blob, or that the file was absent. ``/rewind`` asks
 for the journal's position when a user message was sent (:meth:`Checkpoints.position_at`)
 and :meth:`Checkpoints.restore` puts back every file changed since, as it was then; what
-it could not put back is listed with why.
+it could not put back is listed with why. A ``shell`` command's changes are found by a
+look at the project before and after it (:mod:`.shell_watch`), and journaled the same way.
 
 One store per working folder the server ran in, under the data directory
 (:func:`store_for`): the server is one process for the app's whole run while

@@ -12,7 +12,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,6 +101,19 @@ class Checkpoints:
         except OSError as exc:
             return f"no checkpoint of {target}: {exc.strerror or exc}"
         return f"no checkpoint of {target}: {line.skipped}" if line.skipped else ""
+
+    def record(self, changes: Sequence[tuple[str, str | None, str]]) -> None:
+        """Append one line per ``(path, blob, skipped)`` a shell command changed, its
+        content before kept already as ``blob`` (None and no ``skipped``: the file did
+        not exist). Raises OSError."""
+        with self._locked():
+            lines = self.lines()
+            seq, now = (lines[-1].seq + 1 if lines else 0), time.time()
+            for offset, (path, blob, skipped) in enumerate(changes):
+                journal.append(self.journal, Line(
+                    seq + offset, now, path, blob, absent=blob is None and not skipped,
+                    skipped=skipped))
+            self._trim()
 
     def _record(self, target: str) -> Line:
         lines = self.lines()

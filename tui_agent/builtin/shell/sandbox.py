@@ -45,14 +45,13 @@ class Workspace(Protocol):
     @property
     def cwd(self) -> Path: ...
 
-    @property
     def roots(self) -> Sequence[Path]: ...
 
 
 def writable(workspace: Workspace) -> list[Path]:
     """The workspace's roots and its working directory, resolved, without duplicates
     or folders inside another."""
-    found = sorted({Path(p).resolve() for p in [workspace.cwd, *workspace.roots]})
+    found = sorted({Path(p).resolve() for p in [workspace.cwd, *workspace.roots()]})
     return [p for p in found if not any(o != p and p.is_relative_to(o) for o in found)]
 
 

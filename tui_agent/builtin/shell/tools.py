@@ -7,10 +7,12 @@ A server without a sandbox (bwrap missing or broken, and no ``sandbox = "none"``
 still offers ``shell``, but says so in its description and marks it in ``_meta``
 (:data:`ASK_META`), which the front end's gate reads as "ask for every call"."""
 
+import asyncio
 import atexit
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -41,6 +43,25 @@ DESCRIPTION = (
     "returns a job id at once: read its output with shell_output, end it with shell_kill.")
 
 
+class Keeper(Protocol):
+    """What keeps the files a command changes for ``/rewind`` (the checkpoints part's
+    ``ShellWatch``): ``before`` a command looks at the folders it may write, ``after``
+    it journals what changed and returns what it could not keep, for the result."""
+
+    def before(self, roots: Sequence[Path]) -> Any: ...
+
+    def after(self, found: Any) -> list[str]: ...
+
+
+def not_kept(notes: list[str]) -> str:
+    """The line a command's result ends with when some of its changes cannot be undone
+    by ``/rewind`` (empty: every change was kept)."""
+    if not notes:
+        return ""
+    shown = "; ".join(notes[:5]) + (f"; and {len(notes) - 5} more" if len(notes) > 5 else "")
+    return f"[not kept for /rewind: {shown}]"
+
+
 def sandbox_status(settings: ShellSettings) -> str | None:
     """None when commands run in a sandbox (or the user chose ``none``); else the one
     sentence to show the user once (bwrap missing or failing its self-test)."""
@@ -50,11 +71,13 @@ def sandbox_status(settings: ShellSettings) -> str | None:
 class Shell:
     """The shell of one server: its workspace, settings, sandbox and jobs."""
 
-    def __init__(self, workspace: Workspace, settings: ShellSettings) -> None:
-        self.workspace, self.settings = workspace, settings
+    def __init__(self, workspace: Workspace, settings: ShellSettings,
+                 keeper: Keeper | None = None) -> None:
+        self.workspace, self.settings, self.keeper = workspace, settings, keeper
         self.choice: Choice = choose(settings)
         self.jobs = Jobs(settings.max_jobs)
         self.used_docker = False
+        self.keeping: set[asyncio.Task[None]] = set()
 
     def where(self, cwd: str | None) -> tuple[Path, list[Path]]:
         roots = writable(self.workspace)
@@ -92,22 +115,41 @@ class Shell:
             raise ToolError("command is empty")
         place, roots = self.where(cwd)
         seconds = self.seconds(timeout)
+        found = await self.look(roots)
         if self.choice.kind == "docker":
-            return await self.in_docker(command, place, roots, seconds, background)
+            try:
+                return await self.in_docker(command, place, roots, seconds, background)
+            finally:
+                await self.kept(found)
         if background:
-            return await self.background(command, place, roots)
+            return await self.background(command, place, roots, found)
         job = await self.start(command, place, roots)
         finished = await job.wait(seconds)
         if not finished:
             await job.kill()
-        footer = job.footer(None if finished else seconds)
+        footer = "\n".join(filter(None, [job.footer(None if finished else seconds),
+                                          await self.kept(found)]))
         text = job.capture.text().rstrip("\n")
         body = text if text.strip() else "(no output)"
         if not finished:
             raise ToolError(f"{body}\n{footer}")
         return f"{body}\n{footer}".rstrip("\n")
 
-    async def background(self, command: str, place: Path, roots: list[Path]) -> str:
+    async def look(self, roots: list[Path]) -> Any:
+        """The keeper's look at the folders before a command (None: no keeper)."""
+        if self.keeper is None:
+            return None
+        return await asyncio.to_thread(self.keeper.before, roots)
+
+    async def kept(self, found: Any) -> str:
+        """The keeper's record of what the command changed; the line saying what it
+        could not keep (empty: all of it, or no keeper)."""
+        if self.keeper is None or found is None:
+            return ""
+        return not_kept(await asyncio.to_thread(self.keeper.after, found))
+
+    async def background(self, command: str, place: Path, roots: list[Path],
+                         found: Any = None) -> str:
         try:
             self.jobs.check_room()
         except JobError as exc:
@@ -115,8 +157,19 @@ class Shell:
         job = await self.start(command, place, roots)
         job_id = self.jobs.add(job)
         job.watch()
+        if found is not None:
+            keeping = asyncio.get_running_loop().create_task(self.keep_job(job, found))
+            self.keeping.add(keeping)
+            keeping.add_done_callback(self.keeping.discard)
         return (f"started job {job_id} (pid {job.pid}) in the background; read its output "
                 f"with shell_output {{\"id\": \"{job_id}\"}}, end it with shell_kill")
+
+    async def keep_job(self, job: Running, found: Any) -> None:
+        """A background command's changes are journaled when it ends; what could not
+        be kept is added to its output (read with shell_output)."""
+        await job.proc.wait()
+        if line := await self.kept(found):
+            job.capture.feed(f"\n{line}\n".encode())
 
     async def in_docker(self, command: str, place: Path, roots: list[Path], seconds: float,
                         background: bool) -> str:
@@ -156,10 +209,11 @@ class Shell:
 
 
 def register(server: MCPServer[Any], workspace: Workspace,
-             settings: ShellSettings | None = None) -> None:
+             settings: ShellSettings | None = None, keeper: Keeper | None = None) -> None:
     """Add ``shell``, ``shell_output`` and ``shell_kill`` to ``server``; every command they
-    started ends when this process exits."""
-    shell = Shell(workspace, settings or ShellSettings())
+    started ends when this process exits. ``keeper``: what keeps the files each command
+    changes for ``/rewind`` (the server passes the checkpoints' ``shell_watch()``)."""
+    shell = Shell(workspace, settings or ShellSettings(), keeper)
     atexit.register(shell.close)
     note = shell.choice.note
     meta = {ASK_META: True} if note else None

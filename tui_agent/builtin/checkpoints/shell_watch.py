@@ -1,0 +1,205 @@
+"""Checkpoints of what a ``shell`` command changes in the project (:class:`ShellWatch`).
+
+bubblewrap 0.8 has no overlay, and a command may run unsandboxed or in docker, so the
+changed files are found by looking, the same way under every sandbox: before a command,
+:meth:`ShellWatch.before` lists the regular files under the folders it may write (their
+size, mtime and inode) and makes sure the content of each small one is in the store as a
+blob; after it, :meth:`ShellWatch.after` lists them again and appends to the journal, for
+every file that changed, appeared or went away, its content before (or that it did not
+exist), so ``/rewind`` restores it like a file ``edit`` wrote.
+
+Reading the project before every command would be slow, so the blobs are a cache: a file
+whose size, mtime and inode are what they were is not read again (the first command in a
+project reads it all, the next ones only list it). Bounded, and honest about the bounds:
+at most :data:`MOST_FILES` files are watched (a command's changes past them are not seen,
+and its result says the project was too large), files over :data:`MOST_FILE` and past
+:data:`MOST_BYTES` of copies in all are watched but not kept (a change to one is journaled
+as not kept, and the command's result names it). ``.git`` folders are not watched (a
+rewind of files does not rewind the repository's history), nor the store itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui_agent.builtin.checkpoints.store import Checkpoints, store_for
+
+MOST_FILES = 20_000
+"""The most files watched in the folders a command may write."""
+MOST_FILE = 1024 * 1024
+"""The largest file whose content is kept before a command (1 MiB)."""
+MOST_BYTES = 64 * 1024 * 1024
+"""The most bytes of copies of the project kept for the commands (64 MiB), beside the
+store's own bound."""
+SKIPPED_FOLDERS = frozenset({".git"})
+
+Signature = tuple[int, int, int]
+"""A file's size, mtime (ns) and inode: the same, the file was not written."""
+
+
+@dataclass
+class Before:
+    """The folders as a command found them: each regular file's signature and the blob of
+    its content (None: not kept, ``reasons`` says why)."""
+
+    roots: list[Path]
+    files: dict[str, tuple[Signature, str | None]] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    full: bool = False
+    """More than :data:`MOST_FILES` files: the rest is not watched."""
+
+
+class ShellWatch:
+    """The watch of one store; :meth:`before` and :meth:`after` around each command."""
+
+    def __init__(self, store: Checkpoints, *, most_files: int = MOST_FILES,
+                 most_file: int = MOST_FILE, most_bytes: int = MOST_BYTES) -> None:
+        self.store = store
+        self.most_files, self.most_file, self.most_bytes = most_files, most_file, most_bytes
+        self.known: dict[str, tuple[Signature, str]] = {}
+        """The blob of each file's content as last read, by its signature then."""
+        self._journal_inode = -1
+        self._lock = threading.Lock()
+
+    def _walk(self, roots: Sequence[Path], most: int) -> Iterator[tuple[str, os.stat_result]]:
+        skip = os.path.realpath(self.store.directory)
+        stack = [str(root) for root in roots]
+        seen = 0
+        while stack:
+            folder = stack.pop()
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if stat.S_ISDIR(info.st_mode):
+                        if entry.name not in SKIPPED_FOLDERS and entry.path != skip:
+                            stack.append(entry.path)
+                    elif stat.S_ISREG(info.st_mode):
+                        seen += 1
+                        if seen > most:
+                            return
+                        yield entry.path, info
+
+    def before(self, roots: Sequence[Path]) -> Before:
+        """List the files under ``roots`` and keep the content of each small one that
+        is not kept already. Never raises (a store that cannot be written: nothing is
+        kept, and :meth:`after` says so for each file changed)."""
+        with self._lock:
+            self._check_blobs()
+            found = Before(list(roots))
+            total = 0
+            stale: set[str] = set()
+            walked = 0
+            for path, info in self._walk(roots, self.most_files):
+                walked += 1
+                signature = (info.st_size, info.st_mtime_ns, info.st_ino)
+                known = self.known.get(path)
+                if known is not None and known[0] == signature:
+                    found.files[path] = (signature, known[1])
+                    total += info.st_size
+                    continue
+                if known is not None:
+                    stale.add(known[1])
+                    del self.known[path]
+                digest, why = self._read(path, info, total)
+                if digest is None:
+                    found.reasons[path] = why
+                else:
+                    total += info.st_size
+                    self.known[path] = (signature, digest)
+                found.files[path] = (signature, digest)
+            found.full = walked >= self.most_files
+            for path in [p for p in self.known if p not in found.files]:
+                stale.add(self.known.pop(path)[1])
+            self._sweep(stale)
+            return found
+
+    def _read(self, path: str, info: os.stat_result, total: int) -> tuple[str | None, str]:
+        if info.st_size > self.most_file:
+            return None, f"larger than {self.most_file >> 10} KiB"
+        if total + info.st_size > self.most_bytes:
+            return None, (f"the project's copies for the shell passed "
+                          f"{self.most_bytes >> 20} MiB")
+        try:
+            with open(path, "rb") as file:
+                content = file.read(self.most_file + 1)
+            if len(content) > self.most_file:
+                return None, f"larger than {self.most_file >> 10} KiB"
+            return self.store.blobs.put(content, sync=False), ""
+        except OSError as exc:
+            return None, f"could not be read ({exc.strerror or exc})"
+
+    def after(self, found: Before) -> list[str]:
+        """Journal each file that changed since ``found`` with its content before it;
+        the notes for the command's result: what could not be kept, and why."""
+        with self._lock:
+            now = dict(self._walk(found.roots, self.most_files * 2))
+            changes: list[tuple[str, str | None, str]] = []
+            for path, (signature, digest) in found.files.items():
+                info = now.get(path)
+                if info is not None and (info.st_size, info.st_mtime_ns,
+                                         info.st_ino) == signature:
+                    continue
+                self.known.pop(path, None)  # read again before the next command
+                if digest is None:
+                    changes.append((path, None, found.reasons.get(path, "not kept")))
+                elif not self.store.blobs.path(digest).exists():
+                    changes.append((path, None, "its copy was dropped by the store's bounds"))
+                else:
+                    changes.append((path, digest, ""))
+            changes += [(path, None, "") for path in now if path not in found.files
+                        and not found.full]
+            notes = [f"{path} ({why})" for path, _, why in changes if why]
+            if changes:
+                try:
+                    self.store.record(changes)
+                except OSError as exc:
+                    return [f"the checkpoint store could not be written: "
+                            f"{exc.strerror or exc}"]
+            if found.full:
+                notes.append(f"files past the first {self.most_files:,} in the project are "
+                             "not watched")
+            return notes
+
+    def _check_blobs(self) -> None:
+        """After the store dropped old changes (its journal rewritten), forget the blobs
+        that went with them."""
+        try:
+            inode = os.stat(self.store.journal).st_ino
+        except OSError:
+            inode = -1
+        if inode != self._journal_inode:
+            self._journal_inode = inode
+            for path, (_, digest) in list(self.known.items()):
+                if not self.store.blobs.path(digest).exists():
+                    del self.known[path]
+
+    def _sweep(self, stale: set[str]) -> None:
+        """Remove the copies of contents no file has now and no change needs."""
+        stale -= {digest for _, digest in self.known.values()}
+        if stale:
+            stale -= {line.blob for line in self.store.lines() if line.blob}
+        for digest in stale:
+            with contextlib.suppress(OSError):
+                self.store.blobs.path(digest).unlink()
+
+
+_HERE: dict[str, ShellWatch] = {}
+
+
+def shell_watch() -> ShellWatch:
+    """The watch over the store of the folder the server runs in (the store
+    ``before_write`` keeps ``edit`` and ``write``'s files in)."""
+    folder = os.getcwd()
+    watch = _HERE.get(folder)
+    if watch is None:
+        watch = _HERE[folder] = ShellWatch(Checkpoints(store_for(Path(folder))))
+    return watch
