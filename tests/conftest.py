@@ -169,9 +169,15 @@ def model_for(server: FakeLLM, **overrides: Any) -> ModelSettings:
     return ModelSettings(**values)
 
 
+XDG_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+
+
 def tagged_env(**extra: str) -> dict[str, str]:
-    """Environment entries for a server config: the current test's tag, plus ``extra``."""
-    return {TAG_VAR: os.environ[TAG_VAR], **extra}
+    """Environment entries for a server config: the current test's tag and XDG folders (a
+    stdio server is started with a few variables only: the built-in server would keep its
+    checkpoints in the real home), plus ``extra``."""
+    xdg = {name: os.environ[name] for name in XDG_VARS if name in os.environ}
+    return {TAG_VAR: os.environ[TAG_VAR], **xdg, **extra}
 
 
 def fake_server(*args: str, **config: Any) -> ServerConfig:
