@@ -1,7 +1,8 @@
 """The checkpoint store of the built-in server (tui_agent/builtin/checkpoints): kept
 before a write, restored since a position, bounded, and readable after a kill at any
-moment; and through the real hub, a server that keeps before it writes (the stand-in for
-the built-in file tools, tests/fakes/keeping_server.py)."""
+moment; put back only inside the roots and never through a symbolic link; each change
+tagged with its conversation; and through the real hub, the real built-in server keeping
+before it writes."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ import anyio
 import pytest
 
 from tests.conftest import ROOT, tagged_env
-from tests.zygote import module
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
+from tui_agent.builtin.checkpoints.caller import KEY, stores_of
 from tui_agent.builtin.checkpoints.journal import read
-from tui_agent.config.models import ServerConfig
+from tui_agent.config import paths
+from tui_agent.config.builtin_server import builtin_server
+from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.hub import Hub
 
 
@@ -38,13 +41,13 @@ def test_restore_puts_back_what_changed_since_a_position(tmp_path: Path) -> None
     store.keep(notes)
     notes.write_text("fourth\n")
 
-    done = store.restore(mark)
+    done = store.restore(mark, [str(tmp_path)])
 
     assert notes.read_text() == "second\n"  # as it was at the mark, not at the start
     assert not created.exists()
     assert (done.restored, done.removed, done.failed) == ([str(notes)], [str(created)], [])
     # the restore kept what it overwrote: it can itself be undone
-    store.restore(store.position() - 2)
+    store.restore(store.position() - 2, [str(tmp_path)])
     assert notes.read_text() == "fourth\n" and created.read_text() == "made by the tool\n"
 
 
@@ -78,7 +81,7 @@ def test_oldest_changes_are_dropped_past_the_bounds(tmp_path: Path) -> None:
     assert [line.seq for line in lines] == [3, 4, 5]
     blobs = {p.name for p in (tmp_path / "store" / "blobs").rglob("*") if p.is_file()}
     assert blobs == {line.blob for line in lines}  # the dropped ones' blobs are gone
-    done = store.restore(0)
+    done = store.restore(0, [str(tmp_path)])
     assert target.read_text() == "version 3\n"  # as far back as the store goes
     assert "older checkpoints were dropped" in done.note
 
@@ -102,7 +105,7 @@ def test_a_file_too_large_or_not_regular_is_listed_not_kept(tmp_path: Path) -> N
         assert "not a regular file" in store.keep(fifo)
     assert "not a regular file" in store.keep("/dev/zero")
     big.write_bytes(b"y")
-    done = store.restore(0)
+    done = store.restore(0, [str(tmp_path)])
     assert big.read_bytes() == b"y"
     assert {path for path, _ in done.failed} == {str(big), str(fifo), "/dev/zero"}
     assert all(why.startswith("not kept (") for _, why in done.failed)
@@ -187,34 +190,43 @@ def test_a_kill_at_any_moment_leaves_a_readable_journal(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_a_server_keeps_before_it_writes_through_the_hub(tmp_path: Path) -> None:
-    """The seam the file tools call, from a real MCP server process in the project,
-    through the real hub: what it wrote is restored from the store of its folder."""
+async def test_the_builtin_server_keeps_before_it_writes_tagged_with_the_conversation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real built-in server (``tui-agent tools serve``) in the project, through the
+    real hub: each change it keeps is tagged with the conversation the call's ``_meta``
+    names (and the store is noted as that conversation's); a call that names none keeps
+    an untagged line; the store restores what it wrote."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "README.md").write_text("# original\n")
-    command, *argv = module("tests.fakes.keeping_server")
-    env = tagged_env(PYTHONPATH=str(ROOT), XDG_DATA_HOME=os.environ["XDG_DATA_HOME"])
-    hub = Hub({"local": ServerConfig(command=command, args=argv, cwd=str(project), env=env)},
-              log_dir=tmp_path / "logs", default_timeout=20)
+    monkeypatch.chdir(project)
+    config = builtin_server().model_copy(update={
+        "env": tagged_env(XDG_DATA_HOME=os.environ["XDG_DATA_HOME"]), "startup_timeout": 30})
+    hub = Hub({"local": config}, log_dir=tmp_path / "logs", default_timeout=20)
     hub.start()
     try:
-        with anyio.fail_after(60):
+        with anyio.fail_after(90):
             await hub.wait_all()
             specs = {s.name: s for s in hub.specs()}
-            edit = await hub.call(specs["local__edit"], {
-                "path": "README.md", "old_string": "original", "new_string": "changed"})
+            told = CALL_META.set({KEY: {"session": "20240301-093000-aaaaaa", "turn": 3}})
+            try:
+                edit = await hub.call(specs["local__edit"], {
+                    "path": "README.md", "old_string": "original", "new_string": "changed"})
+            finally:
+                CALL_META.reset(told)
             assert not edit.is_error, edit
-            wrote = await hub.call(specs["local__write"],
-                                   {"path": "notes/new.md", "content": "hello"})
-            assert wrote.is_error, "its folder does not exist: the write fails"
             wrote = await hub.call(specs["local__write"], {"path": "new.md", "content": "hi"})
             assert not wrote.is_error, wrote
     finally:
         await hub.close()
     assert (project / "README.md").read_text() == "# changed\n"
     store = Checkpoints(store_for(project))
-    done = store.restore(0)
+    tags = [(line.path, line.session, line.turn) for line in store.lines()]
+    assert tags == [(str(project / "README.md"), "20240301-093000-aaaaaa", 3),
+                    (str(project / "new.md"), "", -1)]
+    root = paths.data_dir() / "checkpoints"
+    assert stores_of(root, "20240301-093000-aaaaaa") == [store.directory]
+    done = store.restore(0, [str(project)])
     assert (project / "README.md").read_text() == "# original\n"
     assert not (project / "new.md").exists()
     assert (done.restored, done.removed, done.failed) == (

@@ -50,7 +50,7 @@ async def test_a_bwrap_commands_changes_are_restored_by_the_store(
     assert (project / "f").read_text() == "x\n"
     assert not (project / "g").exists()
     assert f"[not kept for /rewind: {project / 'big.bin'} (larger than 4 KiB)]" in text
-    done = Checkpoints(store).restore(0)
+    done = Checkpoints(store).restore(0, [str(project)])
     assert (project / "f").read_text() == "before f\n"
     assert (project / "g").read_text() == "before g\n"
     assert not (project / "new" / "file").exists()
@@ -73,7 +73,7 @@ async def test_a_background_commands_changes_are_kept_when_it_ends(
                 while not Checkpoints(store).lines():
                     await anyio.sleep(0.05)
     assert (project / "f").read_text() == "z\n"
-    Checkpoints(store).restore(0)
+    Checkpoints(store).restore(0, [str(project)])
     assert (project / "f").read_text() == "before f\n"
 
 
@@ -114,7 +114,7 @@ async def test_the_real_server_keeps_a_commands_changes_in_its_folders_store(
             text, error = await call(hub, "shell", command="echo x > f && rm g")
             assert not error, text
     assert (project / "f").read_text() == "x\n" and not (project / "g").exists()
-    done = Checkpoints(store_for(project)).restore(0)
+    done = Checkpoints(store_for(project)).restore(0, [str(project)])
     assert sorted(done.restored) == [str(project / "f"), str(project / "g")]
     assert (project / "f").read_text() == "before f\n"
     assert (project / "g").read_text() == "before g\n"

@@ -21,21 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_agent.core.rewind import checkpoints_of, file_lines, plan, restore
+from tui_agent.builtin.checkpoints import Restored
+from tui_agent.core.rewind import file_lines, folder_of, plan, quoted, restore, roots_of
 from tui_agent.core.session import Conversation, SessionError, load
 from tui_agent.core.session.branch import branch, user_points
 from tui_agent.tools.metrics import metrics_path
+from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 from tui_agent.wiring import build
 
 if TYPE_CHECKING:
     from tui_agent.acp.sessions import AcpSession
-    from tui_agent.builtin.checkpoints import Restored
     from tui_agent.core.rewind import Plan
 
 USAGE = "/rewind [N] [files]"
-TEXT_WIDTH = 70
-"""The most characters of the message quoted in the answer."""
 
 
 class Refused(ValueError):
@@ -77,10 +76,10 @@ async def run(session: AcpSession, rest: str) -> str:
     except Refused as exc:
         return f"⚠ {exc}"
     except (SessionError, OSError) as exc:
-        return f"⚠ /rewind failed, the conversation goes on as it was: {exc}"
+        return (f"⚠ /rewind failed, the conversation goes on as it was and no file was "
+                f"changed: {clean(str(exc))}")
     _continue(session, done.new)
-    point = done.found.point
-    text = point.text if len(point.text) <= TEXT_WIDTH else point.text[:TEXT_WIDTH - 1] + "…"
+    text = quoted(done.found.point.text)
     return "\n".join([
         f"Rewound to before your message “{text}”: the conversation goes on from there "
         f"({counted(len(done.new.entries), 'message')}); as it was before, it is kept as "
@@ -89,8 +88,9 @@ async def run(session: AcpSession, rest: str) -> str:
 
 
 def _rewind(session: AcpSession, count: int, files: bool) -> Done:
-    """The files restored (if asked) and the branch made in the session's file, the old
-    conversation moved to a new id. In a thread."""
+    """The branch made in the session's file, the old conversation moved to a new id,
+    then the files restored (if asked: after the branch, so a branch that fails leaves
+    them as they are). In a thread."""
     writer = session.agent.session
     assert writer is not None
     secrets = session.settings.secrets
@@ -101,10 +101,7 @@ def _rewind(session: AcpSession, count: int, files: bool) -> Done:
         raise Refused(f"/rewind {count}: this conversation has "
                       f"{counted(len(points), 'message')} of yours")
     point = points[-count]
-    store = checkpoints_of(conv)
-    found = plan(conv, point, store)
-    restored = restore(store, found) if files else None
-    folder = conv.meta.get("cwd") if isinstance(conv.meta.get("cwd"), str) else None
+    found = plan(conv, point)
     sessions, place = build.sessions(), writer.path
     kept = sessions.new_path()
     writer.close()
@@ -117,7 +114,11 @@ def _rewind(session: AcpSession, count: int, files: bool) -> Done:
         _move(kept, place)
         session.agent.session = build.resumed_session(session.settings, load(place, secrets))
         raise
-    return Done(kept.stem, new, found, restored, folder)
+    restored = None
+    if files:
+        roots = roots_of(conv, [session.cwd, *session.folders()])
+        restored = restore(found, roots, new)
+    return Done(kept.stem, new, found, restored, folder_of(conv))
 
 
 def _move(source: Path, target: Path) -> None:

@@ -49,6 +49,9 @@ def keep_checkpoints(server: MCPServer, workspace: Workspace) -> None:
     """Every ``edit`` and ``write`` keeps the file's previous content first, in the store
     of the working directory, for ``/rewind``."""
     from tui_agent.builtin.checkpoints import before_write
+    from tui_agent.builtin.checkpoints.caller import tag_calls
+
+    tag_calls(server)  # each change journaled names the conversation whose call made it
 
     def keep(path: Path) -> None:
         before_write(path)  # what it could not keep is noted in the store's journal

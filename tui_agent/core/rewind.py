@@ -5,61 +5,161 @@ files the built-in tools changed since then put back from their checkpoints
 (their calls' names and arguments say so: :func:`~tui_agent.core.diffs.writes_file`) are
 listed as not restorable.
 
-The checkpoints are found by the folder the conversation was started in (its ``meta``
-``cwd``: the built-in server runs there) and the time its message was sent, so this
-works the same on a resumed conversation.
+Which changes are this conversation's, exactly: each tool call sends the built-in server
+the session's id and how many of its messages came before the call (:func:`call_meta`, in
+the call's ``_meta``), and the server tags every journal line with them. Rewinding to the
+message at index ``i`` takes the session's lines whose count is over ``i``, and, for a
+branch, its ancestors' lines from between ``i`` and where it branched off
+(:func:`lineage`), from every store the session's changes were noted in (a conversation
+resumed from another folder finds them) and the store of the folder it was started in.
+No clock is compared, and another conversation's changes in the same folder are never
+touched. A journal line without a tag (written before tags were kept) is taken as before,
+by the time of the message, and the plan says so.
+
+The files go back only inside the conversation's folders and never through a symbolic
+link (:mod:`tui_agent.builtin.checkpoints.putting`). The front ends branch first and
+restore after, so a failed branch leaves the files as they are; a restore that fails
+after it names each file that did not come back.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tui_agent.builtin.checkpoints import Checkpoints, Restored, store_for
+from tui_agent.builtin.checkpoints.caller import KEY, Caller, safe_id, stores_of
+from tui_agent.builtin.checkpoints.journal import Line
+from tui_agent.config import paths
 from tui_agent.core.diffs import PATH_KEYS, writes_file
 from tui_agent.core.session.branch import UserPoint
 from tui_agent.core.session.records import Conversation
+from tui_agent.core.session.writer import SessionWriter
 
 BUILTIN = "local"
 """The built-in server's name: its tools' changes are the ones kept."""
+TEXT_WIDTH = 70
+"""The most characters of a message a front end quotes."""
+UNTAGGED = ("some changes were kept before checkpoints named their conversation: they "
+            "are taken by the time of the message, and may include another "
+            "conversation's in the same folder")
 
 
 @dataclass(frozen=True)
 class Plan:
     """What rewinding to ``point`` would do to files: ``restorable`` (the built-in tools
     changed them since), ``elsewhere`` (other servers' tools wrote them since: named as
-    their calls named them, with the server)."""
+    their calls named them, with the server); ``changes``: the journal lines to put back,
+    by store; ``note``: said of the whole (lines without a conversation's tag)."""
 
     point: UserPoint
-    since: int
     restorable: list[str] = field(default_factory=list)
     elsewhere: list[tuple[str, str]] = field(default_factory=list)
+    changes: list[tuple[Checkpoints, list[Line]]] = field(default_factory=list)
+    note: str = ""
 
 
-def checkpoints_of(conv: Conversation) -> Checkpoints:
-    """The checkpoint store of the folder ``conv`` was started in."""
+def call_meta(session: SessionWriter | None) -> dict[str, Any] | None:
+    """The ``_meta`` a tool call of the conversation ``session`` writes carries: its id
+    and how many of its messages came before the call (None: no session)."""
+    if session is None:
+        return None
+    return {KEY: {"session": session.id, "turn": session.next_seq()}}
+
+
+def folder_of(conv: Conversation) -> str | None:
+    """The folder ``conv`` was started in, as its session says (None: not said)."""
     cwd = conv.meta.get("cwd")
-    return Checkpoints(store_for(Path(cwd) if isinstance(cwd, str) and cwd else Path.cwd()))
+    return cwd if isinstance(cwd, str) and cwd else None
 
 
-def plan(conv: Conversation, point: UserPoint, store: Checkpoints) -> Plan:
+def quoted(text: str, width: int = TEXT_WIDTH) -> str:
+    """``text`` cut to ``width`` characters, with an ellipsis when cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def roots_of(conv: Conversation, extra: Iterable[str | Path] = ()) -> list[str]:
+    """The folders files may be put back in: where ``conv`` was started and ``extra``
+    (the front end's project and added folders)."""
+    found = [folder_of(conv) or os.getcwd(), *(os.path.expanduser(f) for f in extra)]
+    return list(dict.fromkeys(os.path.realpath(f) for f in found))
+
+
+def lineage(conv: Conversation) -> list[tuple[set[str], int | None]]:
+    """Whose tagged lines are ``conv``'s: its own ids (any count), then each branch it
+    came from with the count of messages it took from there (a line of that session with
+    a count up to it was made before the branch point)."""
+    own = {conv.id}
+    said = conv.meta.get("id")
+    if isinstance(said, str):  # a file moved to a new name (ACP /rewind) keeps its tag
+        own.add(said)
+    out: list[tuple[set[str], int | None]] = [(own, None)]
+    for step in conv.meta.get("lineage") or ():
+        if (isinstance(step, dict) and isinstance(step.get("id"), str)
+                and isinstance(step.get("before"), int)):
+            out.append(({step["id"]}, step["before"]))
+    return out
+
+
+def _ours(line: Line, since: int, kin: list[tuple[set[str], int | None]]) -> bool:
+    return line.turn > since and any(
+        line.session in ids and (before is None or line.turn <= before) for ids, before in kin)
+
+
+def stores(conv: Conversation) -> list[Checkpoints]:
+    """Every store ``conv``'s lineage noted changes in, and its folder's."""
+    root = paths.data_dir() / "checkpoints"
+    found = [store_for(Path(folder_of(conv) or os.getcwd()))]
+    for ids, _ in lineage(conv):
+        found += [s for session in ids if safe_id(session) for s in stores_of(root, session)]
+    return [Checkpoints(d) for d in dict.fromkeys(found)]
+
+
+def plan(conv: Conversation, point: UserPoint) -> Plan:
     """What rewinding ``conv`` to just before ``point`` would do to files. Reads the
-    journal: call it off the UI's event loop."""
-    since = store.position() if point.at is None else store.position_at(point.at)
-    seen: dict[str, None] = {}
-    for line in store.lines():
-        if line.seq >= since:
-            seen.setdefault(line.path)
-    return Plan(point, since, list(seen), list(written_elsewhere(conv, point.index)))
+    journals: call it off the UI's event loop."""
+    kin, changes, untagged = lineage(conv), [], False
+    for number, store in enumerate(stores(conv)):
+        picked = []
+        for line in store.lines():
+            if line.session:
+                if _ours(line, point.index, kin):
+                    picked.append(line)
+            elif number == 0 and point.at is not None and line.at >= point.at:
+                picked.append(line)  # an older journal: by time, in the folder's store
+                untagged = True
+        if picked:
+            changes.append((store, picked))
+    seen = dict.fromkeys(line.path for _, picked in changes for line in picked)
+    return Plan(point, list(seen), list(written_elsewhere(conv, point.index)), changes,
+                UNTAGGED if untagged else "")
 
 
-def restore(store: Checkpoints, plan: Plan) -> Restored:
-    """Put the files of ``plan`` back as they were before its message."""
-    return store.restore(plan.since)
+def restore(found: Plan, roots: Sequence[str], branch: Conversation | None = None
+            ) -> Restored:
+    """Put the files of ``found`` back as they were before its message, inside
+    ``roots`` (:func:`roots_of`); what is there now is kept first, tagged as ``branch``'s
+    (the conversation the rewind made), so the restore can be undone in turn."""
+    caller = Caller(branch.id, found.point.index) if branch is not None else None
+    done = Restored()
+    for store, lines in found.changes:
+        try:
+            part = store.put_back(lines, roots, caller)
+            if (kept := store.lines()) and min(ln.seq for ln in lines) < kept[0].seq:
+                part.note = store.dropped()
+        except OSError as exc:  # the store itself: none of its files came back
+            why = f"its checkpoint store could not be used: {exc.strerror or exc}"
+            part = Restored(failed=[(p, why) for p in dict.fromkeys(ln.path for ln in lines)])
+        done.restored += part.restored
+        done.removed += part.removed
+        done.failed += part.failed
+        done.note = done.note or part.note
+    done.note = "; ".join(n for n in (done.note, found.note) if n)
+    return done
 
 
 def written_elsewhere(conv: Conversation, index: int) -> Iterator[tuple[str, str]]:
@@ -118,6 +218,8 @@ def file_lines(found: Plan, restored: Restored | None, folder: str | None, *,
         return clean(shown(path, folder))
 
     lines = []
+    if restored is None and found.note:
+        lines.append(found.note)
     if restored is not None:
         back = restored.restored + restored.removed
         if back:

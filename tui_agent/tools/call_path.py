@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tui_agent.tools.auth.step_up import REFUSED, Refused
+from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.client import client_over
 from tui_agent.tools.errors import (
     CONNECTION_CLOSED,
@@ -128,7 +129,8 @@ class CallPath(LoginAware):
                         news=news)
                 else:
                     result = await client.call_tool(tool, arguments,
-                                                    progress_callback=progressed)
+                                                    progress_callback=progressed,
+                                                    meta=CALL_META.get())
             except MCPError as exc:
                 raise self._failure(tool, exc, refused) from None
             except ValidationError as exc:  # the SDK checks each result against the schema

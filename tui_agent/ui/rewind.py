@@ -4,12 +4,14 @@ kept, and ``/resume`` still finds it), and puts that message back in the prompt 
 again or change. When the built-in tools changed files since then, a second choice asks
 whether to restore them too; files other servers' tools wrote are named as not
 restorable. The branch and the restore are the core's (:mod:`tui_agent.core.rewind`),
-run in a thread.
+run in a thread: the branch first, then the files (a branch that fails leaves them as they
+are; a restore that fails after it names each file that did not come back).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -27,20 +29,18 @@ if TYPE_CHECKING:
 
 ONLY = "conversation"
 BOTH = "files"
-TEXT_WIDTH = 70
-"""The most characters of a message a row shows."""
 
 
 def rows(conv: Conversation) -> list[tuple[str, str]]:
     """The picker's rows: ``14:05  the message's words``, newest first, each valued by
     its place among the conversation's messages."""
+    from tui_agent.core.rewind import quoted
     from tui_agent.core.session.branch import user_points
 
     out = []
     for point in reversed(user_points(conv)):
         when = f"{datetime.fromtimestamp(point.at):%H:%M}" if point.at else "     "
-        text = point.text if len(point.text) <= TEXT_WIDTH else point.text[:TEXT_WIDTH - 1] + "…"
-        out.append((str(point.index), f"{when}  {text}"))
+        out.append((str(point.index), f"{when}  {quoted(point.text)}"))
     return out
 
 
@@ -79,14 +79,13 @@ async def pick(app: ChatApp) -> None:
 
 
 async def _to(app: ChatApp, conv: Conversation, index: int) -> None:
-    from tui_agent.core.rewind import checkpoints_of, plan
+    from tui_agent.core.rewind import folder_of, plan
     from tui_agent.core.session.branch import user_points
     from tui_agent.ui.screens.picker import Picker
 
     point = next(p for p in user_points(conv) if p.index == index)
-    store = checkpoints_of(conv)
-    found = await asyncio.to_thread(plan, conv, point, store)
-    folder = conv.meta.get("cwd") if isinstance(conv.meta.get("cwd"), str) else None
+    found = await asyncio.to_thread(plan, conv, point)
+    folder = folder_of(conv)
     if not found.restorable:
         await _rewind(app, conv, found, files=False)
         return
@@ -101,22 +100,23 @@ async def _to(app: ChatApp, conv: Conversation, index: int) -> None:
 
 
 async def _rewind(app: ChatApp, conv: Conversation, found: Plan, *, files: bool) -> None:
-    from tui_agent.core.rewind import checkpoints_of, restore
+    from tui_agent.core.rewind import folder_of, restore, roots_of
     from tui_agent.core.session import SessionError
 
-    restored = None
-    if files:
-        restored = await asyncio.to_thread(restore, checkpoints_of(conv), found)
     try:
         new = await asyncio.to_thread(app.backend.branch, conv, found.point.index)
     except (SessionError, OSError) as exc:
-        await app.transcript.note(f"/rewind failed: {exc}", "error")
+        await app.transcript.note(f"/rewind failed, nothing was changed: {clean(str(exc))}",
+                                  "error")
         return
+    restored = None
+    if files:
+        roots = roots_of(conv, [os.getcwd(), *app.backend.settings.config.agent.roots])
+        restored = await asyncio.to_thread(restore, found, roots, new)
     await app.transcript.replay(with_markers(new.messages, new.compactions), new.calls)
     app.status.usage, app.status.context = app.backend.agent.usage, None
     app.show_price()
-    folder = conv.meta.get("cwd") if isinstance(conv.meta.get("cwd"), str) else None
-    await app.transcript.note(summary(conv, new, found, restored, folder))
+    await app.transcript.note(summary(conv, new, found, restored, folder_of(conv)))
     prompt = app.chat.query_one("#prompt", TextArea)
     prompt.load_text(found.point.text if found.point.text != "(no words)" else "")
     prompt.move_cursor(prompt.document.end)

@@ -1,6 +1,9 @@
 """The journal half of the store: one JSON line per change, appended and fsynced
 (``{"seq", "at", "path", "blob"}``; ``blob`` null with ``"absent": true`` for a file that
-did not exist, with ``"skipped"`` for one not kept and why).
+did not exist, with ``"skipped"`` for one not kept and why; ``"session"`` and ``"turn"``: the
+conversation whose tool call made the change and how many of its messages came before
+that call, so ``/rewind`` restores that conversation's changes alone and exactly since a
+message. A journal written before those were kept has lines without them).
 
 Crash-safe as the session files are: a line is written whole in one ``write`` and
 fsynced; a line a kill cut short is skipped when read and cut before the next append;
@@ -33,6 +36,11 @@ class Line:
     blob: str | None = None
     absent: bool = False
     skipped: str = ""
+    session: str = ""
+    """The conversation whose tool call made the change ("": not said, an older line or a
+    client that does not say)."""
+    turn: int = -1
+    """How many of that conversation's messages came before the call (-1: not said)."""
 
     def record(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seq": self.seq, "at": self.at, "path": self.path,
@@ -41,6 +49,8 @@ class Line:
             out["absent"] = True
         if self.skipped:
             out["skipped"] = self.skipped
+        if self.session:
+            out["session"], out["turn"] = self.session, self.turn
         return out
 
 
@@ -54,9 +64,11 @@ def line_of(raw: bytes) -> Line | None:
     if (not isinstance(seq, int) or isinstance(seq, bool) or not isinstance(at, int | float)
             or not isinstance(path, str) or not (blob is None or isinstance(blob, str))):
         return None
-    skipped = record.get("skipped")
+    skipped, session, turn = (record.get(k) for k in ("skipped", "session", "turn"))
+    tagged = isinstance(session, str) and isinstance(turn, int) and not isinstance(turn, bool)
     return Line(seq, float(at), path, blob, record.get("absent") is True,
-                skipped if isinstance(skipped, str) else "")
+                skipped if isinstance(skipped, str) else "",
+                session if tagged else "", turn if tagged else -1)
 
 
 def read(path: Path) -> list[Line]:

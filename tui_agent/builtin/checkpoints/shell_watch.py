@@ -16,6 +16,13 @@ and its result says the project was too large), files over :data:`MOST_FILE` and
 :data:`MOST_BYTES` of copies in all are watched but not kept (a change to one is journaled
 as not kept, and the command's result names it). ``.git`` folders are not watched (a
 rewind of files does not rewind the repository's history), nor the store itself.
+
+A background job's changes are journaled when it ends, against the look taken when it
+started: a file a tool (``edit``, ``write``, another command) journaled since then is
+left out of the job's lines (the tool's line already says what it held before, and the
+job's start look is older than that), and the store tells the watch of every file a tool
+keeps, so the next look reads it again instead of trusting its signature. Blobs no change
+needs are swept holding the store's lock, so a ``keep`` that reuses one is never undone.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_agent.builtin.checkpoints.store import Checkpoints, store_for
+from tui_agent.builtin.checkpoints.store import Checkpoints, here
 
 MOST_FILES = 20_000
 """The most files watched in the folders a command may write."""
@@ -51,6 +58,9 @@ class Before:
     roots: list[Path]
     files: dict[str, tuple[Signature, str | None]] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
+    position: int = 0
+    """The journal's position when the look was taken: a line from there on is a
+    tool's change made while the command ran."""
     full: bool = False
     """More than :data:`MOST_FILES` files: the rest is not watched."""
 
@@ -66,6 +76,11 @@ class ShellWatch:
         """The blob of each file's content as last read, by its signature then."""
         self._journal_inode = -1
         self._lock = threading.Lock()
+        store.on_keep.append(self._kept)
+
+    def _kept(self, path: str) -> None:
+        """A tool kept ``path`` before writing it: read it again at the next look."""
+        self.known.pop(path, None)
 
     def _walk(self, roots: Sequence[Path], most: int) -> Iterator[tuple[str, os.stat_result]]:
         skip = os.path.realpath(self.store.directory)
@@ -94,7 +109,7 @@ class ShellWatch:
         kept, and :meth:`after` says so for each file changed)."""
         with self._lock:
             self._check_blobs()
-            found = Before(list(roots))
+            found = Before(list(roots), position=self.store.position())
             total = 0
             stale: set[str] = set()
             walked = 0
@@ -142,8 +157,12 @@ class ShellWatch:
         the notes for the command's result: what could not be kept, and why."""
         with self._lock:
             now = dict(self._walk(found.roots, self.most_files * 2))
+            tools = {line.path for line in self.store.lines() if line.seq >= found.position}
             changes: list[tuple[str, str | None, str]] = []
             for path, (signature, digest) in found.files.items():
+                if path in tools:
+                    self.known.pop(path, None)
+                    continue
                 info = now.get(path)
                 if info is not None and (info.st_size, info.st_mtime_ns,
                                          info.st_ino) == signature:
@@ -156,7 +175,7 @@ class ShellWatch:
                 else:
                     changes.append((path, digest, ""))
             changes += [(path, None, "") for path in now if path not in found.files
-                        and not found.full]
+                        and path not in tools and not found.full]
             notes = [f"{path} ({why})" for path, _, why in changes if why]
             if changes:
                 try:
@@ -185,11 +204,15 @@ class ShellWatch:
     def _sweep(self, stale: set[str]) -> None:
         """Remove the copies of contents no file has now and no change needs."""
         stale -= {digest for _, digest in self.known.values()}
-        if stale:
+        if not stale:
+            return
+        # under the lock, the journal read there: a keep that reuses one of these blobs
+        # appends its line holding the lock too, before or after, never in between
+        with contextlib.suppress(OSError), self.store.locked():
             stale -= {line.blob for line in self.store.lines() if line.blob}
-        for digest in stale:
-            with contextlib.suppress(OSError):
-                self.store.blobs.path(digest).unlink()
+            for digest in stale:
+                with contextlib.suppress(OSError):
+                    self.store.blobs.path(digest).unlink()
 
 
 _HERE: dict[str, ShellWatch] = {}
@@ -201,5 +224,5 @@ def shell_watch() -> ShellWatch:
     folder = os.getcwd()
     watch = _HERE.get(folder)
     if watch is None:
-        watch = _HERE[folder] = ShellWatch(Checkpoints(store_for(Path(folder))))
+        watch = _HERE[folder] = ShellWatch(here())
     return watch

@@ -1,7 +1,9 @@
 """One store of checkpoints (:class:`Checkpoints`): what the file tools call before a
 write (:meth:`~Checkpoints.keep`, or :func:`before_write` for the server's own folder),
 and what ``/rewind`` calls (:meth:`~Checkpoints.position_at`,
-:meth:`~Checkpoints.restore`). The blobs are :mod:`.blobs`', the journal :mod:`.journal`'s.
+:meth:`~Checkpoints.put_back`). The blobs are :mod:`.blobs`', the journal :mod:`.journal`'s;
+each line is tagged with the conversation of the call that made it (:mod:`.caller`), and a
+file is put back only where :mod:`.putting` allows.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tui_agent.builtin.checkpoints import journal
+from tui_agent.builtin.checkpoints import journal, putting
 from tui_agent.builtin.checkpoints.blobs import Blobs
+from tui_agent.builtin.checkpoints.caller import CALLER, Caller, note_store
 from tui_agent.builtin.checkpoints.journal import Line
 from tui_agent.config import paths
 from tui_agent.config.private import PRIVATE_FILE, private_dir
@@ -63,9 +66,13 @@ class Checkpoints:
         self.blobs = Blobs(directory / "blobs")
         self.journal = directory / "journal.jsonl"
         self.most_file, self.most_bytes, self.most_entries = most_file, most_bytes, most_entries
+        self.on_keep: list[Callable[[str], None]] = []
+        """Told each path kept (the shell's watch reads it again before its next look)."""
 
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
+    def locked(self) -> Iterator[None]:
+        """Hold the store's ``flock`` (every change to the journal and blobs is made
+        holding it)."""
         private_dir(self.directory)
         fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         try:
@@ -89,48 +96,78 @@ class Checkpoints:
         return next((line.seq for line in self.lines() if line.at >= when), self.position())
 
     def keep(self, path: str | os.PathLike[str]) -> str:
-        """Keep ``path``'s content as it is now, before a tool writes it; returns what
-        to tell (empty: kept, or nothing to keep). Never raises: a store that cannot be
-        written says so, and the write goes on."""
+        """Keep ``path``'s content as it is now, before a tool writes it, tagged with the
+        calling conversation (:data:`~.caller.CALLER`); returns what to tell (empty:
+        kept, or nothing to keep). Never raises: a store that cannot be written says so,
+        and the write goes on."""
         target = os.path.realpath(path)
+        caller = CALLER.get()
         try:
-            with self._locked():
-                line = self._record(target)
+            with self.locked():
+                line = self._record(target, caller)
                 journal.append(self.journal, line)
                 self._trim()
+            if caller is not None:
+                note_store(caller.session, self.directory)
         except OSError as exc:
             return f"no checkpoint of {target}: {exc.strerror or exc}"
+        finally:
+            for told in self.on_keep:
+                told(target)
         return f"no checkpoint of {target}: {line.skipped}" if line.skipped else ""
+
+    def withdraw(self, path: str | os.PathLike[str]) -> bool:
+        """The write :meth:`keep` was called for did not happen (it failed): drop the
+        newest line for ``path`` by the same caller, so a later ``/rewind`` does not
+        "restore" a change never made (removing a file created there since). Whether a
+        line was dropped. Raises OSError."""
+        target, caller = os.path.realpath(path), CALLER.get()
+        session = caller.session if caller is not None else ""
+        with self.locked():
+            lines = self.lines()
+            newest = next((n for n in range(len(lines) - 1, -1, -1)
+                           if lines[n].path == target and lines[n].session == session), None)
+            if newest is None:
+                return False
+            journal.rewrite(self.journal, lines[:newest] + lines[newest + 1:])
+            return True
 
     def record(self, changes: Sequence[tuple[str, str | None, str]]) -> None:
         """Append one line per ``(path, blob, skipped)`` a shell command changed, its
         content before kept already as ``blob`` (None and no ``skipped``: the file did
-        not exist). Raises OSError."""
-        with self._locked():
+        not exist), tagged with the calling conversation. Raises OSError."""
+        caller = CALLER.get()
+        session, turn = (caller.session, caller.turn) if caller is not None else ("", -1)
+        with self.locked():
             lines = self.lines()
             seq, now = (lines[-1].seq + 1 if lines else 0), time.time()
             for offset, (path, blob, skipped) in enumerate(changes):
                 journal.append(self.journal, Line(
                     seq + offset, now, path, blob, absent=blob is None and not skipped,
-                    skipped=skipped))
+                    skipped=skipped, session=session, turn=turn))
             self._trim()
+        if caller is not None:
+            note_store(caller.session, self.directory)
 
-    def _record(self, target: str) -> Line:
+    def _record(self, target: str, caller: Caller | None) -> Line:
         lines = self.lines()
-        seq, now = (lines[-1].seq + 1 if lines else 0), time.time()
+        line = Line(lines[-1].seq + 1 if lines else 0, time.time(), target)
+        if caller is not None:
+            line = replace(line, session=caller.session, turn=caller.turn)
         try:
             info = os.stat(target)
         except FileNotFoundError:
-            return Line(seq, now, target, absent=True)
+            return replace(line, absent=True)
         if not stat.S_ISREG(info.st_mode):
-            return Line(seq, now, target, skipped="not a regular file")
+            return replace(line, skipped="not a regular file")
+        too_large = replace(line, skipped=f"larger than {self.most_file >> 20} MiB")
         if info.st_size > self.most_file:
-            return Line(seq, now, target, skipped=f"larger than {self.most_file >> 20} MiB")
+            return too_large
         with open(target, "rb") as file:
             content = file.read(self.most_file + 1)
         if len(content) > self.most_file:  # grew since its stat
-            return Line(seq, now, target, skipped=f"larger than {self.most_file >> 20} MiB")
-        return Line(seq, now, target, self.blobs.put(content))
+            return too_large
+        return replace(line, blob=self.blobs.put(content))
 
     def _trim(self) -> None:
         """Drop the oldest changes past the bounds, and the blobs no change needs."""
@@ -148,41 +185,59 @@ class Checkpoints:
             journal.rewrite(self.journal, rest)
             self.blobs.keep_only(ln.blob for ln in rest if ln.blob)
 
-    def restore(self, since: int) -> Restored:
-        """Put every file changed at position ``since`` or later back as it was then (a
-        file that did not exist is removed). The files' contents now are kept first, so a
-        restore can itself be undone. Never raises: what failed is listed."""
-        done = Restored()
-        with self._locked():
+    def restore(self, since: int, roots: Sequence[str]) -> Restored:
+        """Put every file changed at position ``since`` or later back as it was then
+        (:meth:`put_back` of those lines)."""
+        with self.locked():
             lines = self.lines()
+        done = self.put_back([line for line in lines if line.seq >= since], roots)
         if lines and since < lines[0].seq:
-            done.note = ("older checkpoints were dropped (the store keeps "
-                         f"{self.most_entries:,} changes, {self.most_bytes >> 20} MiB): a "
-                         "file changed before them is restored only as far back as they go")
-        first: dict[str, Line] = {}
-        for line in lines:
-            if line.seq >= since:
-                first.setdefault(line.path, line)
-        for path, line in first.items():
-            self._put_back(path, line, done)
+            done.note = self.dropped()
         return done
 
-    def _put_back(self, path: str, line: Line, done: Restored) -> None:
+    def dropped(self) -> str:
+        """What to say when changes a restore wanted were dropped by the bounds."""
+        return ("older checkpoints were dropped (the store keeps "
+                f"{self.most_entries:,} changes, {self.most_bytes >> 20} MiB): a file "
+                "changed before them is restored only as far back as they go")
+
+    def put_back(self, lines: Sequence[Line], roots: Sequence[str],
+                 caller: Caller | None = None) -> Restored:
+        """Put each file ``lines`` name back as its first (oldest) line there says it
+        was: removed if it did not exist. Only inside ``roots`` and never through a
+        symbolic link (:mod:`.putting`). The files' contents now are kept first (tagged
+        ``caller``), so a restore can itself be undone. Never raises: what failed is
+        listed, with why."""
+        done = Restored()
+        real_roots = [os.path.realpath(root) for root in roots]
+        first: dict[str, Line] = {}
+        for line in sorted(lines, key=lambda ln: ln.seq):
+            first.setdefault(line.path, line)
+        token = CALLER.set(caller)
+        try:
+            for path, line in first.items():
+                self._put_back(path, line, real_roots, done)
+        finally:
+            CALLER.reset(token)
+        return done
+
+    def _put_back(self, path: str, line: Line, roots: list[str], done: Restored) -> None:
         if line.skipped:
             done.failed.append((path, f"not kept ({line.skipped})"))
+            return
+        why = putting.refusal(path, roots)
+        if why:
+            done.failed.append((path, why))
             return
         try:
             # read before keeping what is there now: that keep may drop old blobs
             content = None if line.blob is None else self.blobs.get(line.blob)
             self.keep(path)
             if content is None:
-                if os.path.lexists(path):
-                    os.unlink(path)
+                if putting.remove(path):
                     done.removed.append(path)
                 return
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "wb") as out:
-                out.write(content)
+            putting.write(path, content)
             done.restored.append(path)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -196,8 +251,14 @@ def before_write(path: str | os.PathLike[str]) -> str:
     """Keep ``path`` before a built-in tool writes it, in the store of the folder the
     server runs in (:func:`store_for` of the working directory). What the file tools call
     (``Workspace.before_write``); returns what to tell the model, usually nothing."""
+    return here().keep(path)
+
+
+def here() -> Checkpoints:
+    """The store of the folder the server runs in (one object a process, shared by the
+    file tools and the shell's watch)."""
     folder = os.getcwd()
     store = _HERE.get(folder)
     if store is None:
         store = _HERE[folder] = Checkpoints(store_for(Path(folder)))
-    return store.keep(path)
+    return store

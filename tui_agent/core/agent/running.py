@@ -21,9 +21,11 @@ from tui_agent.core.diffs import Scopes
 from tui_agent.core.events import ApprovalDecided, Event, Notice, ToolResult, Usage
 from tui_agent.core.llm import ChatModel, ToolCallRequest
 from tui_agent.core.messages import media_message, sentence
+from tui_agent.core.rewind import call_meta
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, SavedCall, SessionWriter
 from tui_agent.core.skills.tool import SkillTool
+from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
@@ -172,9 +174,17 @@ class ToolCalls:
             self.session.sync()
 
     async def _execute(self, call: Call, emit: Emit) -> float:
+        started = time.monotonic()
+        told = CALL_META.set(call_meta(self.session))  # whose call: for the checkpoints
+        try:
+            await self._execute_tagged(call, emit)
+        finally:
+            CALL_META.reset(told)
+        return time.monotonic() - started
+
+    async def _execute_tagged(self, call: Call, emit: Emit) -> None:
         spec = call.spec
         assert spec is not None and call.arguments is not None
-        started = time.monotonic()
         if spec.server == META_SERVER and self.code_mode is not None:
             if spec.tool == EXECUTE:
                 outcome = await run_script(self, self.code_mode, call.request.id,
@@ -189,7 +199,6 @@ class ToolCalls:
             finally:
                 CALL_NEWS.reset(token)
         call.outcome = self._capped(call.request.id, outcome)
-        return time.monotonic() - started
 
     async def run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
         """One call on the tool source, bounded by its timeout; never raises (but for

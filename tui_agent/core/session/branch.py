@@ -1,7 +1,10 @@
 """A conversation branched before one of its user messages (``/rewind``): a new session
 file holding the messages before it (with their times, how their calls ended and the
-compactions among them), its ``meta`` naming the file and message it branched from. The
-old file is left as it was: both can be resumed."""
+compactions among them), its ``meta`` naming the file and message it branched from, and
+its ``lineage``: each session it came from, newest first, with how many of that session's
+messages it holds (``/rewind`` restores the files the built-in tools changed in those
+messages too: :func:`tui_agent.core.rewind.lineage`). The old file is left as it was: both
+can be resumed."""
 
 from __future__ import annotations
 
@@ -55,6 +58,11 @@ def branch(conv: Conversation, index: int, store: SessionStore,
         raise SessionError(f"no message {index} in session {conv.id}")
     meta = {k: conv.meta[k] for k in CARRIED if k in conv.meta}
     meta["branched_from"] = {"id": conv.id, "before": index}
+    # the parent's lines are tagged with its file's name, and with the id it was created
+    # under if it was moved since (ACP's /rewind moves the old conversation)
+    names = dict.fromkeys([conv.id, str(conv.meta.get("id") or conv.id)])
+    meta["lineage"] = [*({"id": name, "before": index} for name in names),
+                       *_lineage(conv, index)]
     writer = SessionWriter.create(path or store.new_path(), meta, secrets)
     try:
         markers = [m for m in conv.compactions if m.at <= index]
@@ -70,3 +78,11 @@ def branch(conv: Conversation, index: int, store: SessionStore,
     finally:
         writer.close()
     return load(writer.path, secrets)
+
+
+def _lineage(conv: Conversation, index: int) -> list[dict[str, object]]:
+    """``conv``'s own lineage, each step cut to the ``index`` messages a branch takes."""
+    steps = conv.meta.get("lineage")
+    return [{"id": step["id"], "before": min(step["before"], index)}
+            for step in steps if isinstance(step, dict) and isinstance(step.get("id"), str)
+            and isinstance(step.get("before"), int)] if isinstance(steps, list) else []
