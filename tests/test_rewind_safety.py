@@ -2,9 +2,8 @@
 a file is put back only inside the conversation's folders and never through a symbolic
 link; only the conversation's own changes (and its branch ancestors' before the branch
 point) are taken, matched by the message count each change was tagged with, never by a
-clock; a write that failed withdraws its line; the shell's sweep never removes a blob a
-``keep`` just reused; a background command's end leaves out the files a tool journaled
-while it ran. The real store on the real file system."""
+clock; a write that failed withdraws its line; a background command's end leaves out the
+files a tool journaled while it ran. The real store on the real file system."""
 
 from __future__ import annotations
 
@@ -198,24 +197,6 @@ def test_a_failed_write_withdraws_its_line(tmp_path: Path) -> None:
     store.restore(0, [str(tmp_path)])
     assert target.read_text() == "the user's\n"
     assert store.withdraw(target) is False
-
-
-def test_the_sweep_never_removes_a_blob_a_keep_reuses(tmp_path: Path) -> None:
-    """C10: a blob the shell's watch held is swept only holding the store's lock, with
-    the journal read there: a line that names it (a keep that reused it) saves it."""
-    store = Checkpoints(tmp_path / "store")
-    watch = ShellWatch(store)
-    (tmp_path / "p").mkdir()
-    f = tmp_path / "p" / "f"
-    f.write_text("same\n")
-    watch.before([tmp_path / "p"])
-    (digest,) = {d for _, d in watch.known.values()}
-    g = tmp_path / "g"
-    g.write_text("same\n")
-    store.keep(g)  # dedupes onto the watch's blob
-    f.write_text("other\n")
-    watch.before([tmp_path / "p"])  # f changed: its old blob is stale for the watch
-    assert store.blobs.get(digest) == b"same\n"
 
 
 def test_a_background_job_leaves_out_what_a_tool_journaled_while_it_ran(

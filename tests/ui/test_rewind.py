@@ -7,7 +7,6 @@ an SVG snapshot of the picker."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
+from tests.test_rewind_safety import keep_as
 from tests.ui.kit import finish, make_app, noted, ready, send, steady_cursor, until, write_config
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
 from tui_agent.config import paths
@@ -43,15 +43,14 @@ def saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SessionWriter:
     writer = SessionWriter.create(paths.sessions_dir() / "20240301-093000-aaaaaa.jsonl",
                                   {"model": "openai/x", "cwd": str(project)})
     writer.message({"role": "user", "content": "make app.py print hello"})
-    store.keep(source)
+    keep_as(store, source, writer.id, writer.next_seq())
     source.write_text("print('hello')\n")
     writer.message({"role": "assistant", "content": "done: app.py prints hello"})
-    time.sleep(0.01)
     writer.message({"role": "user", "content": "now make it \x1b[31mshout"})
     writer.message({"role": "assistant", "content": "", "tool_calls": [
         call("c1", "local__write", path="app.py", content="print('HELLO')\n"),
         call("c2", "other__write_file", path="other.txt", content="x")]})
-    store.keep(source)
+    keep_as(store, source, writer.id, writer.next_seq())  # tagged as the server tags it
     source.write_text("print('HELLO')\n")
     (project / "other.txt").write_text("x")
     writer.message({"role": "tool", "tool_call_id": "c1", "content": "wrote app.py"})
