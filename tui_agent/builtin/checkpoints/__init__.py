@@ -4,17 +4,18 @@ Before ``edit`` or ``write`` changes a file (and, for the files it can see, befo
 ``shell`` command in the project), the tool calls :func:`before_write` (or
 :meth:`Checkpoints.keep`): the file's content is kept as a blob named by its sha256
 (:mod:`.blobs`) and one line is appended to the journal (:mod:`.journal`): its sequence
-number, the time, the path and the blob, or that the file was absent. ``/rewind`` asks
-for the journal's position when a user message was sent (:meth:`Checkpoints.position_at`)
-and :meth:`Checkpoints.restore` puts back every file changed since, as it was then; what
-it could not put back is listed with why. A ``shell`` command's changes are found by a
-look at the project before and after it (:mod:`.shell_watch`), and journaled the same way.
+number, the time, the path and the blob, or that the file was absent, and the conversation
+whose call made the change with its count of messages before it (:mod:`.caller`).
+``/rewind`` picks the lines of the conversation's lineage since a message
+(:func:`tui_agent.core.rewind.plan`) and :meth:`Checkpoints.put_back` puts each file back as
+it was then, only inside the conversation's folders and never through a symbolic link
+(:mod:`.putting`); what it could not put back is listed with why. A ``shell`` command's
+changes are found by a look at the project before and after it (:mod:`.shell_watch`), and
+journaled the same way.
 
 One store per working folder the server ran in, under the data directory
-(:func:`store_for`): the server is one process for the app's whole run while
-conversations change (``/new``, ``/resume``), and a session records the folder it was
-started in and when each message was sent, so a resumed conversation finds its store
-and its branch point with nothing new written in the session. The store is bounded
+(:func:`store_for`), shared by every conversation run there (the tags tell them apart);
+each conversation's stores are noted by its id, so a resumed one finds them. The store is bounded
 (:data:`~.store.MOST_BYTES` of blobs, :data:`~.store.MOST_ENTRIES` lines, files over
 :data:`~.store.MOST_FILE` noted but not kept), oldest dropped first.
 """
