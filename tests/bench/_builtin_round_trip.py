@@ -151,9 +151,9 @@ async def round_trip_figures(hub: Hub, specs: dict[tuple[str, str], ToolSpec], t
         mid["direct read + write (baseline)"]
     print(f"round trip ratio hub/direct: {ours / baseline:.1f}x (target <= 1.2x)")
     print(f"round trip ratio hub/safe direct: {ours / mid['safe direct read + write']:.1f}x")
-    print(f"  in memory (prototype) / direct: "
-          f"{mid['hub, in memory (prototype): read + edit'] / baseline:.1f}x, / safe direct: "
-          f"{mid['hub, in memory (prototype): read + edit'] / mid['safe direct read + write']:.1f}x")
+    memory = mid["hub, in memory (prototype): read + edit"]
+    print(f"  in memory (prototype) / direct: {memory / baseline:.1f}x, / safe direct: "
+          f"{memory / mid['safe direct read + write']:.1f}x")
     print("where a stdio round trip's median goes (ms, by difference of medians):")
     floor = 2 * mid["hub, stdio: noop"]
     parts = [
