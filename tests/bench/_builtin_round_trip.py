@@ -111,8 +111,12 @@ async def round_trip_figures(hub: Hub, specs: dict[tuple[str, str], ToolSpec], t
 
     with tempfile.TemporaryDirectory() as temp:
         store = Path(temp)
-        keeping = Workspace(cwd=tree, fixed_roots=[tree],
-                            before_write=Checkpoints(store / "direct").keep)
+        kept = Checkpoints(store / "direct")
+
+        def keep(path: Path) -> None:
+            kept.keep(path)
+
+        keeping = Workspace(cwd=tree, fixed_roots=[tree], before_write=keep)
         bare = Workspace(cwd=tree, fixed_roots=[tree])
         async with AsyncExitStack() as stack:
             client = await stack.enter_async_context(Client(file_server(tree), mode="legacy"))

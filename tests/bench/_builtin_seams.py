@@ -56,11 +56,11 @@ def in_memory(root: Path) -> Iterator[None]:
             return InMemoryTransport(file_server(root))
         return await real(config, *args, **kwargs)
 
-    sdk.open_transport = open_transport  # type: ignore[assignment]
+    sdk.open_transport = open_transport
     try:
         yield
     finally:
-        sdk.open_transport = real  # type: ignore[assignment]
+        sdk.open_transport = real
 
 
 class Seams:
