@@ -5,15 +5,23 @@
    of ``--rounds`` searches each, interleaved. Target: within 1.5x.
 2. A ``local__read`` + ``local__edit`` round trip through the hub against a direct read
    and write of the same file by this Python process: medians of ``--calls`` each.
-   Target: within 1.2x.
+   Target: within 1.2x. Beside it, interleaved, the same round trip taken apart
+   (:mod:`tests.bench._builtin_round_trip`): a ``noop`` tool through the same hub (the
+   floor), the hub over the SDK's memory transport with the server in this process (a
+   prototype), the SDK's client alone, the tool functions called directly with and
+   without the checkpoint, and a second baseline that does what the edit must do for
+   safety (a checkpoint copy and an fsynced journal line, an fsynced temp + rename);
+   then the checkpoint's steps and what a full journal costs a keep.
 
     python -m tests.bench.bench_builtin_files [--files 50000] [--rounds 5] [--calls 100]
+        [--profile N]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +30,9 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.bench._common import median, spread
+from tests.bench._builtin_round_trip import profile, round_trip_figures
+from tests.bench._builtin_seams import IN_MEMORY, in_memory
+from tests.bench._common import ROOT, median, spread
 from tests.conftest import TAG_VAR
 from tui_agent.config.builtin_server import builtin_server
 from tui_agent.tools.hub import Hub
@@ -40,15 +50,25 @@ def make_tree(root: Path, files: int) -> None:
         (folder / f"f{i}.txt").write_text(text)
 
 
-async def measure(tree: Path, rounds: int, calls: int, logs: Path) -> None:
+async def measure(tree: Path, args: argparse.Namespace, logs: Path) -> None:
+    env = {TAG_VAR: uuid.uuid4().hex, "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"]}
     config = builtin_server().model_copy(update={
         "args": [*builtin_server().args, "--root", str(tree)], "cwd": str(tree),
-        "env": {TAG_VAR: uuid.uuid4().hex}, "timeout": 120, "startup_timeout": 60})
-    async with Hub({"local": config}, log_dir=logs) as hub:
-        await hub.wait_all()
-        specs = {s.tool: s for s in hub.specs()}
-        await grep_figures(hub, specs["grep"], tree, rounds)
-        await round_trip_figures(hub, specs, tree, calls)
+        "env": env, "timeout": 120, "startup_timeout": 60})
+    seams = config.model_copy(update={
+        "args": ["-m", "tests.bench._builtin_seams", "--root", str(tree)],
+        "env": {**env, "PYTHONPATH": str(ROOT)}})
+    memory = config.model_copy(update={"command": IN_MEMORY, "args": []})
+    servers = {"local": config, "seams": seams, "memory": memory}
+    with in_memory(tree):
+        async with Hub(servers, log_dir=logs) as hub:
+            await hub.wait_all()
+            specs = {(s.server, s.tool): s for s in hub.specs()}
+            if args.files:
+                await grep_figures(hub, specs["local", "grep"], tree, args.rounds)
+            await round_trip_figures(hub, specs, tree, args.calls)
+            if args.profile:
+                await profile(hub, specs, tree, args.profile)
 
 
 async def grep_figures(hub: Hub, grep: ToolSpec, tree: Path, rounds: int) -> None:
@@ -72,42 +92,24 @@ async def grep_figures(hub: Hub, grep: ToolSpec, tree: Path, rounds: int) -> Non
     print(f"grep ratio hub/rg: {median(ours[1:]) / median(theirs[1:]):.2f}x (target <= 1.5x)")
 
 
-async def round_trip_figures(hub: Hub, specs: dict[str, ToolSpec], tree: Path,
-                             calls: int) -> None:
-    target = tree / "edit-me.txt"
-    target.write_text(LINES + "value = 0\n")
-    ours: list[float] = []
-    direct: list[float] = []
-    for i in range(calls + 10):  # the first 10 of each are warm-up
-        start = time.perf_counter()
-        await hub.call(specs["read"], {"path": str(target)})
-        done = await hub.call(specs["edit"], {"path": str(target), "old_string": f"value = {i}",
-                                              "new_string": f"value = {i + 1}"})
-        ours.append(time.perf_counter() - start)
-        assert not done.is_error, done.text
-        start = time.perf_counter()
-        text = target.read_text()
-        target.write_text(text)
-        direct.append(time.perf_counter() - start)
-    print(f"read + edit through the hub:  {spread(ours[10:], 1000)} ms")
-    print(f"direct read + write:          {spread(direct[10:], 1000)} ms")
-    print(f"round trip ratio hub/direct: {median(ours[10:]) / median(direct[10:]):.1f}x "
-          "(target <= 1.2x)")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="also profile N round trips through the hub in memory")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
+        os.environ["XDG_DATA_HOME"] = str(Path(temp) / "data")  # the checkpoints' store
         tree = Path(temp) / "tree"
+        tree.mkdir()
         started = time.perf_counter()
         make_tree(tree, args.files)
         print(f"{args.files} files generated in {time.perf_counter() - started:.1f} s "
-              f"(python {sys.version.split()[0]})")
-        asyncio.run(measure(tree, args.rounds, args.calls, Path(temp) / "logs"))
+              f"(python {sys.version.split()[0]}; --files 0: no grep figures)")
+        os.chdir(tree)  # the in-process server keeps its checkpoints by its folder
+        asyncio.run(measure(tree, args, Path(temp) / "logs"))
 
 
 if __name__ == "__main__":
