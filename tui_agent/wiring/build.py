@@ -199,13 +199,15 @@ def sessions() -> SessionStore:
     return SessionStore(paths.sessions_dir())
 
 
-def new_session(settings: Settings, model: str | None, path: Path | None = None
-                ) -> SessionWriter:
-    """A new session file (at ``path``, or a fresh one in the store); one with the demo's
-    scripted model is marked ``demo`` (listed, never continued without its id)."""
+def new_session(settings: Settings, model: str | None, path: Path | None = None, *,
+                cwd: Path | None = None) -> SessionWriter:
+    """A new session file (at ``path``, or a fresh one in the store) of a conversation in
+    ``cwd`` (default: the working directory; an ACP session's is the editor's folder,
+    where ``/rewind`` finds its checkpoints); one with the demo's scripted model is marked
+    ``demo`` (listed, never continued without its id)."""
     from tui_agent.demo import DEMO_MODEL
 
-    meta: dict[str, Any] = {"model": model, "cwd": os.getcwd()}
+    meta: dict[str, Any] = {"model": model, "cwd": str(cwd) if cwd else os.getcwd()}
     if model == DEMO_MODEL:
         meta["demo"] = True
     return SessionWriter.create(path or sessions().new_path(), meta, settings.secrets)
