@@ -72,3 +72,14 @@ def docker_running() -> bool:
         return subprocess.run(["docker", "info"], capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+def broken_bwrap(where: Path) -> Path:
+    """A folder holding a ``bwrap`` that fails as it does without user namespaces: put
+    first in one process's ``PATH`` (a server's), bubblewrap fails there only."""
+    where.mkdir(parents=True, exist_ok=True)
+    fake = where / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    return where

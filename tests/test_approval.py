@@ -60,3 +60,26 @@ def test_an_unreadable_store_trusts_nothing_extra(tmp_path: Path) -> None:
     store = ApprovalStore(path)
     assert store.problem is not None and "approvals.json" in store.problem
     assert Policy(store=store).judge("git", "commit", FP1).verdict == "ask"
+
+
+def test_a_server_that_always_asks_is_asked_whatever_the_lists_or_always_say() -> None:
+    """The server's own "ask every time" (a tool's ``_meta``, read into ``ToolSpec.asks``)
+    beats ``auto`` and a remembered "always allow", and is firm (no script or skill may
+    cover it); a denial still comes first."""
+    from tui_agent.builtin.asking import ASK_META, UNSANDBOXED
+    from tui_agent.tools.spec import asks_of
+
+    store = ApprovalStore()
+    store.set("local", "shell", FP1, always=True)
+    policy = Policy({"local": ServerRules(auto=["shell"])}, store)
+    assert policy.judge("local", "shell", FP1).verdict == "auto"
+    judged = policy.judge("local", "shell", FP1, asks=UNSANDBOXED)
+    assert (judged.verdict, judged.why, judged.firm) == ("ask", UNSANDBOXED, True)
+    denied = Policy({"local": ServerRules(deny=["shell"])})
+    assert denied.judge("local", "shell", FP1, asks=UNSANDBOXED).verdict == "deny"
+    assert asks_of({ASK_META: UNSANDBOXED}) == "commands run without a sandbox on this machine"
+    assert asks_of({ASK_META: True}) == "the server asks before every call of this tool"
+    assert asks_of({ASK_META: "\x1b]0;pwned\x07two\nlines " + "x" * 300}).startswith(
+        "two lines xxx")
+    assert len(asks_of({ASK_META: "y" * 300})) == 120
+    assert asks_of({ASK_META: False}) == asks_of({"other": True}) == asks_of(None) == ""

@@ -227,6 +227,8 @@ async def test_without_a_working_bwrap_it_says_so_and_still_runs(
                "permissions" in spec.description, spec.description
         assert "every one asks first" in spec.description
         assert "destructive" in spec.hints and "read-only" not in spec.hints
+        # the server's own answer, which the gate honours (tests/test_unsandboxed_shell.py)
+        assert spec.asks == "commands run without a sandbox on this machine", spec
         text, error = await call(hub, "shell", command="echo ran")
         assert (text, error) == ("ran", False)
 

@@ -177,3 +177,50 @@ def test_the_command_starts_and_quits(tmp_path: Path) -> None:
     assert code == 0
     assert b"Traceback" not in seen
     assert seen.index(b"\x1b[?1049h") < seen.rindex(b"\x1b[?1049l")  # the terminal is back
+
+
+def test_loading_the_config_runs_no_sandbox_check_on_the_event_loop(tmp_path: Path) -> None:
+    """Building the backend on the UI's loop (after the config loads, and on each reload)
+    neither runs bubblewrap's self-test (a process, up to 10 s) nor imports the shell's
+    sandbox or the MCP SDK's server side (the SDK is imported in a thread): the built-in
+    server finds out whether it has a sandbox itself. A fresh app in its own process, its
+    config with the built-in server on, its main thread watched by an audit hook until the
+    config is loaded and the servers are starting."""
+    code = """if True:
+        import asyncio, json, sys, threading, time
+        from pathlib import Path
+        on_loop = []
+        def hook(event, args):
+            if threading.current_thread() is not threading.main_thread():
+                return
+            if event == "subprocess.Popen" and "bwrap" in str(args[0]):
+                on_loop.append(str(args[1]))
+            elif event == "import" and args[0] in WATCHED:
+                on_loop.append(args[0])
+        WATCHED = ("mcp.server.mcpserver", "tui_agent.builtin.shell.sandbox")
+        sys.addaudithook(hook)
+        from tui_agent.ui.app import AgentApp
+        from tui_agent.ui.startup import Startup
+        async def main():
+            app = AgentApp(Startup(config=Path(sys.argv[1])))
+            async with app.run_test(size=(100, 32)) as pilot:
+                await asyncio.wait_for(app.loaded.wait(), 60)
+                deadline = time.monotonic() + 60
+                while app.backend.hub is None and time.monotonic() < deadline:
+                    await pilot.pause(0.05)
+                print(json.dumps({"hub": app.backend.hub is not None, "on_loop": on_loop,
+                                  "loaded": [m for m in WATCHED if m in sys.modules]}))
+                app.exit()
+        asyncio.run(main())
+    """
+    config = write_config(tmp_path / "c.toml", base_url="http://127.0.0.1:9/v1")
+    env = {k: v for k, v in os.environ.items() if k != "TUI_AGENT_NO_BUILTIN"}
+    done = subprocess.run([sys.executable, "-c", code, str(config)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path,
+                          env={**env, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["hub"] and "mcp.server.mcpserver" in seen["loaded"], seen  # it got there
+    assert seen["on_loop"] == [], f"on the UI's loop: {seen['on_loop']}"

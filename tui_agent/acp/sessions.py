@@ -145,6 +145,24 @@ def with_servers(settings: Settings, handed: Sequence[Any], cwd: Path) -> Settin
     return dataclasses.replace(settings, config=config)
 
 
+def builtin_in(settings: Settings, cwd: Path) -> Settings:
+    """``settings`` with the built-in server working in the session's folder: started in
+    ``cwd`` (relative paths start there, its shell's sandbox writes there, its checkpoint
+    store is that folder's) with ``cwd`` as a root, as the app starts it in its project.
+    Without this it would run in the ACP process's folder, wherever the editor started
+    it (the home, say), and every session of the process would share it. A ``cwd`` the
+    user gave ``[servers.local]`` is kept."""
+    from tui_agent.config.builtin_server import is_builtin
+
+    servers = dict(settings.config.servers)
+    for name, server in servers.items():
+        if is_builtin(server) and server.cwd is None:
+            servers[name] = server.model_copy(update={
+                "cwd": str(cwd), "args": [*server.args, "--root", str(cwd)]})
+    config = settings.config.model_copy(update={"servers": servers})
+    return dataclasses.replace(settings, config=config)
+
+
 def _free_name(wanted: str, taken: set[str]) -> str:
     name = _NAME.sub("_", wanted).strip("_") or "server"
     if name not in taken:
@@ -174,11 +192,11 @@ def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed:
     makes the session's gate from its id (the gate asks about that session)."""
     from tui_agent.tools.frontdesk import FrontDesk
 
-    settings = with_servers(settings, handed, cwd)
+    settings = builtin_in(with_servers(settings, handed, cwd), cwd)
     models = ModelChoice(lambda: settings)
     llm = models.make()
     writer = build.resumed_session(settings, history) if history is not None \
-        else build.new_session(settings, llm.model, path)
+        else build.new_session(settings, llm.model, path, cwd=cwd)
     try:
         gate: Gate = gate_for(writer.id)
         agent = build.agent(settings, llm, gate, build.policy_from(settings, tool_filter),

@@ -218,6 +218,10 @@ class Judgement:
     "always allow" answer trusts (a skill as it is now), kept in the
     :class:`ApprovalStore` under the built-in server. None: the tool's definition is what
     "always allow" trusts."""
+    firm: bool = False
+    """An ``ask`` nothing may turn into ``auto``: the server itself asks for every call
+    (:attr:`~tui_agent.tools.spec.ToolSpec.asks`). No approved script or skill covers
+    it, and "always allow" is not offered."""
 
 
 @dataclass
@@ -244,13 +248,17 @@ class Policy:
         lets it through."""
         return self.allowed(server, tool) and self.filter.allows(server, tool)
 
-    def judge(self, server: str, tool: str, fp: str = "") -> Judgement:
+    def judge(self, server: str, tool: str, fp: str = "", *, asks: str = "") -> Judgement:
         """What to do with a call of ``tool`` whose current definition has digest ``fp``
-        (empty for tools without one, such as local functions)."""
+        (empty for tools without one, such as local functions). ``asks``: the server's
+        own reason to ask before every call of it (the spec's ``asks``), which no list,
+        "always allow" or pinned definition overrides; the deny rules still come first."""
         if not self.allowed(server, tool):
             return Judgement("deny", f"{tool} is not in the allow list of {server}")
         if not self.filter.allows(server, tool):
             return Judgement("deny", self.filter.why_not(server, tool))
+        if asks:
+            return Judgement("ask", asks, firm=True)
         if self.standing(server, tool) == "ask":
             rules = self.rules.get(server, ServerRules())
             why = "always asks (the server's ask list)" if _matches(tool, rules.ask) \

@@ -42,12 +42,12 @@ class WithBuiltins:
 def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str, Any]
           ) -> Judgement:
     """The policy's word on a call; the built-in ``skill`` judges its own, and a tool a
-    loaded skill's approved ``allowed-tools`` cover runs without asking (a denial still
-    stands)."""
+    loaded skill's approved ``allowed-tools`` cover runs without asking (a denial, and a
+    server's own "always ask", still stand)."""
     if spec.server == BUILTIN_SERVER:
         return skills.judge(arguments, policy.store)
-    judged = policy.judge(spec.server, spec.tool, spec.fingerprint)
-    if judged.verdict == "ask" and (skill := skills.catalog.grants(spec.name)):
+    judged = policy.judge(spec.server, spec.tool, spec.fingerprint, asks=spec.asks)
+    if judged.verdict == "ask" and not judged.firm and (skill := skills.catalog.grants(spec.name)):
         return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "
                                  "allowed-tools)")
     return judged

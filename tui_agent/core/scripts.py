@@ -215,11 +215,12 @@ class ScriptBridge:
 
     async def _decide(self, key: str, spec: ToolSpec, call_id: str,
                       args: dict[str, Any]) -> Decision:
-        judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint)
+        judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
+                                         asks=spec.asks)
         if judged.verdict == "auto":
             self.emit(ApprovalDecided(call_id, "auto"))
             return Decision.approve()
-        if judged.verdict == "ask" and key in self.approved and \
+        if judged.verdict == "ask" and not judged.firm and key in self.approved and \
                 not writes_file(spec.tool, args):
             decision = Decision.approve(SCRIPT_REASON)
             self.emit(ApprovalDecided(call_id, "approved", decision.reason))
@@ -234,7 +235,8 @@ class ScriptBridge:
         try:
             decision = await self.agent.ask(spec, PendingCall(
                 call_id, spec.name, spec.server, spec.tool, args, spec.description,
-                why=judged.why, parent=self.parent, fingerprint=spec.fingerprint,
+                why=judged.why, parent=self.parent,
+                fingerprint="" if judged.firm else spec.fingerprint,
                 script=self.code, hints=spec.hints, script_tools=tuple(covered),
                 script_held=tuple(held.items())), judged, self.emit)
         finally:
@@ -252,7 +254,8 @@ class ScriptBridge:
     def _asks(self, key: str) -> bool:
         """Whether a call of the tool ``key`` would stop at the gate now."""
         spec = self._spec(key)
-        return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint).verdict == "ask"
+        return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
+                                       asks=spec.asks).verdict == "ask"
 
 
 WRITES_FILES = "writes files: each write shows its diff"
@@ -267,7 +270,10 @@ def held_back(spec: ToolSpec, arguments: dict[str, Any] | None = None) -> str | 
     at each call. MCP's ``destructiveHint`` defaults to true for a tool that is not
     read-only, so only a tool its server marks read-only or non-destructive may be
     approved ahead; the hint is the server's word, which the person reads in the
-    question before answering."""
+    question before answering. A tool its server asks for at every call (``spec.asks``)
+    is held back with the server's reason."""
+    if spec.asks:
+        return spec.asks
     if may_write_files(spec.tool, spec.parameters) or \
             (arguments is not None and writes_file(spec.tool, arguments)):
         return WRITES_FILES

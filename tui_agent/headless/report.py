@@ -97,7 +97,8 @@ def _server(status: ServerStatus, hub: Hub, policy: Policy, out: IO[str],
                    width, secrets))
     names = max((len(s.name) for s in specs), default=0)
     for spec in specs:
-        verdict = policy.judge(spec.server, spec.tool, spec.fingerprint).verdict
+        verdict = policy.judge(spec.server, spec.tool, spec.fingerprint,
+                               asks=spec.asks).verdict
         first = spec.description.strip().splitlines()[0] if spec.description.strip() else ""
         out.write(_row(f"  {spec.name:<{names}}  {verdict:<4}  {clean(first)}".rstrip(),
                        width, secrets))

@@ -29,7 +29,7 @@ from tui_agent.tools.resource_tools import ResourceTool, resource_tools, run_res
 from tui_agent.tools.results import render
 from tui_agent.tools.server_context import Listing, ServerContext
 from tui_agent.tools.skills.shelf import SkillShelf
-from tui_agent.tools.spec import ToolOutcome, ToolSpec, fingerprint, hints_of
+from tui_agent.tools.spec import ToolOutcome, ToolSpec, asks_of, fingerprint, hints_of
 from tui_agent.tools.text import clean, utf8_size
 
 __all__ = ["Changes", "ClientSides", "Hub", "Listing", "same_server"]
@@ -215,7 +215,8 @@ class Hub(ServerContext, SkillShelf):
                         timeout=conn.config.max_call_time + SPEC_MARGIN,
                         fingerprint=fingerprint(tool.name, tool.description, tool.input_schema),
                         output_schema=output if isinstance(output, dict) else None,
-                        hints=hints_of(getattr(tool, "annotations", None)))
+                        hints=hints_of(getattr(tool, "annotations", None)),
+                        asks=asks_of(getattr(tool, "meta", None)))
 
     # -- ToolSource --------------------------------------------------------------
 

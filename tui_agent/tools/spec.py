@@ -14,6 +14,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tui_agent.builtin.asking import ASK_META
+from tui_agent.config.printable import clean
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
@@ -37,6 +40,10 @@ class ToolSpec:
     shown to a person, never a reason to run anything without asking (approving a
     script ahead is the person's answer, and leaves a tool not marked read-only or
     non-destructive asking)."""
+    asks: str = ""
+    """The server's own reason for asking before every call of the tool (its ``_meta``
+    says so, see :func:`asks_of`), or empty. No ``auto`` rule, "always allow", approved
+    script or skill turns such a call into one that runs unasked."""
 
     def to_openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {
@@ -106,6 +113,22 @@ def hints_of(annotations: Any) -> tuple[str, ...]:
     if getattr(annotations, "open_world_hint", None) is True:
         found.append("open-world")
     return tuple(found)
+
+
+ASKS_MOST = 120
+"""The longest reason a server may give for always asking: it is one line of the
+question."""
+
+
+def asks_of(meta: Any) -> str:
+    """Why the server wants every call of the tool asked (the tool's ``_meta`` under
+    :data:`~tui_agent.builtin.asking.ASK_META`: its sentence, cleaned to one short line,
+    or a plain one for ``true``); empty when it does not. Any server may say it: it can
+    only make the gate ask more."""
+    said = meta.get(ASK_META) if isinstance(meta, dict) else None
+    if isinstance(said, str) and (line := " ".join(clean(said).split())):
+        return line if len(line) <= ASKS_MOST else line[:ASKS_MOST - 1] + "…"
+    return "the server asks before every call of this tool" if said else ""
 
 
 def fingerprint(name: str, description: str | None, input_schema: Any) -> str:

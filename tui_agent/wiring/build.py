@@ -12,12 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import Settings, paths
-from tui_agent.config.builtin_server import BUILTIN
 from tui_agent.core.agent import Agent
 from tui_agent.core.approval import ApprovalStore, Gate, Policy, ServerRules
 from tui_agent.core.diffs import FileScope, Scopes
@@ -57,30 +55,11 @@ def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Po
 
     rules = {name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
              for name, s in settings.config.servers.items()}
-    if unsandboxed(settings):  # every command asks, whatever the lists or "always" say
-        local = rules[BUILTIN]
-        rules[BUILTIN] = replace(local, ask=(*local.ask, *SHELL_TOOLS))
+    # No rule here for an unsandboxed shell: the server that runs the commands marks its
+    # tools (ToolSpec.asks) and the policy asks for every call of them. Guessing it in
+    # this process (another environment, a self-test on the UI's loop) could disagree.
     return Policy(rules, ApprovalStore(paths.state_dir() / "approvals.json"), persist,
                   tool_filter or ToolFilter())
-
-
-SHELL_TOOLS = ("shell", "shell_kill")
-"""The built-in server's tools that run commands: they ask every time when no sandbox
-holds them."""
-
-
-def unsandboxed(settings: Settings) -> str | None:
-    """Why the built-in server's commands would run unsandboxed here (bubblewrap missing
-    or failing its self-test, run once per process), or None: they are sandboxed, the user
-    chose ``sandbox = "none"`` or ``"docker"``, or the built-in server is off."""
-    from tui_agent.config.builtin_server import is_builtin
-
-    local = settings.config.servers.get(BUILTIN)
-    if local is None or local.disabled or not is_builtin(local):
-        return None
-    from tui_agent.builtin.shell import sandbox_status
-
-    return sandbox_status(settings.config.tools.shell)
 
 
 def open_hub(settings: Settings, *, with_disabled: bool = False,
@@ -220,13 +199,15 @@ def sessions() -> SessionStore:
     return SessionStore(paths.sessions_dir())
 
 
-def new_session(settings: Settings, model: str | None, path: Path | None = None
-                ) -> SessionWriter:
-    """A new session file (at ``path``, or a fresh one in the store); one with the demo's
-    scripted model is marked ``demo`` (listed, never continued without its id)."""
+def new_session(settings: Settings, model: str | None, path: Path | None = None, *,
+                cwd: Path | None = None) -> SessionWriter:
+    """A new session file (at ``path``, or a fresh one in the store) of a conversation in
+    ``cwd`` (default: the working directory; an ACP session's is the editor's folder,
+    where ``/rewind`` finds its checkpoints); one with the demo's scripted model is marked
+    ``demo`` (listed, never continued without its id)."""
     from tui_agent.demo import DEMO_MODEL
 
-    meta: dict[str, Any] = {"model": model, "cwd": os.getcwd()}
+    meta: dict[str, Any] = {"model": model, "cwd": str(cwd) if cwd else os.getcwd()}
     if model == DEMO_MODEL:
         meta["demo"] = True
     return SessionWriter.create(path or sessions().new_path(), meta, settings.secrets)

@@ -180,6 +180,9 @@ class Runtime(ServerActions):
             await asyncio.to_thread(build.local_skills, self.settings, self.agent.skills)
             if self.settings.config.servers:
                 await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
+                # The hub's handlers import ``mcp`` itself, whose client imports the SDK's
+                # server side too: seconds of imports, here rather than on the UI's loop.
+                await asyncio.to_thread(importlib.import_module, "mcp")
                 self.logins = await asyncio.to_thread(build.open_logins, self._show_login)
                 logins = self.logins
                 self.hub = build.open_hub(self.settings, with_disabled=True,

@@ -8,6 +8,7 @@ One module per job: :mod:`.sandbox` (which sandbox, and the bwrap command line),
 sanitising), :mod:`.jobs` (background commands), :mod:`.docker_box` (the docker sandbox),
 :mod:`.tools` (the MCP tools)."""
 
-from tui_agent.builtin.shell.tools import ASK_META, register, sandbox_status
+from tui_agent.builtin.asking import ASK_META
+from tui_agent.builtin.shell.tools import register, sandbox_status
 
 __all__ = ["ASK_META", "register", "sandbox_status"]

@@ -19,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from tui_agent.builtin.asking import ASK_META, UNSANDBOXED
 from tui_agent.builtin.shell import docker_box
 from tui_agent.builtin.shell.environment import command_env
 from tui_agent.builtin.shell.jobs import JobError, Jobs
@@ -33,9 +34,6 @@ from tui_agent.builtin.shell.sandbox import (
 )
 from tui_agent.config.shell_settings import ShellSettings
 
-ASK_META = "io.tui-agent/always-ask"
-"""In the ``shell`` tool's ``_meta`` (true) when its commands run unsandboxed although
-no one chose that: the gate asks for every call, ``auto`` rules notwithstanding."""
 DESCRIPTION = (
     "Run a shell command line (sh -c) and return its output (stdout and stderr together) "
     "and exit code. cwd is relative to the working directory and must be inside the "
@@ -216,7 +214,8 @@ def register(server: MCPServer[Any], workspace: Workspace,
     shell = Shell(workspace, settings or ShellSettings(), keeper)
     atexit.register(shell.close)
     note = shell.choice.note
-    meta = {ASK_META: True} if note else None
+    # Unsandboxed although no one chose that: the gate asks for every call (and says why).
+    meta = {ASK_META: UNSANDBOXED} if note else None
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                              open_world_hint=shell.settings.network)
 

@@ -31,6 +31,15 @@ from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
 
 
+def always_of(spec: ToolSpec, judged: Judgement) -> str:
+    """What an "always allow" answer to the call would trust (the question offers one
+    only when it is not empty): a skill as it is now, else the tool's definition;
+    nothing for a tool its server asks for at every call."""
+    if judged.firm:
+        return ""
+    return judged.trust[1] if judged.trust else spec.fingerprint
+
+
 class ToolCalls:
     """The tool-call half of :class:`~tui_agent.core.agent.Agent` (its parts, as the
     agent sets them)."""
@@ -67,7 +76,8 @@ class ToolCalls:
             problem = None
             if decision.approved and decision.always and judged.trust:
                 problem = self._skill_tool.always(judged.trust, self.policy.store)
-            elif decision.approved and decision.always and spec.fingerprint:
+            elif decision.approved and decision.always and spec.fingerprint and \
+                    not judged.firm:  # the server asks every time: nothing to remember
                 problem = self.policy.always_allow(spec.server, spec.tool, spec.fingerprint)
             if problem:
                 emit(Notice(clean(f"always allow {spec.name}: {problem}")))
@@ -88,8 +98,7 @@ class ToolCalls:
         events: list[Event] = []
         decision = await self.ask(spec, PendingCall(
             req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
-            why=judged.why, fingerprint=judged.trust[1] if judged.trust else spec.fingerprint,
-            hints=spec.hints), judged,
+            why=judged.why, fingerprint=always_of(spec, judged), hints=spec.hints), judged,
             events.append)
         for event in events:
             yield event
