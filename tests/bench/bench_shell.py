@@ -3,7 +3,8 @@
 Each command is started as the tool starts it (:class:`~tui_agent.builtin.shell.process.
 Running`: its own session, the process ceiling, the scrubbed environment, output read to
 the end), once with bwrap's command line (:func:`~tui_agent.builtin.shell.sandbox.
-bwrap_argv`: the project writable, secrets hidden, no network, its own PID namespace) and
+bwrap_command`: the project writable, its ``.git`` read-only, secrets hidden, no network
+and no Unix sockets, its own user and PID namespaces) and
 once as a plain ``sh -c``, alternating; the figure is the difference of the medians.
 Target: at most 30 ms over unsandboxed. The MCP round trip around it is the same for both
 and is not timed here (see bench_hub).
@@ -31,14 +32,19 @@ from tui_agent.builtin.checkpoints import Checkpoints
 from tui_agent.builtin.checkpoints.shell_watch import ShellWatch
 from tui_agent.builtin.shell.environment import command_env
 from tui_agent.builtin.shell.process import Running
-from tui_agent.builtin.shell.sandbox import bwrap_argv, bwrap_problem, plain_argv
+from tui_agent.builtin.shell.sandbox import Command, bwrap_command, bwrap_problem, plain_argv
 
 
-async def once(argv: list[str], cwd: Path) -> float:
+async def once(line: Command, cwd: Path) -> float:
+    """One command started as the tool starts it; its seconds."""
     started = time.perf_counter()
-    job = await Running.start(argv, cwd, command_env(os.environ), 30_000, 512, argv[-1])
-    assert await job.wait(30), argv
-    assert job.returncode == 0, (argv, job.capture.text())
+    try:
+        job = await Running.start(line.argv, cwd, command_env(os.environ), 30_000, 512,
+                                  line.argv[-1], line.fds)
+    finally:
+        line.close()
+    assert await job.wait(30), line.argv
+    assert job.returncode == 0, (line.argv, job.capture.text())
     return time.perf_counter() - started
 
 
@@ -80,8 +86,8 @@ async def main(runs: int, files: int) -> int:
             plain: list[float] = []
             boxed: list[float] = []
             for _ in range(runs):
-                plain.append(await once(plain_argv(command), project))
-                boxed.append(await once(bwrap_argv(command, project, [project], False),
+                plain.append(await once(Command(plain_argv(command)), project))
+                boxed.append(await once(bwrap_command(command, project, [project], False),
                                         project))
             print(f"{label}:")
             print(f"  unsandboxed   {spread(plain, 1000)} ms")
