@@ -26,6 +26,12 @@ from tui_agent.config.builtin_server import OFF_VARIABLE
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
+OTHER_SECRETS = (".claude/.credentials.json", ".codex/auth.json", ".cache/huggingface/token",
+                 ".config/github-copilot/apps.json", ".bash_history",
+                 ".mozilla/firefox/logins.json", ".kube/config", ".docker/config.json")
+"""Other secret stores in the test's home (other agents' logins, tokens, a history...)."""
+
+
 @pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder the sandbox sees as the host has it: not under ``/tmp`` (bwrap gives a
@@ -48,9 +54,7 @@ def place(tmp_path: Path, outside: Path) -> tuple[Path, Path]:
     (home / ".config" / "tui-agent").mkdir(parents=True)
     (home / ".config" / "tui-agent" / "config.toml").write_text("# SECRET-CONFIG\n")
     (home / ".netrc").write_text("machine x password NETRC-PASSWORD\n")
-    for name in (".claude/.credentials.json", ".codex/auth.json", ".cache/huggingface/token",
-                 ".config/github-copilot/apps.json", ".bash_history",
-                 ".mozilla/firefox/logins.json", ".kube/config", ".docker/config.json"):
+    for name in OTHER_SECRETS:
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(f"OTHER-SECRET {name}\n")
     return project, home
@@ -99,9 +103,8 @@ async def test_bwrap_project_writable_rest_read_only_secrets_hidden(
                                                    f"{home}/.config/tui-agent/config.toml")
         assert "PRIVATE-KEY" not in text and "NETRC-PASSWORD" not in text, text
         assert "SECRET-CONFIG" not in text, text
-        text, _ = await call(hub, "shell", command=f"cd {home} && cat .claude/* .codex/* "
-                             ".cache/huggingface/* .config/github-copilot/* .bash_history "
-                             ".mozilla/firefox/* .kube/* .docker/*; ls -a .claude")
+        text, _ = await call(hub, "shell", command=f"cd {home} && cat {' '.join(OTHER_SECRETS)}"
+                                                   "; ls -a .claude")
         assert "OTHER-SECRET" not in text and ".credentials" not in text, text
         assert (home / ".bash_history").read_text().startswith("OTHER-SECRET")
         text, _ = await call(hub, "shell", command="env")
@@ -339,7 +342,8 @@ async def test_bwrap_reaches_no_host_unix_socket(
     look = f"for s in {docker}; do [ -S $s ] && echo SOCKET $s; done; echo looked"
     try:
         for unix_sockets in (False, True):
-            server = shell_server(project, home, unix_sockets=unix_sockets)
+            allowed = {"unix_sockets": True} if unix_sockets else {}
+            server = shell_server(project, home, **allowed)
             server.env["DOCKER_HOST"] = f"unix://{sockets[2]}"
             async with shell_hub(server, tmp_path) as hub:
                 for path in sockets[:2]:
