@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,9 +104,10 @@ async def test_bwrap_project_writable_rest_read_only_secrets_hidden(
                                                    f"{home}/.config/tui-agent/config.toml")
         assert "PRIVATE-KEY" not in text and "NETRC-PASSWORD" not in text, text
         assert "SECRET-CONFIG" not in text, text
-        text, _ = await call(hub, "shell", command=f"cd {home} && cat {' '.join(OTHER_SECRETS)}"
-                                                   "; ls -a .claude")
-        assert "OTHER-SECRET" not in text and ".credentials" not in text, text
+        text, _ = await call(hub, "shell", command=f"cd {home} && cat {' '.join(OTHER_SECRETS)}")
+        assert "OTHER-SECRET" not in text, text
+        text, _ = await call(hub, "shell", command=f"ls -a {home}/.claude")
+        assert ".credentials" not in text, text
         assert (home / ".bash_history").read_text().startswith("OTHER-SECRET")
         text, _ = await call(hub, "shell", command="env")
         assert "sk-test-secret-key" not in text and "OPENAI_API_KEY" not in text, text
@@ -342,7 +344,7 @@ async def test_bwrap_reaches_no_host_unix_socket(
     look = f"for s in {docker}; do [ -S $s ] && echo SOCKET $s; done; echo looked"
     try:
         for unix_sockets in (False, True):
-            allowed = {"unix_sockets": True} if unix_sockets else {}
+            allowed: dict[str, Any] = {"unix_sockets": True} if unix_sockets else {}
             server = shell_server(project, home, **allowed)
             server.env["DOCKER_HOST"] = f"unix://{sockets[2]}"
             async with shell_hub(server, tmp_path) as hub:
