@@ -1,7 +1,10 @@
 """The tools ``shell``, ``shell_output`` and ``shell_kill`` on an MCP server:
 :func:`register` adds them, with the sandbox chosen once (:mod:`.sandbox`), foreground
 commands run to their end or timeout (:mod:`.process`, :mod:`.docker_box`), background
-ones kept as jobs (:mod:`.jobs`), and everything ended when the server exits.
+ones kept as jobs (:mod:`.jobs`), and everything ended when the server exits. A call the
+client cancels (its timeout, Esc) ends its command too, and what the command changed is
+still kept; before each command the shell asks the client for its roots if they changed
+(``/add-dir``), as the file tools do.
 
 A server without a sandbox (bwrap missing or broken, and no ``sandbox = "none"`` chosen)
 still offers ``shell``, but says so in its description and marks it in ``_meta``
