@@ -36,7 +36,8 @@ def config_file(tmp_path: Path, text: str) -> Path:
 def test_local_is_there_by_default_and_can_be_adjusted_or_replaced(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local = load(config_file(tmp_path, "")).config.servers["local"]
-    assert is_builtin(local) and local.auto == ["read", "list", "glob", "grep"]
+    assert is_builtin(local) and local.auto == ["read", "list", "glob", "grep", "shell_output"]
+    assert local.timeout == 630  # the longest command ([tools.shell] max_timeout) and more
     adjusted = load(config_file(tmp_path, '[servers.local]\nauto = ["read"]\ntimeout = 5\n'))
     local = adjusted.config.servers["local"]
     assert is_builtin(local) and (local.auto, local.timeout) == (["read"], 5)

@@ -6,31 +6,58 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
 import stat
+import subprocess
+import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT, need, tagged_env
 from tests.shell_kit import alive, call, docker_running, need_bwrap, shell_hub, shell_server
 from tui_agent.config import ConfigError, load
+from tui_agent.config.builtin_server import OFF_VARIABLE
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
+OTHER_SECRETS = (".claude/.credentials.json", ".codex/auth.json", ".cache/huggingface/token",
+                 ".config/github-copilot/apps.json", ".bash_history",
+                 ".mozilla/firefox/logins.json", ".kube/config", ".docker/config.json")
+"""Other secret stores in the test's home (other agents' logins, tokens, a history...)."""
+
+
 @pytest.fixture
-def place(tmp_path: Path) -> tuple[Path, Path]:
-    """A project and a home beside it with an SSH key and tui-agent's own config."""
-    project, home = tmp_path / "project", tmp_path / "home"
+def outside() -> Iterator[Path]:
+    """A folder the sandbox sees as the host has it: not under ``/tmp`` (bwrap gives a
+    command an empty ``/tmp`` of its own, where nothing of the host's is to hide)."""
+    folder = Path(tempfile.mkdtemp(prefix=".test-shell-", dir=ROOT))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def place(tmp_path: Path, outside: Path) -> tuple[Path, Path]:
+    """A project and a home (outside ``/tmp``) with an SSH key, tui-agent's own config
+    and other secrets."""
+    project, home = tmp_path / "project", outside / "home"
     project.mkdir()
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
     (home / ".config" / "tui-agent").mkdir(parents=True)
     (home / ".config" / "tui-agent" / "config.toml").write_text("# SECRET-CONFIG\n")
     (home / ".netrc").write_text("machine x password NETRC-PASSWORD\n")
+    for name in OTHER_SECRETS:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"OTHER-SECRET {name}\n")
     return project, home
 
 
@@ -69,18 +96,23 @@ async def test_bwrap_project_writable_rest_read_only_secrets_hidden(
             assert not outside.exists()
         finally:
             outside.unlink(missing_ok=True)
-        # /tmp is a private one: what a command leaves there never reaches the host's
+        # the home is outside /tmp: the sandbox sees it, read-only, with its secrets covered
         text, error = await call(hub, "shell", command=f"echo out > {home}/escaped.txt")
+        assert "Read-only file system" in text, text
         assert not (home / "escaped.txt").exists()
         text, _ = await call(hub, "shell", command=f"cat {home}/.ssh/id_* {home}/.netrc "
                                                    f"{home}/.config/tui-agent/config.toml")
         assert "PRIVATE-KEY" not in text and "NETRC-PASSWORD" not in text, text
         assert "SECRET-CONFIG" not in text, text
+        text, _ = await call(hub, "shell", command=f"cd {home} && cat {' '.join(OTHER_SECRETS)}")
+        assert "OTHER-SECRET" not in text, text
+        text, _ = await call(hub, "shell", command=f"ls -a {home}/.claude")
+        assert ".credentials" not in text, text
+        assert (home / ".bash_history").read_text().startswith("OTHER-SECRET")
         text, _ = await call(hub, "shell", command="env")
         assert "sk-test-secret-key" not in text and "OPENAI_API_KEY" not in text, text
         assert f"HOME={home}" in text
-    # A project that is the home folder itself: its secrets are covered all the same
-    # (tmp_path is under /tmp, which the sandbox replaces: only a root shows them at all).
+    # A project that is the home folder itself: its secrets are covered all the same.
     async with shell_hub(shell_server(home, home), tmp_path) as hub:
         text, _ = await call(hub, "shell", command="ls -a .ssh; cat .ssh/id_* .netrc "
                                                    ".config/tui-agent/config.toml; ls")
@@ -119,10 +151,13 @@ async def test_fork_bomb_is_contained(tmp_path: Path, place: tuple[Path, Path]) 
         assert "fork" in text.lower() or "resource temporarily unavailable" in text.lower(), text
         assert not await gone("31337.25")
         started = time.monotonic()
-        text, error = await call(hub, "shell", command="b(){ b|b& }; b; sleep 60", timeout=3)
-        # the ceiling stops it: the shell cannot fork its sleep, or it runs to its timeout
-        assert "Cannot fork" in text or (error and "timed out after 3 s" in text), text
-        assert time.monotonic() - started < 20
+        text, error = await call(hub, "shell", command="b(){ b|b& }; b; sleep 1; echo over",
+                                 timeout=30)
+        # the ceiling stops it (the bomb's forks fail) and the command ends, its PID
+        # namespace with it, long before its timeout
+        assert "Cannot fork" in text or "Resource temporarily unavailable" in text, text
+        assert "timed out" not in text, text
+        assert time.monotonic() - started < 15
         text, error = await call(hub, "shell", command="echo still here")
         assert (text, error) == ("still here", False)
 
@@ -286,3 +321,176 @@ def test_shell_settings_merge_key_by_key_across_files(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
     shell = load(extra, env=env, project=False).config.tools.shell
     assert (shell.sandbox, shell.timeout, shell.network) == ("none", 30, True)
+
+
+def connect_probe(path: Path) -> str:
+    return (f"python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+            f"s.connect('{path}'); print('CONNECTED')\"")
+
+
+async def test_bwrap_reaches_no_host_unix_socket(
+        tmp_path: Path, place: tuple[Path, Path], outside: Path) -> None:
+    """A path socket outside the sandbox's own ``/tmp`` and ``/run`` (where the host's
+    services listen: the Docker engine, D-Bus, ssh and gpg agents) cannot be connected to,
+    and the Docker engine's sockets are not there at all."""
+    need_bwrap()
+    project, home = place
+    sockets = [outside / "service.sock", home / "agent.sock", outside / "engine.sock"]
+    listeners = []
+    for path in sockets:
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        listener.listen()
+        listeners.append(listener)
+    docker = " ".join(["/var/run/docker.sock", "/run/docker.sock", str(sockets[2])])
+    look = f"for s in {docker}; do [ -S $s ] && echo SOCKET $s; done; echo looked"
+    try:
+        for unix_sockets in (False, True):
+            allowed: dict[str, Any] = {"unix_sockets": True} if unix_sockets else {}
+            server = shell_server(project, home, **allowed)
+            server.env["DOCKER_HOST"] = f"unix://{sockets[2]}"
+            async with shell_hub(server, tmp_path) as hub:
+                for path in sockets[:2]:
+                    text, _ = await call(hub, "shell", command=connect_probe(path))
+                    assert ("CONNECTED" in text) is unix_sockets, text
+                    if not unix_sockets:
+                        assert "Operation not permitted" in text, text
+                text, _ = await call(hub, "shell", command=look)
+                assert text == "looked", text
+        assert sockets[2].is_socket()  # it is there, outside
+    finally:
+        for listener in listeners:
+            listener.close()
+
+
+async def test_bwrap_keeps_git_metadata_read_only(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    """A hook or ``core.fsmonitor`` written into ``.git`` would run, unsandboxed, at the
+    user's next ``git status``: ``.git`` is read-only inside; the project is not."""
+    need_bwrap()
+    project, home = place
+    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
+    hook = project / ".git" / "hooks" / "pre-commit"
+    writes = ("git config core.fsmonitor 'touch /tmp/pwned'; echo config=$?; "
+              f"echo 'touch pwned' > {hook}; echo hook=$?; echo ok > tracked.txt")
+    async with shell_hub(shell_server(project, home), tmp_path) as hub:
+        text, _ = await call(hub, "shell", command=writes)
+    assert "config=255" in text and "hook=" in text and "hook=0" not in text, text
+    assert "Read-only file system" in text, text
+    assert "fsmonitor" not in (project / ".git" / "config").read_text()
+    assert not hook.exists() and (project / "tracked.txt").read_text() == "ok\n"
+    done = subprocess.run(["sh", "-c", writes], cwd=project, capture_output=True, text=True,
+                          timeout=30)  # the same, outside: it does write
+    assert "config=0" in done.stdout and "hook=0" in done.stdout, done
+    assert hook.exists()
+
+
+async def test_the_apps_own_places_are_hidden_wherever_they_are(
+        tmp_path: Path, place: tuple[Path, Path], outside: Path) -> None:
+    """A config file named by ``TUI_AGENT_CONFIG`` and config, data and state folders
+    moved by XDG variables: the app resolves them and hands them to ``local``, whose
+    shell hides them (the server's own environment does not name them). The hub waits for
+    a ``local`` call as long as the longest command may run, and ``shell_output`` only
+    reads."""
+    need_bwrap()
+    project, home = place
+    config = outside / "dotfiles" / "tui.toml"
+    config.parent.mkdir()
+    config.write_text("# SECRET-CONFIG\n")
+    state = outside / "state"
+    (state / "tui-agent").mkdir(parents=True)
+    (state / "tui-agent" / "trusted.json").write_text("SECRET-STATE\n")
+    env = {**os.environ, "HOME": str(home), "TUI_AGENT_CONFIG": str(config),
+           "XDG_STATE_HOME": str(state), "XDG_CONFIG_HOME": str(outside / "cfg"),
+           "XDG_DATA_HOME": str(outside / "data")}
+    env.pop(OFF_VARIABLE, None)  # the suite turns the built-in server off
+    settings = load(env=env, cwd=project, project=False)
+    local = settings.config.servers["local"]
+    assert local.timeout == settings.config.tools.shell.max_timeout + 30
+    assert "shell_output" in local.auto and "shell" not in local.auto
+    server = local.model_copy(update={"env": {**tagged_env(HOME=str(home)), **local.env},
+                                      "cwd": str(project), "startup_timeout": 60})
+    async with shell_hub(server, tmp_path) as hub:
+        text, _ = await call(hub, "shell", command=f"cat {config} {state}/tui-agent/*; "
+                                                   f"ls {state}/tui-agent")
+        assert "SECRET-CONFIG" not in text and "SECRET-STATE" not in text, text
+        assert "trusted.json" not in text, text
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+async def test_a_call_the_hub_gives_up_on_ends_its_command(
+        tmp_path: Path, place: tuple[Path, Path], sandbox: str) -> None:
+    """The hub's timeout (or Esc) cancels the call: the command ends with it, and the
+    server goes on answering."""
+    if sandbox == "bwrap":
+        need_bwrap()
+    project, home = place
+    server = shell_server(project, home, sandbox=sandbox).model_copy(update={"timeout": 2})
+    async with shell_hub(server, tmp_path) as hub:
+        started = time.monotonic()
+        text, error = await call(hub, "shell", command="sleep 31341.5 & sleep 31341.5",
+                                 timeout=300)
+        assert error and time.monotonic() - started < 30, text
+        assert not await gone("31341.5"), "the command outlived its cancelled call"
+        text, error = await call(hub, "shell", command="echo still here")
+        assert (text, error) == ("still here", False)
+
+
+async def test_an_added_folder_is_writable_by_the_next_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/add-dir`` grows the client's roots: the real server's shell asks for them again
+    before its next command (without a file tool asking first)."""
+    need_bwrap()
+    from tui_agent.config.builtin_server import builtin_server
+    from tui_agent.tools.client import ClientSide
+    from tui_agent.tools.frontdesk import FrontDesk
+    from tui_agent.tools.hub import Hub
+
+    project, notes = tmp_path / "project", tmp_path / "notes"
+    project.mkdir()
+    notes.mkdir()
+    monkeypatch.chdir(project)
+    config = builtin_server().model_copy(update={"env": tagged_env(), "startup_timeout": 60})
+    desk = FrontDesk(project=project)
+    async with Hub({"local": config}, log_dir=tmp_path / "logs", default_timeout=60,
+                   client_side=lambda n, c: desk.side(n, c, ClientSide())) as hub:
+        await hub.wait_all()
+        text, error = await call(hub, "shell", command="echo x > made.txt", cwd=str(notes))
+        assert error and "outside the project" in text, text
+        desk.shared_roots = [str(notes)]
+        await hub.roots_changed()
+        deadline = time.monotonic() + 30  # the notification and the call may cross
+        while error and time.monotonic() < deadline:
+            text, error = await call(hub, "shell", command="echo x > made.txt",
+                                     cwd=str(notes))
+            await asyncio.sleep(0.05)
+        assert (text, error) == ("(no output)", False)
+    assert (notes / "made.txt").read_text() == "x\n"
+
+
+async def test_docker_sandbox_runs_as_the_user(
+        tmp_path: Path, place: tuple[Path, Path]) -> None:
+    """Not as the image's user (root, or here ``nobody``): files a command makes in the
+    project are the user's, who can edit them and ``/rewind`` them."""
+    import io
+    import tarfile
+
+    from tests.dockerkit import engine
+
+    need(docker_running(), "a Docker engine")
+    client = engine()
+    assert client is not None
+    image = "tui-agent-test-nobody:1"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w"):
+        pass
+    client.api.import_image_from_data(buffer.getvalue(), repository=image.split(":")[0],
+                                      tag="1", changes=["USER 65534:65534"])
+    project, home = place
+    volumes = [f"{p}:{p}:ro" for p in ("/usr", "/lib", "/lib64", "/bin") if Path(p).exists()]
+    server = shell_server(project, home, sandbox="docker", image=image, volumes=volumes)
+    async with shell_hub(server, tmp_path) as hub:
+        text, error = await call(hub, "shell", command="id -u; id -g; echo boxed > made.txt")
+    assert not error and text.split() == [str(os.getuid()), str(os.getgid())], text
+    made = (project / "made.txt").stat()
+    assert (made.st_uid, made.st_gid) == (os.getuid(), os.getgid())

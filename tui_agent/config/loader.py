@@ -15,14 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tui_agent.config.builtin_server import (
-    BUILTIN,
-    SHELL_VARIABLE,
-    builtin_server,
-    is_builtin,
-    overlay,
-    wanted,
-)
+from tui_agent.config.builtin_server import add_builtin, overlay, wanted
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.held import HeldProject, held_back
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
@@ -300,31 +293,10 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
         settings.held = held
     settings.config = Config.model_validate({**sections, "servers": servers,
                                              "models": models})
-    return _builtin(_expand(settings, env), builtin and wanted(env), env)
-
-
-DATA_VARIABLE = "XDG_DATA_HOME"
-"""Where the data directory is (:func:`tui_agent.config.paths.data_dir`)."""
-
-
-def _builtin(settings: Settings, on: bool, env: Mapping[str, str]) -> Settings:
-    """``settings`` with the built-in server added (``on``) or, if it is the built-in
-    one, removed. Added after the expansion: it has no ``${VAR}`` and no file of origin
-    ("always allow" of its tools is then not written to any file). It is handed
-    ``[tools.shell]`` and ``XDG_DATA_HOME`` (a stdio server is started with a few
-    variables only): its checkpoints must be where ``/rewind`` looks for them."""
-    servers = settings.config.servers
-    if on and BUILTIN not in servers:
-        servers[BUILTIN] = builtin_server()
-    elif not on and BUILTIN in servers and is_builtin(servers[BUILTIN]):
-        del servers[BUILTIN]
-        settings.origins.pop(BUILTIN, None)
-    local = servers.get(BUILTIN)
-    if local is not None and is_builtin(local):
-        shell = settings.config.tools.shell.model_dump_json(exclude_unset=True)
-        data = {DATA_VARIABLE: env[DATA_VARIABLE]} if env.get(DATA_VARIABLE) else {}
-        servers[BUILTIN] = local.model_copy(update={"env": {
-            **data, **local.env, SHELL_VARIABLE: shell}})
+    settings = _expand(settings, env)
+    add_builtin(settings.config.servers, settings.origins, settings.config.tools.shell,
+                [layer.file for layer in settings.layers if layer.kind != "project"],
+                builtin and wanted(env), env)
     return settings
 
 

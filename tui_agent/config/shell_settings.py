@@ -23,6 +23,10 @@ class ShellSettings(Strict):
     is installed and works here; otherwise commands run unsandboxed and every one asks."""
     network: bool = False
     """Let sandboxed commands reach the network (bwrap, docker)."""
+    unix_sockets: bool = False
+    """bwrap: let commands create Unix domain sockets. Off, they cannot, so they cannot
+    reach the host's services through one (the Docker engine, D-Bus and systemd, ssh and
+    gpg agents), which would run their requests outside the sandbox."""
     image: str | None = None
     """docker: the image commands run in (it needs ``/bin/sh``)."""
     volumes: list[str] = Field(default_factory=list)
@@ -32,7 +36,8 @@ class ShellSettings(Strict):
     """Seconds a command may run when the model gives no ``timeout``; then it is killed
     with every process it started."""
     max_timeout: float = Field(default=600.0, gt=0)
-    """The most seconds the model may ask for one command."""
+    """The most seconds the model may ask for one command (the hub waits this long, and
+    a little more, for a call of the built-in server)."""
     max_output: int = Field(default=30_000, ge=1000)
     """Characters of a command's output the model reads: the first and last halves are
     kept with a marker between them saying how much was cut."""

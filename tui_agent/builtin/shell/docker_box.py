@@ -1,7 +1,9 @@
 """``sandbox = "docker"``: each command in a new container of ``[tools.shell] image``,
 ``sh -c`` in the working directory, the workspace's roots mounted read-write at their own
 paths (and ``volumes`` as given), no network unless ``network = true``, a process ceiling
-(``pids_limit``), all capabilities dropped, removed when it ends or at its timeout.
+(``pids_limit``), all capabilities dropped, run as the user's own uid and gid (files it
+makes in the project are theirs, and ``/rewind`` can restore them), removed when it ends
+or at its timeout.
 
 The ``docker`` package is imported here only, at the first command; its calls block, so
 they run in a worker thread. Containers carry the label ``io.tui-agent.managed`` (as the
@@ -59,6 +61,7 @@ def _run(command: str, cwd: Path, roots: Sequence[Path], env: Mapping[str, str],
             volumes=_volumes(roots, settings.volumes), environment=dict(env),
             network_mode=None if settings.network else "none",
             pids_limit=settings.max_processes, cap_drop=["ALL"],
+            user=f"{os.getuid()}:{os.getgid()}",
             security_opt=["no-new-privileges"], stdin_open=False, tty=False,
             labels={LABEL: "1", LABEL_SHELL: str(os.getpid())})
     except Exception as exc:

@@ -7,18 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tui_agent.config.loader import KEY_SUFFIXES
-
 PASSED = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
           "TMPDIR")
-"""Variables passed through when the server has them."""
-_SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "TOKEN", "CREDENTIAL", "PRIVATE_KEY")
-
-
-def secret_name(name: str) -> bool:
-    """Whether a variable's name says it holds a secret."""
-    upper = name.upper()
-    return upper.endswith(KEY_SUFFIXES) or any(word in upper for word in _SECRET_WORDS)
+"""Variables passed through when the server has them (none holds a secret)."""
 
 
 def command_env(source: Mapping[str, str]) -> dict[str, str]:

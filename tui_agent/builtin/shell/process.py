@@ -39,7 +39,8 @@ class Running:
 
     @classmethod
     async def start(cls, argv: Sequence[str], cwd: Path, env: Mapping[str, str],
-                    limit: int, max_processes: int, command: str) -> Running:
+                    limit: int, max_processes: int, command: str,
+                    pass_fds: Sequence[int] = ()) -> Running:
         ceiling = Ceiling(max_processes)
 
         def in_child() -> None:
@@ -51,7 +52,7 @@ class Running:
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=str(cwd), env=dict(env), stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True, preexec_fn=in_child)
+                start_new_session=True, preexec_fn=in_child, pass_fds=tuple(pass_fds))
         except BaseException:
             ceiling.close()
             raise

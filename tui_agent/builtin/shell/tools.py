@@ -1,7 +1,10 @@
 """The tools ``shell``, ``shell_output`` and ``shell_kill`` on an MCP server:
 :func:`register` adds them, with the sandbox chosen once (:mod:`.sandbox`), foreground
 commands run to their end or timeout (:mod:`.process`, :mod:`.docker_box`), background
-ones kept as jobs (:mod:`.jobs`), and everything ended when the server exits.
+ones kept as jobs (:mod:`.jobs`), and everything ended when the server exits. A call the
+client cancels (its timeout, Esc) ends its command too, and what the command changed is
+still kept; before each command the shell asks the client for its roots if they changed
+(``/add-dir``), as the file tools do.
 
 A server without a sandbox (bwrap missing or broken, and no ``sandbox = "none"`` chosen)
 still offers ``shell``, but says so in its description and marks it in ``_meta``
@@ -14,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Protocol
 
-from mcp.server.mcpserver import MCPServer
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -26,8 +30,9 @@ from tui_agent.builtin.shell.jobs import JobError, Jobs
 from tui_agent.builtin.shell.process import Running
 from tui_agent.builtin.shell.sandbox import (
     Choice,
+    Command,
     Workspace,
-    bwrap_argv,
+    bwrap_command,
     choose,
     plain_argv,
     writable,
@@ -76,6 +81,17 @@ class Shell:
         self.jobs = Jobs(settings.max_jobs)
         self.used_docker = False
         self.keeping: set[asyncio.Task[None]] = set()
+        self.foreground: set[Running] = set()
+        """Commands whose call is still waiting for them (ended by :meth:`close` too)."""
+
+    async def refresh(self, ctx: Context[Any, Any]) -> None:
+        """Ask the client for its roots if they changed since the last call (``/add-dir``):
+        the real server's workspace learns them so; a bare one has fixed roots."""
+        from tui_agent.builtin import roots
+        from tui_agent.builtin.workspace import Workspace as ServerWorkspace
+
+        if isinstance(self.workspace, ServerWorkspace):
+            await roots.current(ctx, self.workspace)
 
     def where(self, cwd: str | None) -> tuple[Path, list[Path]]:
         roots = writable(self.workspace)
@@ -98,14 +114,17 @@ class Shell:
     async def start(self, command: str, cwd: Path, roots: list[Path]) -> Running:
         env = command_env(os.environ)
         if self.choice.kind == "bwrap":
-            argv = bwrap_argv(command, cwd, roots, self.settings.network)
+            line = bwrap_command(command, cwd, roots, self.settings.network,
+                                 self.settings.unix_sockets)
         else:
-            argv = plain_argv(command)
+            line = Command(plain_argv(command))
         try:
-            return await Running.start(argv, cwd, env, self.settings.max_output,
-                                       self.settings.max_processes, command)
+            return await Running.start(line.argv, cwd, env, self.settings.max_output,
+                                       self.settings.max_processes, command, line.fds)
         except OSError as exc:
             raise ToolError(f"could not start the command: {exc}") from None
+        finally:
+            line.close()
 
     async def shell(self, command: str, cwd: str | None, timeout: float | None,
                     background: bool) -> str:
@@ -118,15 +137,24 @@ class Shell:
             try:
                 return await self.in_docker(command, place, roots, seconds, background)
             finally:
-                await self.kept(found)
+                with anyio.CancelScope(shield=True):
+                    await self.kept(found)
         if background:
             return await self.background(command, place, roots, found)
         job = await self.start(command, place, roots)
-        finished = await job.wait(seconds)
-        if not finished:
-            await job.kill()
-        footer = "\n".join(filter(None, [job.footer(None if finished else seconds),
-                                          await self.kept(found)]))
+        self.foreground.add(job)
+        finished = False
+        try:
+            finished = await job.wait(seconds)
+        finally:
+            # Also when the call is cancelled (the hub's timeout, Esc): the command ends
+            # with it, and what it changed is kept all the same.
+            with anyio.CancelScope(shield=True):
+                if not finished:
+                    await job.kill()
+                self.foreground.discard(job)
+                kept = await self.kept(found)
+        footer = "\n".join(filter(None, [job.footer(None if finished else seconds), kept]))
         text = job.capture.text().rstrip("\n")
         body = text if text.strip() else "(no output)"
         if not finished:
@@ -201,6 +229,8 @@ class Shell:
         return self.jobs.report(job_id, job)
 
     def close(self) -> None:
+        for job in list(self.foreground):
+            job.end()
         self.jobs.close()
         if self.used_docker:
             docker_box.remove_ours()
@@ -225,13 +255,15 @@ def register(server: MCPServer[Any], workspace: Workspace,
         "Seconds before it is killed with every process it started (default "
         f"{shell.settings.timeout:g}, at most {shell.settings.max_timeout:g})."))
 
-    async def run(command: Annotated[str, Field(description="The command line (sh -c).")],
+    async def run(ctx: Context[Any, Any],
+                  command: Annotated[str, Field(description="The command line (sh -c).")],
                   cwd: Annotated[str | None, Field(description=(
                       "Where it runs, relative to the working directory (default: it)."))]
                   = None,
                   timeout: Annotated[float | None, seconds] = None,
                   background: Annotated[bool, Field(description=(
                       "Start it and return a job id at once (no timeout)."))] = False) -> str:
+        await shell.refresh(ctx)
         return await shell.shell(command, cwd, timeout, background)
 
     async def shell_output(id: Annotated[str, Field(description="The job id shell gave.")]
