@@ -74,7 +74,8 @@ class Checkpoints:
         while they are the same it is not read again (each keep read the 5,000 lines of a
         full store twice: half a second an edit)."""
         self._sizes: dict[str, int] = {}
-        """Each blob's size, as first found (a blob's content never changes)."""
+        """Each blob's size, as first found (a blob's content never changes; one put
+        here or recorded is found again, it may have been missing)."""
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -113,13 +114,10 @@ class Checkpoints:
         self._read = (self._signature(), list(lines))
 
     def _size(self, digest: str) -> int:
-        """A blob's size (0: not there; that is not remembered, it may be put again)."""
-        size = self._sizes.get(digest)
-        if size is None:
-            size = self.blobs.size(digest)
-            if size:
-                self._sizes[digest] = size
-        return size
+        """A blob's size (0: not there)."""
+        if digest not in self._sizes:
+            self._sizes[digest] = self.blobs.size(digest)
+        return self._sizes[digest]
 
     def position(self) -> int:
         """The journal's position now: the sequence number the next change gets."""
@@ -186,6 +184,8 @@ class Checkpoints:
                             skipped=skipped, session=session, turn=turn)
                 journal.append(self.journal, line)
                 lines.append(line)
+                if blob is not None:
+                    self._sizes.pop(blob, None)  # put by the shell's watch: look again
             self._wrote(lines)
             self._trim()
         if caller is not None:
@@ -208,7 +208,9 @@ class Checkpoints:
             content = file.read(self.most_file + 1)
         if len(content) > self.most_file:  # grew since its stat
             return too_large
-        return replace(line, blob=self.blobs.put(content))
+        digest = self.blobs.put(content)
+        self._sizes[digest] = len(content)
+        return replace(line, blob=digest)
 
     def _trim(self) -> None:
         """Drop the oldest changes past the bounds, and the blobs no change needs. A
