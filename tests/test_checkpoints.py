@@ -231,3 +231,42 @@ async def test_the_builtin_server_keeps_before_it_writes_tagged_with_the_convers
     assert not (project / "new.md").exists()
     assert (done.restored, done.removed, done.failed) == (
         [str(project / "README.md")], [str(project / "new.md")], [])
+
+
+def test_a_keep_reads_the_journal_only_when_it_changed_and_a_full_store_trims_in_steps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keeps in a row read the journal once (each keep read it twice: with 5,000 lines in a
+    full store, every edit took half a second); a journal another process wrote is read
+    again; a full store rewrites its journal once past a tenth more, down to its bound;
+    what this object writes (a keep, a withdraw, a trim) is what it reads back."""
+    from tui_agent.builtin.checkpoints import journal
+
+    reads: list[Path] = []
+    real = journal.read
+
+    def counted(path: Path) -> list[journal.Line]:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(journal, "read", counted)
+    store = Checkpoints(tmp_path / "store", most_entries=20)
+    target = tmp_path / "file.txt"
+    for i in range(21):
+        target.write_text(f"{i}\n")
+        store.keep(target)
+    assert len(reads) == 1 and len(store.lines()) == 21
+    other = Checkpoints(tmp_path / "store")  # another process: the app restoring
+    other.keep(target)
+    assert len(store.lines()) == 22 and len(reads) == 3
+    inode = os.stat(store.journal).st_ino
+    target.write_text("last\n")
+    store.keep(target)
+    assert os.stat(store.journal).st_ino != inode and len(store.lines()) == 20
+    assert store.lines() == real(store.journal) and len(reads) == 3
+    store.keep(tmp_path / "made.txt")
+    assert store.withdraw(tmp_path / "made.txt") is True
+    assert store.lines() == real(store.journal) and len(store.lines()) == 20
+    assert len(reads) == 3
+    done = store.restore(store.lines()[-1].seq, [str(tmp_path)])
+    assert done.restored == [os.path.realpath(target)]
+    assert target.read_text() == "last\n"

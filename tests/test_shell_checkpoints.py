@@ -84,11 +84,11 @@ def test_a_file_is_read_once_until_it_changes_and_bounds_are_said(
     watch = ShellWatch(Checkpoints(tmp_path / "store"))
     first = watch.before([project])
     assert watch.after(first) == [] and watch.store.lines() == []
-    kept = watch.store.blobs.path(first.files[str(project / "f")][1] or "")
-    kept.unlink()  # a second look that read f again would put its copy back
+    digest = first.files[str(project / "f")][1] or ""
+    del watch.held[digest]  # a second look that read f again would hold its copy again
     again = watch.before([project])
     assert again.files == first.files and again.reasons == {}
-    assert not kept.exists()
+    assert digest not in watch.held
     small = ShellWatch(Checkpoints(tmp_path / "store2"), most_files=2)
     found = small.before([project])
     (project / "sub" / "h").write_text("changed\n")
@@ -97,6 +97,28 @@ def test_a_file_is_read_once_until_it_changes_and_bounds_are_said(
     notes = small.after(found)
     assert notes[-1] == "files past the first 2 in the project are not watched"
     assert len(small.store.lines()) == 2
+
+
+def test_only_the_copies_of_changed_files_are_written_to_the_store(
+        tmp_path: Path, project: Path) -> None:
+    """The look before a command holds the copies in memory: the store gets the copy of
+    each file the command changed, after it, and nothing for the others (a blob written
+    per file of the project made the first command in a big project take seconds); a
+    copy no file has any more is let go at the next look."""
+    watch = ShellWatch(Checkpoints(tmp_path / "store"))
+    found = watch.before([project])
+    blobs = tmp_path / "store" / "blobs"
+    assert not blobs.exists() or not any(blobs.rglob("*"))
+    assert sorted(watch.held.values()) == [b"before f\n", b"before g\n", b"untouched\n"]
+    (project / "f").write_text("changed\n")
+    assert watch.after(found) == []
+    assert [p.read_text() for p in blobs.rglob("*") if p.is_file()] == ["before f\n"]
+    (project / "g").unlink()
+    watch.before([project])
+    assert sorted(watch.held.values()) == [b"changed\n", b"untouched\n"]
+    done = Checkpoints(tmp_path / "store").restore(0, [str(project)])
+    assert done.restored == [str(project / "f")]
+    assert (project / "f").read_text() == "before f\n"
 
 
 async def test_the_real_server_keeps_a_commands_changes_in_its_folders_store(

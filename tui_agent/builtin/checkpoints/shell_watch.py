@@ -3,19 +3,24 @@
 bubblewrap 0.8 has no overlay, and a command may run unsandboxed or in docker, so the
 changed files are found by looking, the same way under every sandbox: before a command,
 :meth:`ShellWatch.before` lists the regular files under the folders it may write (their
-size, mtime and inode) and makes sure the content of each small one is in the store as a
-blob; after it, :meth:`ShellWatch.after` lists them again and appends to the journal, for
-every file that changed, appeared or went away, its content before (or that it did not
-exist), so ``/rewind`` restores it like a file ``edit`` wrote.
+size, mtime and inode) and holds the content of each small one in memory; after it,
+:meth:`ShellWatch.after` lists them again and appends to the journal, for every file that
+changed, appeared or went away, its content before (or that it did not exist), so
+``/rewind`` restores it like a file ``edit`` wrote.
 
-Reading the project before every command would be slow, so the blobs are a cache: a file
+Reading the project before every command would be slow, so the copies are a cache: a file
 whose size, mtime and inode are what they were is not read again (the first command in a
-project reads it all, the next ones only list it). Bounded, and honest about the bounds:
-at most :data:`MOST_FILES` files are watched (a command's changes past them are not seen,
-and its result says the project was too large), files over :data:`MOST_FILE` and past
-:data:`MOST_BYTES` of copies in all are watched but not kept (a change to one is journaled
-as not kept, and the command's result names it). ``.git`` folders are not watched (a
-rewind of files does not rewind the repository's history), nor the store itself.
+project reads it all, the next ones only list it). The copies are held in memory
+(:attr:`ShellWatch.held`, within :data:`MOST_BYTES`), and only those of the files a
+command changed are written to the store, as blobs, after it: writing a blob for every
+file of the project made the first command in a 5,000-file project take seconds.
+
+Bounded, and honest about the bounds: at most :data:`MOST_FILES` files are watched (a
+command's changes past them are not seen, and its result says the project was too large),
+files over :data:`MOST_FILE` and past :data:`MOST_BYTES` of copies in all are watched but
+not kept (a change to one is journaled as not kept, and the command's result names it).
+``.git`` folders are not watched (a rewind of files does not rewind the repository's
+history), nor the store itself.
 
 A background job's changes are journaled when it ends, against the look taken when it
 started: a file a tool (``edit``, ``write``, another command) journaled since then is
@@ -28,6 +33,7 @@ needs are swept holding the store's lock, so a ``keep`` that reuses one is never
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 import threading
@@ -42,8 +48,8 @@ MOST_FILES = 20_000
 MOST_FILE = 1024 * 1024
 """The largest file whose content is kept before a command (1 MiB)."""
 MOST_BYTES = 64 * 1024 * 1024
-"""The most bytes of copies of the project kept for the commands (64 MiB), beside the
-store's own bound."""
+"""The most bytes of copies of the project held for the commands (64 MiB, in the server's
+memory until a command changes their file), beside the store's own bound."""
 SKIPPED_FOLDERS = frozenset({".git"})
 
 Signature = tuple[int, int, int]
@@ -73,7 +79,10 @@ class ShellWatch:
         self.store = store
         self.most_files, self.most_file, self.most_bytes = most_files, most_file, most_bytes
         self.known: dict[str, tuple[Signature, str]] = {}
-        """The blob of each file's content as last read, by its signature then."""
+        """The digest of each file's content as last read, by its signature then."""
+        self.held: dict[str, bytes] = {}
+        """The contents :attr:`known` names and the store does not have yet, by their
+        digest (written to the store when a command changed their file)."""
         self._journal_inode = -1
         self._lock = threading.Lock()
         store.on_keep.append(self._kept)
@@ -134,7 +143,7 @@ class ShellWatch:
             found.full = walked >= self.most_files
             for path in [p for p in self.known if p not in found.files]:
                 stale.add(self.known.pop(path)[1])
-            self._sweep(stale)
+            self._forget(stale)
             return found
 
     def _read(self, path: str, info: os.stat_result, total: int) -> tuple[str | None, str]:
@@ -148,7 +157,9 @@ class ShellWatch:
                 content = file.read(self.most_file + 1)
             if len(content) > self.most_file:
                 return None, f"larger than {self.most_file >> 10} KiB"
-            return self.store.blobs.put(content, sync=False), ""
+            digest = hashlib.sha256(content).hexdigest()
+            self.held[digest] = content
+            return digest, ""
         except OSError as exc:
             return None, f"could not be read ({exc.strerror or exc})"
 
@@ -170,6 +181,10 @@ class ShellWatch:
                 self.known.pop(path, None)  # read again before the next command
                 if digest is None:
                     changes.append((path, None, found.reasons.get(path, "not kept")))
+                    continue
+                why = self._write(digest)
+                if why:
+                    changes.append((path, None, why))
                 elif not self.store.blobs.path(digest).exists():
                     changes.append((path, None, "its copy was dropped by the store's bounds"))
                 else:
@@ -188,6 +203,18 @@ class ShellWatch:
                              "not watched")
             return notes
 
+    def _write(self, digest: str) -> str:
+        """Put the content held as ``digest`` in the store (if held); why it could not."""
+        content = self.held.get(digest)
+        if content is None:
+            return ""
+        try:
+            self.store.blobs.put(content, sync=False)
+        except OSError as exc:
+            return f"its copy could not be written ({exc.strerror or exc})"
+        del self.held[digest]
+        return ""
+
     def _check_blobs(self) -> None:
         """After the store dropped old changes (its journal rewritten), forget the blobs
         that went with them."""
@@ -198,12 +225,17 @@ class ShellWatch:
         if inode != self._journal_inode:
             self._journal_inode = inode
             for path, (_, digest) in list(self.known.items()):
-                if not self.store.blobs.path(digest).exists():
+                if digest not in self.held and not self.store.blobs.path(digest).exists():
                     del self.known[path]
 
-    def _sweep(self, stale: set[str]) -> None:
-        """Remove the copies of contents no file has now and no change needs."""
-        stale -= {digest for _, digest in self.known.values()}
+    def _forget(self, stale: set[str]) -> None:
+        """Let go of the copies of contents no file has now: those held (and those a
+        file left :attr:`known` for without a look, a tool having kept it), and those
+        in the store that no change needs."""
+        live = {digest for _, digest in self.known.values()}
+        for digest in [d for d in self.held if d not in live]:
+            del self.held[digest]
+        stale -= live
         if not stale:
             return
         # under the lock, the journal read there: a keep that reuses one of these blobs

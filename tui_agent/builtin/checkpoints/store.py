@@ -32,7 +32,8 @@ MOST_BYTES = 256 * 1024 * 1024
 """The most bytes of blobs a store holds (256 MiB); past it the oldest changes are
 dropped."""
 MOST_ENTRIES = 5_000
-"""The most changes a journal holds; past it the oldest are dropped."""
+"""The most changes a journal holds: past it by a tenth, the oldest are dropped down to it
+(so a full store rewrites its journal once every few hundred changes, not at each)."""
 
 
 def store_for(folder: Path) -> Path:
@@ -68,6 +69,13 @@ class Checkpoints:
         self.most_file, self.most_bytes, self.most_entries = most_file, most_bytes, most_entries
         self.on_keep: list[Callable[[str], None]] = []
         """Told each path kept (the shell's watch reads it again before its next look)."""
+        self._read: tuple[tuple[int, int, int], list[Line]] | None = None
+        """The journal as last read or written here, with its inode, size and mtime then:
+        while they are the same it is not read again (each keep read the 5,000 lines of a
+        full store twice: half a second an edit)."""
+        self._sizes: dict[str, int] = {}
+        """Each blob's size, as first found (a blob's content never changes; one put
+        here or recorded is found again, it may have been missing)."""
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -82,8 +90,34 @@ class Checkpoints:
             os.close(fd)
 
     def lines(self) -> list[Line]:
-        """The changes recorded, oldest first."""
-        return journal.read(self.journal)
+        """The changes recorded, oldest first: read again only when the journal changed
+        since this object last read or wrote it (another process kept or restored; every
+        write here goes through :meth:`_wrote`)."""
+        signature = self._signature()
+        cached = self._read
+        if cached is None or cached[0] != signature:
+            cached = self._read = (signature, journal.read(self.journal))
+        return list(cached[1])
+
+    def _signature(self) -> tuple[int, int, int]:
+        """The journal's inode, size and mtime: an append changes its size, a rewrite
+        (a new file renamed over it) its inode."""
+        try:
+            info = os.stat(self.journal)
+        except FileNotFoundError:
+            return (0, 0, 0)
+        return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+    def _wrote(self, lines: list[Line]) -> None:
+        """The journal now holds ``lines``, written here holding the lock (no other
+        writer in between, so its signature now is theirs)."""
+        self._read = (self._signature(), list(lines))
+
+    def _size(self, digest: str) -> int:
+        """A blob's size (0: not there)."""
+        if digest not in self._sizes:
+            self._sizes[digest] = self.blobs.size(digest)
+        return self._sizes[digest]
 
     def position(self) -> int:
         """The journal's position now: the sequence number the next change gets."""
@@ -104,8 +138,10 @@ class Checkpoints:
         caller = CALLER.get()
         try:
             with self.locked():
-                line = self._record(target, caller)
+                lines = self.lines()
+                line = self._record(target, caller, lines)
                 journal.append(self.journal, line)
+                self._wrote([*lines, line])
                 self._trim()
             if caller is not None:
                 note_store(caller.session, self.directory)
@@ -129,7 +165,9 @@ class Checkpoints:
                            if lines[n].path == target and lines[n].session == session), None)
             if newest is None:
                 return False
-            journal.rewrite(self.journal, lines[:newest] + lines[newest + 1:])
+            rest = lines[:newest] + lines[newest + 1:]
+            journal.rewrite(self.journal, rest)
+            self._wrote(rest)
             return True
 
     def record(self, changes: Sequence[tuple[str, str | None, str]]) -> None:
@@ -142,15 +180,18 @@ class Checkpoints:
             lines = self.lines()
             seq, now = (lines[-1].seq + 1 if lines else 0), time.time()
             for offset, (path, blob, skipped) in enumerate(changes):
-                journal.append(self.journal, Line(
-                    seq + offset, now, path, blob, absent=blob is None and not skipped,
-                    skipped=skipped, session=session, turn=turn))
+                line = Line(seq + offset, now, path, blob, absent=blob is None and not skipped,
+                            skipped=skipped, session=session, turn=turn)
+                journal.append(self.journal, line)
+                lines.append(line)
+                if blob is not None:
+                    self._sizes.pop(blob, None)  # put by the shell's watch: look again
+            self._wrote(lines)
             self._trim()
         if caller is not None:
             note_store(caller.session, self.directory)
 
-    def _record(self, target: str, caller: Caller | None) -> Line:
-        lines = self.lines()
+    def _record(self, target: str, caller: Caller | None, lines: list[Line]) -> Line:
         line = Line(lines[-1].seq + 1 if lines else 0, time.time(), target)
         if caller is not None:
             line = replace(line, session=caller.session, turn=caller.turn)
@@ -167,12 +208,20 @@ class Checkpoints:
             content = file.read(self.most_file + 1)
         if len(content) > self.most_file:  # grew since its stat
             return too_large
-        return replace(line, blob=self.blobs.put(content))
+        digest = self.blobs.put(content)
+        self._sizes[digest] = len(content)
+        return replace(line, blob=digest)
 
     def _trim(self) -> None:
-        """Drop the oldest changes past the bounds, and the blobs no change needs."""
+        """Drop the oldest changes past the bounds, and the blobs no change needs. A
+        journal past :attr:`most_entries` by no more than a tenth is left as it is (the
+        byte bound is kept exactly): a full store then rewrites its journal and sweeps
+        its blobs once every few hundred changes, down to its bound, not at each."""
         lines = self.lines()
-        sizes = {d: self.blobs.size(d) for d in {ln.blob for ln in lines if ln.blob}}
+        sizes = {d: self._size(d) for d in {ln.blob for ln in lines if ln.blob}}
+        if (len(lines) <= self.most_entries + self.most_entries // 10
+                and sum(sizes.values()) <= self.most_bytes):
+            return
         total, kept = 0, 0
         for line in reversed(lines):
             fresh = line.blob is not None and line.blob in sizes
@@ -183,7 +232,10 @@ class Checkpoints:
         if kept < len(lines):
             rest = lines[len(lines) - kept:]
             journal.rewrite(self.journal, rest)
-            self.blobs.keep_only(ln.blob for ln in rest if ln.blob)
+            self._wrote(rest)
+            wanted = {ln.blob for ln in rest if ln.blob}
+            self.blobs.keep_only(wanted)
+            self._sizes = {d: n for d, n in self._sizes.items() if d in wanted}
 
     def restore(self, since: int, roots: Sequence[str]) -> Restored:
         """Put every file changed at position ``since`` or later back as it was then
