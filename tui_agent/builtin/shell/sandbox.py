@@ -23,17 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from tui_agent.builtin.secrets import HIDDEN
 from tui_agent.config import paths
 from tui_agent.config.shell_settings import ShellSettings
-
-HIDDEN = (".ssh", ".aws", ".gnupg", ".config/tui-agent", ".docker", ".kube", ".netrc",
-          ".azure", ".config/gcloud", ".config/gh", ".password-store", ".pgpass",
-          ".git-credentials", ".npmrc", ".pypirc", ".cargo/credentials",
-          ".cargo/credentials.toml", ".local/share/keyrings", ".terraform.d",
-          ".vault-token")
-"""Under the home directory: folders and files that hold keys or tokens; a command sees
-them empty (folders) or as an empty file. tui-agent's own config, data (sessions,
-checkpoints) and state folders are hidden too, wherever XDG puts them."""
 
 Kind = Literal["bwrap", "docker", "none"]
 
