@@ -172,8 +172,12 @@ def test_the_write_hook_runs_before_each_change(project: Path) -> None:
     from tui_agent.builtin.files.write import write_file
 
     seen: list[tuple[Path, str | None]] = []
-    workspace = Workspace(cwd=project, before_write=lambda p: seen.append(
-        (p, p.read_text() if p.exists() else None)))
+
+    def keep(p: Path) -> str:
+        seen.append((p, p.read_text() if p.exists() else None))
+        return ""
+
+    workspace = Workspace(cwd=project, before_write=keep)
     app = project / "src" / "app.py"
     before = app.read_text()
     edit_file(workspace, app, "def main", "def start")
