@@ -43,12 +43,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @asynccontextmanager
-async def local_hub(project: Path, tmp_path: Path, *args: str
+async def local_hub(project: Path, tmp_path: Path, *args: str, **env: str
                     ) -> AsyncIterator[tuple[Hub, FrontDesk]]:
-    """The built-in server as configured by default (tagged, so a test sees it ended),
-    offered ``project`` as its root by the client."""
+    """The built-in server as configured by default (tagged, so a test sees it ended, with
+    ``env`` added to its environment), offered ``project`` as its root by the client."""
     config = builtin_server().model_copy(update={
-        "env": tagged_env(), "startup_timeout": 30, "args": [*builtin_server().args, *args]})
+        "env": tagged_env(**env), "startup_timeout": 30,
+        "args": [*builtin_server().args, *args]})
     desk = FrontDesk(project=project)
     async with Hub({"local": config}, log_dir=tmp_path / "logs", default_timeout=20,
                    client_side=lambda n, c: desk.side(n, c, ClientSide())) as hub:

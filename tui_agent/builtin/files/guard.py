@@ -78,8 +78,9 @@ READING = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC",
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
-def _open_failed(shown: str, exc: OSError) -> Refused:
-    if exc.errno == errno.ELOOP:
+def _open_failed(shown: str, exc: OSError, path: Path | None = None) -> Refused:
+    swapped = exc.errno == errno.ENOTDIR and path is not None and path.is_symlink()
+    if exc.errno == errno.ELOOP or swapped:  # O_NOFOLLOW met a symlink
         return Refused(f"{shown} became a symlink after it was checked: it is not touched")
     if isinstance(exc, FileNotFoundError):
         return Refused(f"{shown} does not exist")
@@ -99,7 +100,7 @@ def open_folder(workspace: Workspace, folder: Path, *, create: bool = False) -> 
     try:
         fd = os.open(start, FOLDER)
     except OSError as exc:
-        raise _open_failed(workspace.shown(start), exc) from None
+        raise _open_failed(workspace.shown(start), exc, start) from None
     try:
         workspace.confirm(fd, start)
         for name in missing:
