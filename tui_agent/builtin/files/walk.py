@@ -57,17 +57,21 @@ def _files(workspace: Workspace, where: Path, glob: str | None) -> Iterator[Path
     if not where.is_dir():
         yield where
         return
+    # ``where`` is resolved and in no secret place, and the walk follows no symlink, so a
+    # folder or file is in one only if it is one: a set lookup, not a path test per file
+    secret = {str(place) for place in workspace.secrets}
     for folder, dirs, files in os.walk(where):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and workspace.secret(Path(folder, d)) is None)
+                         and os.path.join(folder, d) not in secret)
         for name in sorted(files):
-            file = Path(folder, name)
-            if name.startswith(".") or workspace.secret(file) is not None:
+            path = os.path.join(folder, name)
+            if name.startswith(".") or path in secret:
                 continue
+            file = Path(path)
             if glob and not _glob_matches(glob, file.relative_to(where)):
                 continue
             try:
-                if not stat.S_ISREG(os.lstat(file).st_mode):
+                if not stat.S_ISREG(os.lstat(path).st_mode):
                     continue  # a symlink, a FIFO, a device: never opened
             except OSError:
                 continue
@@ -90,18 +94,29 @@ def _read(workspace: Workspace, file: Path) -> tuple[bytes, bool] | None:
     except OSError:
         return None
     try:
-        real = opened_path(fd)
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or (
-                real is not None and real != file and not workspace.allowed(real)):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not _still(workspace, fd, file):
             return None
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MOST_BYTES + 1)
+            # as much as the file holds, not a 16 MB buffer per file
+            data = f.read(min(info.st_size, MOST_BYTES) + 1)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return data[:MOST_BYTES], len(data) > MOST_BYTES
+    return data[:MOST_BYTES], len(data) > MOST_BYTES or info.st_size > MOST_BYTES
+
+
+def _still(workspace: Workspace, fd: int, file: Path) -> bool:
+    """The descriptor is ``file`` (a folder on the way was not swapped), or allowed."""
+    try:
+        if os.readlink(f"/proc/self/fd/{fd}") == str(file):  # the usual case, cheaply
+            return True
+    except OSError:
+        pass
+    real = opened_path(fd)
+    return real is None or real == file or workspace.allowed(real)
 
 
 def _in_file(workspace: Workspace, regex: re.Pattern[str], file: Path, context: int,
