@@ -43,12 +43,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @asynccontextmanager
-async def local_hub(project: Path, tmp_path: Path, *args: str
+async def local_hub(project: Path, tmp_path: Path, *args: str, **env: str
                     ) -> AsyncIterator[tuple[Hub, FrontDesk]]:
-    """The built-in server as configured by default (tagged, so a test sees it ended),
-    offered ``project`` as its root by the client."""
+    """The built-in server as configured by default (tagged, so a test sees it ended, with
+    ``env`` added to its environment), offered ``project`` as its root by the client."""
     config = builtin_server().model_copy(update={
-        "env": tagged_env(), "startup_timeout": 30, "args": [*builtin_server().args, *args]})
+        "env": tagged_env(**env), "startup_timeout": 30,
+        "args": [*builtin_server().args, *args]})
     desk = FrontDesk(project=project)
     async with Hub({"local": config}, log_dir=tmp_path / "logs", default_timeout=20,
                    client_side=lambda n, c: desk.side(n, c, ClientSide())) as hub:
@@ -172,8 +173,12 @@ def test_the_write_hook_runs_before_each_change(project: Path) -> None:
     from tui_agent.builtin.files.write import write_file
 
     seen: list[tuple[Path, str | None]] = []
-    workspace = Workspace(cwd=project, before_write=lambda p: seen.append(
-        (p, p.read_text() if p.exists() else None)))
+
+    def keep(p: Path) -> str:
+        seen.append((p, p.read_text() if p.exists() else None))
+        return ""
+
+    workspace = Workspace(cwd=project, before_write=keep)
     app = project / "src" / "app.py"
     before = app.read_text()
     edit_file(workspace, app, "def main", "def start")

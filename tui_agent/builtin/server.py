@@ -47,16 +47,14 @@ def parts() -> list[Registration]:
 
 def keep_checkpoints(server: MCPServer, workspace: Workspace) -> None:
     """Every ``edit`` and ``write`` keeps the file's previous content first, in the store
-    of the working directory, for ``/rewind``."""
+    of the working directory, for ``/rewind``; what could not be kept (the store cannot be
+    written, the file is too big) is added to the tool's answer."""
     from tui_agent.builtin.checkpoints import before_write
     from tui_agent.builtin.checkpoints.caller import tag_calls
 
     tag_calls(server)  # each change journaled names the conversation whose call made it
 
-    def keep(path: Path) -> None:
-        before_write(path)  # what it could not keep is noted in the store's journal
-
-    workspace.before_write = keep
+    workspace.before_write = before_write
 
 
 def build_server(workspace: Workspace, extra: Sequence[Registration] = ()) -> MCPServer:

@@ -1,7 +1,7 @@
 """``edit {path, old_string, new_string, replace_all}``: an exact string replacement in a
 text file. ``old_string`` must occur once, or ``replace_all`` must be set; a string that is
 not there, or there several times without ``replace_all``, is an error naming the count,
-and the file is left as it was. The write hook runs before the file changes."""
+and the file is left as it was. The write hook runs just before the file changes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 from tui_agent.builtin import roots
-from tui_agent.builtin.files.guard import replace_file, whole_text
+from tui_agent.builtin.files.guard import in_thread, replace_file, whole_text, with_note
 from tui_agent.builtin.workspace import Refused, Workspace
 
 DESCRIPTION = (
@@ -30,8 +30,8 @@ def register(server: MCPServer, workspace: Workspace) -> None:
     async def edit(path: str, old_string: str, new_string: str, ctx: Context[Any, Any],
                    replace_all: bool = False) -> str:
         await roots.current(ctx, workspace)
-        return edit_file(workspace, workspace.resolve(path), old_string, new_string,
-                         replace_all)
+        return await in_thread(lambda: edit_file(
+            workspace, workspace.resolve(path), old_string, new_string, replace_all), changes=True)
 
 
 def edit_file(workspace: Workspace, path: Path, old: str, new: str,
@@ -51,8 +51,8 @@ def edit_file(workspace: Workspace, path: Path, old: str, new: str,
     if count > 1 and not replace_all:
         raise Refused(f"old_string occurs {count} times in {shown}: add surrounding lines "
                       "to make it unique, or set replace_all to replace every one")
-    workspace.writing(path)
-    replace_file(path, text.replace(old, new) if replace_all else text.replace(old, new, 1))
+    said = replace_file(workspace, path, text.replace(old, new) if replace_all
+                        else text.replace(old, new, 1))
     line = text[:text.index(old)].count("\n") + 1
     what = f"{count} replacements" if replace_all and count > 1 else f"1 replacement at line {line}"
-    return f"edited {shown}: {what}"
+    return with_note(f"edited {shown}: {what}", said)

@@ -1,6 +1,7 @@
 """``glob {pattern, path}``: the files under a folder whose paths match a glob (``**`` for
 any depth), newest first as Claude Code lists them. Hidden folders are searched only when
-the pattern names them; every match is inside the roots (a symlink out is dropped)."""
+the pattern names them; every match is inside the roots (a symlink out is dropped) and in
+no place that holds secrets (``.ssh/*`` over the home finds nothing)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 from tui_agent.builtin import roots
+from tui_agent.builtin.files.guard import in_thread
 from tui_agent.builtin.workspace import Refused, Workspace
 
 MOST = 1000
@@ -27,7 +29,7 @@ def register(server: MCPServer, workspace: Workspace) -> None:
                                              open_world_hint=False))
     async def glob(pattern: str, ctx: Context[Any, Any], path: str = ".") -> str:
         await roots.current(ctx, workspace)
-        return find(workspace, pattern, workspace.resolve(path))
+        return await in_thread(lambda: find(workspace, pattern, workspace.resolve(path)))
 
 
 def find(workspace: Workspace, pattern: str, folder: Path) -> str:
@@ -38,7 +40,6 @@ def find(workspace: Workspace, pattern: str, folder: Path) -> str:
                       "..): give the folder as path")
     if not folder.is_dir():
         raise Refused(f"{workspace.shown(folder)} is not a folder")
-    allowed = workspace.roots()
     found: list[tuple[float, Path]] = []
     hidden_ok = any(part.startswith(".") for part in Path(pattern).parts)
     for match in folder.glob(pattern):
@@ -46,7 +47,7 @@ def find(workspace: Workspace, pattern: str, folder: Path) -> str:
         if not hidden_ok and any(p.startswith(".") for p in relative):
             continue
         real = Path(os.path.realpath(match))
-        if not match.is_file() or not any(real.is_relative_to(r) for r in allowed):
+        if not match.is_file() or not workspace.allowed(real):
             continue
         try:
             found.append((match.stat().st_mtime, match))

@@ -12,7 +12,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 from tui_agent.builtin import roots
-from tui_agent.builtin.files.guard import size_text
+from tui_agent.builtin.files.guard import in_thread, open_folder, size_text
 from tui_agent.builtin.workspace import Refused, Workspace
 
 MOST = 1000
@@ -28,19 +28,27 @@ def register(server: MCPServer, workspace: Workspace) -> None:
                                              open_world_hint=False))
     async def list_(ctx: Context[Any, Any], path: str = ".") -> str:
         await roots.current(ctx, workspace)
-        return list_folder(workspace, workspace.resolve(path))
+        return await in_thread(lambda: list_folder(workspace, workspace.resolve(path)))
 
 
 def list_folder(workspace: Workspace, folder: Path) -> str:
+    """What ``list`` answers for the resolved ``folder``: read through a descriptor checked
+    to be it (:func:`open_folder`); an entry that is a secret place (``~/.ssh`` when the
+    folder is the home) is left out."""
     shown = workspace.shown(folder)
     if not folder.is_dir():
         raise Refused(f"{shown} is not a folder" if folder.exists()
                       else f"{shown} does not exist")
+    fd = open_folder(workspace, folder)
     try:
-        entries = list(os.scandir(folder))
+        with os.scandir(fd) as found:
+            rows = sorted((_row(e, fd) for e in found
+                           if workspace.secret(folder / e.name) is None),
+                          key=lambda r: (not r[0], r[1].lower()))
     except OSError as exc:
         raise Refused(f"{shown} cannot be listed: {exc.strerror or exc}") from None
-    rows = sorted((_row(e) for e in entries), key=lambda r: (not r[0], r[1].lower()))
+    finally:
+        os.close(fd)
     lines = [text for _, _, text in rows[:MOST]]
     if len(rows) > MOST:
         lines.append(f"... and {len(rows) - MOST} more entries")
@@ -48,7 +56,7 @@ def list_folder(workspace: Workspace, folder: Path) -> str:
     return "\n".join([header, *lines])
 
 
-def _row(entry: os.DirEntry[str]) -> tuple[bool, str, str]:
+def _row(entry: os.DirEntry[str], folder: int) -> tuple[bool, str, str]:
     """(is a folder, name, the line shown)."""
     name = entry.name
     try:
@@ -57,7 +65,7 @@ def _row(entry: os.DirEntry[str]) -> tuple[bool, str, str]:
         return False, name, f"{name} (unreadable)"
     if stat.S_ISLNK(info.st_mode):
         try:
-            target = os.readlink(entry.path)
+            target = os.readlink(entry.name, dir_fd=folder)
         except OSError:
             target = "?"
         folder = entry.is_dir()

@@ -17,6 +17,7 @@ from tui_agent.builtin import roots
 from tui_agent.builtin.files.guard import (
     MAX_EDIT,
     SNIFF,
+    in_thread,
     is_binary,
     open_regular,
     size_text,
@@ -46,7 +47,8 @@ def register(server: MCPServer, workspace: Workspace) -> None:
     async def read(path: str, ctx: Context[Any, Any], offset: int = 1,
                    limit: int = LIMIT) -> str | ImageContent:
         await roots.current(ctx, workspace)
-        return read_file(workspace, workspace.resolve(path), offset, limit)
+        return await in_thread(
+            lambda: read_file(workspace, workspace.resolve(path), offset, limit))
 
 
 def read_file(workspace: Workspace, path: Path, offset: int = 1,
@@ -57,7 +59,7 @@ def read_file(workspace: Workspace, path: Path, offset: int = 1,
     if limit < 1:
         raise Refused(f"limit is {limit}: give at least 1 line")
     shown = workspace.shown(path)
-    fd, info = open_regular(path, shown)
+    fd, info = open_regular(workspace, path)
     with os.fdopen(fd, "rb") as f:
         head = f.read(SNIFF)
         image = _image_type(head)

@@ -1,8 +1,10 @@
 """``write {path, content}``: a file's whole content, created (with its folders) or
-replaced. The write hook runs first; a folder, a FIFO or a device at the path is refused."""
+replaced. The write hook runs just before the file changes; a folder, a FIFO or a device
+at the path is refused."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 from tui_agent.builtin import roots
-from tui_agent.builtin.files.guard import regular, replace_file
+from tui_agent.builtin.files.guard import in_thread, replace_file, with_note
 from tui_agent.builtin.workspace import Workspace
 
 
@@ -25,16 +27,14 @@ def register(server: MCPServer, workspace: Workspace) -> None:
                                              open_world_hint=False))
     async def write(path: str, content: str, ctx: Context[Any, Any]) -> str:
         await roots.current(ctx, workspace)
-        return write_file(workspace, workspace.resolve(path), content)
+        return await in_thread(
+            lambda: write_file(workspace, workspace.resolve(path), content), changes=True)
 
 
 def write_file(workspace: Workspace, path: Path, content: str) -> str:
     """What ``write`` does to the resolved ``path``, and its answer."""
     shown = workspace.shown(path)
-    existed = path.exists()
-    if existed:
-        regular(path, shown)  # never a folder, a FIFO or a device
-    workspace.writing(path)
-    replace_file(path, content)
+    existed = os.path.lexists(path)
+    said = replace_file(workspace, path, content)  # never a folder, a FIFO or a device
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-    return f"{'replaced' if existed else 'created'} {shown} ({lines} lines)"
+    return with_note(f"{'replaced' if existed else 'created'} {shown} ({lines} lines)", said)

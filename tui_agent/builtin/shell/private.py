@@ -1,40 +1,22 @@
 """The places a command must not see: where keys, tokens, credentials and histories live
-(:data:`HIDDEN`, under the home folder), tui-agent's own config, data and state (as the
-app resolved them and passed them in :data:`~tui_agent.config.builtin_server.
-PRIVATE_VARIABLE`: the server's own environment is too small to find them), and the
+(:data:`~tui_agent.builtin.secrets.HIDDEN`, under the home folder), tui-agent's own
+config, data and state (as the app resolved them and passed them in
+:data:`~tui_agent.config.builtin_server.PRIVATE_VARIABLE`: the server's own environment is
+too small to find them), and the
 Docker engine's socket (which gives root on the host) wherever it is.
 
 One list for every tool of the built-in server: the sandbox covers these places
-(:func:`hide_args`), and the file tools import :data:`HIDDEN` for their deny-list."""
+(:func:`hide_args`), and the file tools refuse them (:mod:`tui_agent.builtin.secrets`)."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from tui_agent.config.builtin_server import PRIVATE_VARIABLE, private_paths
+from tui_agent.builtin.secrets import HIDDEN, given_places
+from tui_agent.config.builtin_server import private_paths
 
-HIDDEN = (
-    # keys, tokens and cloud credentials
-    ".ssh", ".aws", ".gnupg", ".docker", ".kube", ".netrc", ".azure", ".config/gcloud",
-    ".config/gh", ".config/github-copilot", ".config/hub", ".password-store", ".pgpass",
-    ".git-credentials", ".npmrc", ".yarnrc", ".pypirc", ".cargo/credentials",
-    ".cargo/credentials.toml", ".local/share/keyrings", ".terraform.d", ".vault-token",
-    ".config/op", ".cache/huggingface", ".huggingface",
-    # other agents' logins and conversations, and tui-agent's own
-    ".config/tui-agent", ".claude", ".claude.json", ".codex", ".gemini", ".config/goose",
-    # shell and REPL histories
-    ".bash_history", ".zsh_history", ".histfile", ".local/share/fish/fish_history",
-    ".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
-    ".sqlite_history", ".lesshst",
-    # browser profiles (cookies, saved passwords)
-    ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-    ".config/microsoft-edge", ".thunderbird",
-)
-"""Under the home directory: folders and files that hold keys, tokens, logins or
-histories; a command sees them empty (folders) or as an empty file."""
 DOCKER_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock")
 """The Docker engine's usual sockets (also covered by the sandbox's empty ``/run``)."""
 
@@ -46,12 +28,7 @@ def places(env: Mapping[str, str]) -> list[Path]:
     found += [Path(p) for p in [*private_paths(env), *DOCKER_SOCKETS]]
     if runtime := env.get("XDG_RUNTIME_DIR"):
         found.append(Path(runtime) / "docker.sock")
-    try:
-        given = json.loads(env.get(PRIVATE_VARIABLE) or "[]")
-    except ValueError:
-        given = []
-    found += [Path(p) for p in given if isinstance(p, str) and os.path.isabs(p)]
-    return found
+    return found + given_places(env)
 
 
 def hide_args(env: Mapping[str, str]) -> list[str]:
