@@ -233,6 +233,26 @@ def test_grep_stops_at_its_deadline_and_its_line_cap(project: Path,
             "or glob)"), (use_rg, answer[-300:])
 
 
+def test_a_rename_that_fails_withdraws_its_checkpoint(project: Path, tmp_path: Path) -> None:
+    """The content is on disk and the checkpoint journaled, then the rename fails (the
+    name became a folder in between): the line goes, so a later /rewind does not remove
+    what is there."""
+    store = Checkpoints(tmp_path / "store")
+
+    def keep_then_block(path: Path) -> str:
+        said = store.keep(path)
+        (path / "inside").mkdir(parents=True)  # os.replace onto a folder that is not empty
+        return said
+
+    workspace = Workspace(cwd=project, before_write=keep_then_block,
+                          not_written=store.withdraw)
+    there = sorted(p.name for p in project.iterdir())
+    with pytest.raises(Refused, match="notes.txt cannot be written"):
+        write_file(workspace, workspace.resolve("notes.txt"), "x")
+    assert store.lines() == []
+    assert sorted(p.name for p in project.iterdir()) == sorted([*there, "notes.txt"])
+
+
 def test_a_write_that_fails_leaves_no_checkpoint(project: Path, tmp_path: Path) -> None:
     store = Checkpoints(tmp_path / "store")
     workspace = Workspace(cwd=project, before_write=store.keep)

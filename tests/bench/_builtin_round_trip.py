@@ -113,8 +113,8 @@ async def round_trip_figures(hub: Hub, specs: dict[tuple[str, str], ToolSpec], t
         store = Path(temp)
         kept = Checkpoints(store / "direct")
 
-        def keep(path: Path) -> None:
-            kept.keep(path)
+        def keep(path: Path) -> str:
+            return kept.keep(path)
 
         keeping = Workspace(cwd=tree, fixed_roots=[tree], before_write=keep)
         bare = Workspace(cwd=tree, fixed_roots=[tree])

@@ -49,12 +49,13 @@ def keep_checkpoints(server: MCPServer, workspace: Workspace) -> None:
     """Every ``edit`` and ``write`` keeps the file's previous content first, in the store
     of the working directory, for ``/rewind``; what could not be kept (the store cannot be
     written, the file is too big) is added to the tool's answer."""
-    from tui_agent.builtin.checkpoints import before_write
+    from tui_agent.builtin.checkpoints import before_write, not_written
     from tui_agent.builtin.checkpoints.caller import tag_calls
 
     tag_calls(server)  # each change journaled names the conversation whose call made it
 
     workspace.before_write = before_write
+    workspace.not_written = not_written
 
 
 def build_server(workspace: Workspace, extra: Sequence[Registration] = ()) -> MCPServer:

@@ -36,6 +36,9 @@ class Workspace:
     """Called with the resolved path once the new content is ready beside it, just before
     it replaces the file (the file may not exist yet): the checkpoint part keeps its
     previous content, and returns what the model should be told (empty: nothing)."""
+    not_written: Callable[[Path], None] | None = None
+    """Called when the write :attr:`before_write` was told of failed after all (the rename
+    did not happen): the checkpoint part drops the line it journaled for it."""
     client_roots: list[Path] | None = None
     """The client's MCP roots as last listed; None: not asked yet, or changed since."""
     secrets: list[Path] = field(default_factory=secret_places)
@@ -107,6 +110,11 @@ class Workspace:
     def writing(self, path: Path) -> str:
         """Tell the write hook (if any) that ``path`` is about to change; what it says."""
         return self.before_write(path) if self.before_write is not None else ""
+
+    def unwritten(self, path: Path) -> None:
+        """Tell the checkpoint part that the write :meth:`writing` announced failed."""
+        if self.not_written is not None:
+            self.not_written(path)
 
 
 def _under(path: str, folder: str) -> bool:

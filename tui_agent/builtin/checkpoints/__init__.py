@@ -27,8 +27,9 @@ from tui_agent.builtin.checkpoints.store import (
     Checkpoints,
     Restored,
     before_write,
+    not_written,
     store_for,
 )
 
 __all__ = ["MOST_BYTES", "MOST_ENTRIES", "MOST_FILE", "Checkpoints", "Restored",
-           "before_write", "store_for"]
+           "before_write", "not_written", "store_for"]

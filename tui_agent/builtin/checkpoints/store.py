@@ -306,6 +306,14 @@ def before_write(path: str | os.PathLike[str]) -> str:
     return here().keep(path)
 
 
+def not_written(path: str | os.PathLike[str]) -> None:
+    """The write :func:`before_write` kept ``path`` for failed: withdraw its line
+    (``Workspace.not_written``). A store that cannot be written leaves it; a later
+    ``/rewind`` then finds the file as the line says or reports it."""
+    with contextlib.suppress(OSError):
+        here().withdraw(path)
+
+
 def here() -> Checkpoints:
     """The store of the folder the server runs in (one object a process, shared by the
     file tools and the shell's watch)."""

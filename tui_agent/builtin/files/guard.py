@@ -163,7 +163,8 @@ def replace_file(workspace: Workspace, path: Path, text: str) -> str:
     half a file, a symlink planted at the temporary name or swapped in on the way is never
     followed, and an existing file's permissions are kept. The write hook
     (:meth:`Workspace.writing`) runs once the new content is on disk, just before the
-    rename, so a write that fails (no space, no permission) leaves no checkpoint behind;
+    rename, so a write that fails (no space, no permission) leaves no checkpoint behind,
+    and a rename that fails withdraws the one it left (:meth:`Workspace.unwritten`);
     returns what the hook said."""
     folder = open_folder(workspace, path.parent, create=True)
     try:
@@ -177,12 +178,16 @@ def replace_file(workspace: Workspace, path: Path, text: str) -> str:
             regular(path, workspace.shown(path))  # names what it is
             raise Refused(f"{workspace.shown(path)} is not a regular file")
         temp = _write_temp(folder, path.name, text, old)
+        announced = False
         try:
             said = workspace.writing(path)
+            announced = True
             os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=folder)
+            if announced:  # the checkpoint's line names a change that never happened
+                workspace.unwritten(path)
             raise
     except OSError as exc:
         raise Refused(f"{workspace.shown(path)} cannot be written: {exc.strerror or exc}") \

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from tui_agent.builtin.secrets import HIDDEN
 from tui_agent.builtin.shell import seccomp
-from tui_agent.builtin.shell.private import HIDDEN, hide_args
+from tui_agent.builtin.shell.private import hide_args
 from tui_agent.config.shell_settings import ShellSettings
 
 __all__ = ["HIDDEN", "Choice", "Command", "Workspace", "base_args", "bwrap_argv",
