@@ -36,7 +36,7 @@ class Workspace:
     """Called with the resolved path once the new content is ready beside it, just before
     it replaces the file (the file may not exist yet): the checkpoint part keeps its
     previous content, and returns what the model should be told (empty: nothing)."""
-    not_written: Callable[[Path], None] | None = None
+    not_written: Callable[[Path], object] | None = None
     """Called when the write :attr:`before_write` was told of failed after all (the rename
     did not happen): the checkpoint part drops the line it journaled for it."""
     client_roots: list[Path] | None = None
