@@ -23,6 +23,7 @@ from tui_agent.builtin.checkpoints.caller import KEY, stores_of
 from tui_agent.builtin.checkpoints.journal import read
 from tui_agent.config import paths
 from tui_agent.config.builtin_server import builtin_server
+from tui_agent.config.models import ServerConfig
 from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.hub import Hub
 
@@ -195,14 +196,17 @@ async def test_the_builtin_server_keeps_before_it_writes_tagged_with_the_convers
     """The real built-in server (``tui-agent tools serve``) in the project, through the
     real hub: each change it keeps is tagged with the conversation the call's ``_meta``
     names (and the store is noted as that conversation's); a call that names none keeps
-    an untagged line; the store restores what it wrote."""
+    an untagged line; the store restores what it wrote. Another server on the same hub is
+    not told the conversation's id."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "README.md").write_text("# original\n")
     monkeypatch.chdir(project)
     config = builtin_server().model_copy(update={
         "env": tagged_env(XDG_DATA_HOME=os.environ["XDG_DATA_HOME"]), "startup_timeout": 30})
-    hub = Hub({"local": config}, log_dir=tmp_path / "logs", default_timeout=20)
+    other = ServerConfig(command=sys.executable,
+                         args=[str(ROOT / "tests" / "fakes" / "tiny_server.py"), "--echo-meta"])
+    hub = Hub({"local": config, "other": other}, log_dir=tmp_path / "logs", default_timeout=20)
     hub.start()
     try:
         with anyio.fail_after(90):
@@ -212,9 +216,11 @@ async def test_the_builtin_server_keeps_before_it_writes_tagged_with_the_convers
             try:
                 edit = await hub.call(specs["local__edit"], {
                     "path": "README.md", "old_string": "original", "new_string": "changed"})
+                told_other = await hub.call(specs["other__echo"], {"text": "x"})
             finally:
                 CALL_META.reset(told)
             assert not edit.is_error, edit
+            assert KEY not in told_other.text and "20240301" not in told_other.text, told_other
             wrote = await hub.call(specs["local__write"], {"path": "new.md", "content": "hi"})
             assert not wrote.is_error, wrote
     finally:

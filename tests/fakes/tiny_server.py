@@ -2,7 +2,10 @@
 milliseconds and costs no CPU): it speaks the 2025-11-25 handshake and serves one
 ``echo`` tool. The benchmarks use it to measure the hub, not Python's imports.
 
-    python tests/fakes/tiny_server.py [--slow-start S] [--ignore-sigterm]
+    python tests/fakes/tiny_server.py [--slow-start S] [--ignore-sigterm] [--echo-meta]
+
+``--echo-meta``: ``echo`` answers the call's ``_meta`` as JSON instead of its text (what a
+client tells a server beside the arguments).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ ECHO = {"name": "echo", "description": "Echo the text back.",
                         "required": ["text"]}}
 
 
-def answer(request: dict[str, Any]) -> dict[str, Any] | None:
+def answer(request: dict[str, Any], echo_meta: bool = False) -> dict[str, Any] | None:
     method, rid = request.get("method"), request.get("id")
     if rid is None:
         return None  # a notification
@@ -28,7 +31,9 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     elif method == "tools/list":
         result = {"tools": [ECHO]}
     elif method == "tools/call":
-        text = request.get("params", {}).get("arguments", {}).get("text", "")
+        params = request.get("params", {})
+        text = (json.dumps(params.get("_meta") or {}, sort_keys=True) if echo_meta
+                else params.get("arguments", {}).get("text", ""))
         result = {"content": [{"type": "text", "text": text}], "isError": False}
     elif method == "ping":
         result = {}
@@ -45,7 +50,7 @@ def main() -> None:
     if "--slow-start" in args:
         time.sleep(float(args[args.index("--slow-start") + 1]))
     for line in sys.stdin:
-        reply = answer(json.loads(line))
+        reply = answer(json.loads(line), "--echo-meta" in args)
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()

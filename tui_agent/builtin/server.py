@@ -14,8 +14,9 @@ from mcp.server.mcpserver import MCPServer
 
 from tui_agent.builtin import files, roots
 from tui_agent.builtin.workspace import Workspace
+from tui_agent.config.builtin_server import BUILTIN
 
-NAME = "local"
+NAME = BUILTIN
 """The name the server is configured under by default (its tools are ``local__read``...)."""
 INSTRUCTIONS = (
     "File tools on the user's machine: read, list, glob and grep look; edit and write "

@@ -73,8 +73,12 @@ def overlay(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_builtin(config: ServerConfig) -> bool:
-    """Whether ``config`` runs the built-in server (adjusted or not)."""
-    return config.transport == "stdio" and config.args[-len(SERVE_ARGS):] == SERVE_ARGS
+    """Whether ``config`` runs the built-in server (adjusted or not: options such as
+    ``--root DIR`` may follow its command)."""
+    if config.transport != "stdio":
+        return False
+    args, width = config.args, len(SERVE_ARGS)
+    return any(args[i:i + width] == SERVE_ARGS for i in range(len(args) - width + 1))
 
 
 def wanted(env: Mapping[str, str]) -> bool:

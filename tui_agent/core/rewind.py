@@ -35,13 +35,12 @@ from tui_agent.builtin.checkpoints import Checkpoints, Restored, store_for
 from tui_agent.builtin.checkpoints.caller import KEY, Caller, safe_id, stores_of
 from tui_agent.builtin.checkpoints.journal import Line
 from tui_agent.config import paths
+from tui_agent.config.builtin_server import BUILTIN
 from tui_agent.core.diffs import PATH_KEYS, writes_file
 from tui_agent.core.session.branch import UserPoint
 from tui_agent.core.session.records import Conversation
 from tui_agent.core.session.writer import SessionWriter
 
-BUILTIN = "local"
-"""The built-in server's name: its tools' changes are the ones kept."""
 TEXT_WIDTH = 70
 """The most characters of a message a front end quotes."""
 UNTAGGED = ("some changes were kept before checkpoints named their conversation: they "

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tui_agent.config.builtin_server import is_builtin
 from tui_agent.tools.auth.step_up import REFUSED, Refused
 from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.client import client_over
@@ -130,7 +131,7 @@ class CallPath(LoginAware):
                 else:
                     result = await client.call_tool(tool, arguments,
                                                     progress_callback=progressed,
-                                                    meta=CALL_META.get())
+                                                    meta=self._meta())
             except MCPError as exc:
                 raise self._failure(tool, exc, refused) from None
             except ValidationError as exc:  # the SDK checks each result against the schema
@@ -159,6 +160,12 @@ class CallPath(LoginAware):
     async def _on_message(self, message: Any) -> None:
         await self._task_progress.deliver(message)  # a task's reports outlive its request
         await super()._on_message(message)
+
+    def _meta(self) -> dict[str, Any] | None:
+        """What the call's ``_meta`` carries beside the progress token: which conversation
+        the call comes from (:data:`CALL_META`), for the built-in server's checkpoints
+        only; another server is not told the conversation's id."""
+        return CALL_META.get() if is_builtin(self.config) else None
 
     def _failure(self, tool: str, exc: Any, refused: list[Refused]) -> Exception:
         """What the call of ``tool`` raises for the MCP error ``exc`` (``refused``: the
