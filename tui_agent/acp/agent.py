@@ -269,6 +269,11 @@ class TuiAgent:
                 return await commands.run_user_command(
                     session, blocks, user, send_one, lambda b: self._prepared(session, b),
                     lambda message: self._run(session, message))
+            if commands.is_init(text):
+                async def say(update: Any) -> None:
+                    await self._send(session.id, update)
+
+                return await commands.init(session, say, lambda m: self._run(session, m))
             if commands.is_command(session, text):
                 # The blocks beside the command's words (a file, a selection, an image) go
                 # with an MCP prompt's turn; a built-in command takes none. Read first: one
