@@ -42,6 +42,8 @@ BUILT_IN = {
     "model": ("use another model from the next turn on (no name: list them)", "model name"),
     "init": ("have the model draft the project's AGENTS.md; written only once you allow "
              "its diff", None),
+    "trust": ("trust this project's files (memory, commands, servers): shows what they ask "
+              "for first", None),
 }
 
 
@@ -225,6 +227,11 @@ async def _mcp_prompt(session: AcpSession, ref: str, rest: str) -> str:
 def is_init(text: str) -> bool:
     """Whether the prompt is ``/init`` (words after it are ignored, as in the app)."""
     return _name(text) == "init"
+
+
+def is_trust(text: str) -> bool:
+    """Whether the prompt is ``/trust`` (:mod:`tui_agent.acp.trust`)."""
+    return _name(text) == "trust"
 
 
 async def init(session: AcpSession, send: Send,
