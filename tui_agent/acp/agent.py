@@ -245,6 +245,8 @@ class TuiAgent:
     async def _turn(self, session: AcpSession, blocks: list[Any]) -> str:
         text = " ".join(b.text for b in blocks if getattr(b, "type", "") == "text")
         was_mode = session.code_mode
+        if text.lstrip().startswith("/") and await asyncio.to_thread(session.commands.stale):
+            await offered.offer_commands(session, self._sender(session))  # files added since
         try:
             if (user := commands.user_command(session, text)) is not None:
                 async def send_one(update: Any) -> None:
