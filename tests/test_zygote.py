@@ -35,7 +35,10 @@ def zygote_children() -> list[int]:
     return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
-def wait_for(check: object, what: str, timeout: float = 60) -> None:
+def wait_for(check: object, what: str, timeout: float = 180) -> None:
+    """Until ``check()``; a bound, not a speed test: a real ``tui-agent run`` imports
+    litellm before its request (10 s of CPU on its own; over 60 s on a machine running two
+    suites at once, where two busy rounds of 3 timed out at 60 s)."""
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]
         assert time.monotonic() < deadline, what
