@@ -37,8 +37,8 @@ def zygote_children() -> list[int]:
 
 def wait_for(check: object, what: str, timeout: float = 180) -> None:
     """Until ``check()``; a bound, not a speed test: a real ``tui-agent run`` imports
-    litellm before its request (10 s of CPU on its own; over 60 s on a machine running two
-    suites at once, where two busy rounds of 3 timed out at 60 s)."""
+    litellm before its request (10 s of CPU on its own; it took over 60 s in a round of the
+    suite run beside four other engineers' tests)."""
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]
         assert time.monotonic() < deadline, what
