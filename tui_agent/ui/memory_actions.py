@@ -138,22 +138,18 @@ async def ask(app: ChatApp, path: Path, root: Path, draft: str) -> None:
         try:
             await asyncio.to_thread(drafting.write, path, draft)
         except OSError as exc:
-            await app.transcript.note(f"/init: cannot write {shown}: "
-                                      f"{clean(exc.strerror or str(exc))}", "error")
+            await app.transcript.note(drafting.cannot_write(path, exc), "error")
             return
-        note = await asyncio.to_thread(_trusted_after, app, path)
-        await app.transcript.note(f"/init: wrote {shown} ({counted(draft.count(chr(10)), 'line')})"
-                                  f": the next turn reads it as memory{note}")
+        read = await asyncio.to_thread(_read_after, app, path)
+        await app.transcript.note(drafting.wrote(path, draft, read))
 
     await app.push_screen(ApprovalScreen(call, heading=f"Write {path.name}?"), answered)
 
 
-def _trusted_after(app: ChatApp, path: Path) -> str:
-    """After ``/init`` wrote ``path``: nothing, or why the next turn does not read it yet
+def _read_after(app: ChatApp, path: Path) -> bool:
+    """After ``/init`` wrote ``path``: whether the next turn reads it
     (:func:`~tui_agent.core.prompt.init.trust_after`)."""
     from tui_agent.core.prompt.init import trust_after
 
     reader = app.backend.agent.prompt.memory_reader
-    if reader is None or trust_after(reader.where, path):
-        return ""
-    return " once you trust this project (its other memory files are not trusted yet)"
+    return reader is None or trust_after(reader.where, path)

@@ -146,11 +146,20 @@ async def settle(gate: Gate, where: Where, path: Path, reply: str | None, *,
     try:
         await asyncio.to_thread(write, path, draft)
     except OSError as exc:
-        return InitDone("cannot_write", f"/init: cannot write {shown}: "
-                                        f"{clean(exc.strerror or str(exc))}", where_to)
+        return InitDone("cannot_write", cannot_write(path, exc), where_to)
     read = await asyncio.to_thread(trust_after, where, path)
-    lines = draft.count("\n")
+    return InitDone("written", wrote(path, draft, read, reads), where_to, draft.count("\n"))
+
+
+def cannot_write(path: Path, exc: OSError) -> str:
+    """Said when the approved draft could not be written."""
+    return f"/init: cannot write {clean(str(path))}: {clean(exc.strerror or str(exc))}"
+
+
+def wrote(path: Path, draft: str, read: bool, reads: str = "the next turn") -> str:
+    """Said once the draft is written: when it is read as memory (``read``: from
+    ``reads`` on; else once the project is trusted)."""
     later = "" if read else " once you trust this project (its other memory files are " \
         "not trusted yet)"
-    return InitDone("written", f"/init: wrote {shown} ({counted(lines, 'line')}): {reads} "
-                               f"reads it as memory{later}", where_to, lines)
+    return (f"/init: wrote {clean(str(path))} ({counted(draft.count(chr(10)), 'line')}): "
+            f"{reads} reads it as memory{later}")
