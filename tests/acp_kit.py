@@ -112,9 +112,13 @@ async def running(editor: Editor, conf: Path, *args: str, cwd: Path,
     exe, *rest = command()
     err = open(log or cwd / "acp-stderr.log", "wb")  # noqa: SIM115
     try:
+        # shutdown_timeout: the SDK waits 2 s for the agent to exit after closing its stdin,
+        # then terminates it, and raises ProcessLookupError when the agent exited in between
+        # (seen with the CPUs busy); the agent's own exit is bounded by its tests
         async with spawn_agent_process(  # Editor answers what these tests need of a client
                 cast("Client", editor), exe, *rest, "acp", "--config", str(conf), *args, cwd=cwd,
-                env=dict(os.environ), transport_kwargs={"stderr": err}) as (conn, proc):
+                env=dict(os.environ),
+                transport_kwargs={"stderr": err, "shutdown_timeout": 30}) as (conn, proc):
             await asyncio.wait_for(conn.initialize(
                 protocol_version=1, client_capabilities=ClientCapabilities(
                     fs=FileSystemCapabilities(read_text_file=fs, write_text_file=False))), 60)

@@ -74,3 +74,29 @@ def test_an_untrusted_projects_commands_are_not_offered(fake_llm: FakeLLM, tmp_p
     asyncio.run(scenario())
     assert "review" not in _offered(editor) and "compact" in _offered(editor)
     assert fake_llm.requests[0]["messages"][-1]["content"] == "/review 456"
+
+
+def test_a_command_file_written_during_the_session_runs(fake_llm: FakeLLM, tmp_path: Path,
+                                                        project: Path) -> None:
+    """A command file the user adds while the editor's session is open is offered (a new
+    ``available_commands_update``) and runs when sent: no new session needed. (A new file
+    in the project's folder waits for trust again: the trust tests cover that.)"""
+    load(cwd=project, trust=True)
+    fake_llm.push(Reply(text="Tested."))
+    editor = Editor()
+
+    async def scenario() -> None:
+        async with running(editor, config(tmp_path, fake_llm), cwd=project) as (conn, _):
+            sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await editor.until(lambda: bool(editor.of("available_commands_update")))
+            assert "test-it" not in _offered(editor)
+            user = tmp_path / "home/.claude/commands"
+            user.mkdir(parents=True, exist_ok=True)
+            (user / "test-it.md").write_text(
+                "---\ndescription: Run the tests\n---\nRun the tests of $1.\n",
+                encoding="utf-8")
+            assert await prompt(conn, sid, "/test-it shop") == "end_turn"
+
+    asyncio.run(scenario())
+    assert _offered(editor)["test-it"].description == "Run the tests (user)"  # type: ignore[attr-defined]
+    assert fake_llm.requests[0]["messages"][-1]["content"] == "Run the tests of shop."

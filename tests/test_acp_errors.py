@@ -40,7 +40,7 @@ def send(proc: subprocess.Popen[str], line: str) -> None:
 _LINES: dict[IO[str], queue.Queue[str]] = {}
 
 
-def next_line(out: IO[str], timeout: float = 60) -> str:
+def next_line(out: IO[str], timeout: float = 120) -> str:
     """The agent's next line on ``out`` (``""`` once it closed it), waited for at most
     ``timeout`` seconds: a thread reads the pipe, so an agent that never answers fails the
     test instead of hanging it."""

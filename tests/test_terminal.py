@@ -29,7 +29,9 @@ CALL = PendingCall("c1", "fs__write", "fs", "write", {"path": "/tmp/x", "text": 
                    description="Write a file.\x1b]52;c;aGk=\x07")
 
 
-def read_until(fd: int, marker: bytes, timeout: float = 20) -> bytes:
+def read_until(fd: int, marker: bytes, timeout: float = 90) -> bytes:
+    """What ``fd`` gave until ``marker``; a bound, not a speed test (a line-mode chat's
+    first prompt took over 20 s in a CI run beside another suite)."""
     seen = b""
     deadline = time.monotonic() + timeout
     while marker not in seen:

@@ -25,6 +25,7 @@ from tests.ui.kit import (
     ready,
     send,
     shown,
+    steady_cursor,
     toml_value,
     turn,
     until,
@@ -84,9 +85,9 @@ def test_skills_listing(snap_compare: Snap, isolated_env: Path, tmp_path: Path) 
         chat = pilot.app
         await until(pilot, chat.backend.ready.is_set)
         await noted(pilot, chat, "skill not offered")
-        chat.chat.query_one(PromptInput).cursor_blink = False
         await send(pilot, chat, "/skills")
         await noted(pilot, chat, "2 skills, 0 loaded")
+        steady_cursor(chat.chat.query_one(PromptInput))  # screenshots are compared
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=(110, 36), run_before=before)

@@ -15,13 +15,24 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
 from tests.fakes.llm_server import FakeLLM, Reply
-from tests.ui.kit import SIZE, make_app, notes, ready, send, turn, until, write_config
+from tests.ui.kit import (
+    SIZE,
+    make_app,
+    notes,
+    ready,
+    send,
+    steady_cursor,
+    turn,
+    until,
+    write_config,
+)
 from tui_agent.cli import build_parser, startup
 from tui_agent.config import paths
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
 from tui_agent.ui.startup import Startup
 from tui_agent.ui.widgets.messages import AssistantMessage
+from tui_agent.ui.widgets.prompt import PromptInput
 
 pytestmark = [pytest.mark.anyio]
 
@@ -178,6 +189,9 @@ def test_snapshot_model_picker_with_facts(snap_compare: Callable[..., bool],
         await until(pilot, lambda: isinstance(app.screen, Picker)
                     and "not know" in labels(app.screen).get("openai/other", ""))
         app.screen.query_one(Input).cursor_blink = False  # screenshots are compared
+        # The prompt under the modal: its lines drawn again unfocused (a busy machine's
+        # screenshot kept a line cached while it had the focus, with its cursor).
+        steady_cursor(app.chat.query_one(PromptInput))
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=before)

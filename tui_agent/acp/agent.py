@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ from acp.schema import (
 )
 
 from tui_agent import __version__
-from tui_agent.acp import commands
+from tui_agent.acp import commands, offered, trust
 from tui_agent.acp.gate import EditorGate, may_read
 from tui_agent.acp.prompt import ReadText, prepared
 from tui_agent.acp.registry import Released, Sessions
@@ -53,9 +52,7 @@ from tui_agent.core.events import ContextSize, Event, TurnDone
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.session import SessionError, load
 from tui_agent.tools.errors import ServerError
-from tui_agent.wiring import build, user_commands
-
-log = logging.getLogger(__name__)
+from tui_agent.wiring import build
 
 MODES = {"tools": ("Tools", "the model calls each MCP tool itself"),
          "code": ("Code mode", "the model writes one Starlark script that calls the tools")}
@@ -155,7 +152,8 @@ class TuiAgent:
         await self.sessions.add(session)
         # After the response that names the session: a client drops updates of a session
         # it does not know yet.
-        asyncio.get_running_loop().call_soon(self._later, self._advertise(session))
+        asyncio.get_running_loop().call_soon(
+            self._later, offered.advertise(session, self._sender(session)))
         return session
 
     def _opened(self, cwd: str, servers: list[Any], roots: list[str], history: Any = None,
@@ -191,25 +189,11 @@ class TuiAgent:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _advertise(self, session: AcpSession) -> None:
-        """The commands, at once (with the command files, read first) and again once the
-        servers have listed their prompts. A command file that cannot be used goes to the
-        log (the editor's), named with its file and line."""
-        with contextlib.suppress(OSError):
-            session.commands = await asyncio.to_thread(
-                user_commands.registry_in, session.cwd, commands.BUILT_IN)
-        for problem in session.commands.problems:
-            log.warning("command file: %s", problem)
-        await self._send(session.id, commands.available(session))
-        if session.hub is None:
-            return
-        from tui_agent.wiring import mcp_context
+    def _sender(self, session: AcpSession) -> commands.Send:
+        async def send(update: Any) -> None:
+            await self._send(session.id, update)
 
-        with contextlib.suppress(Exception):
-            await session.hub.wait_all()
-            session.prompts = await mcp_context.prompt_list(session.hub)
-            if session.prompts:
-                await self._send(session.id, commands.available(session))
+        return send
 
     def _modes(self, session: AcpSession) -> SessionModeState:
         return SessionModeState(
@@ -261,6 +245,8 @@ class TuiAgent:
     async def _turn(self, session: AcpSession, blocks: list[Any]) -> str:
         text = " ".join(b.text for b in blocks if getattr(b, "type", "") == "text")
         was_mode = session.code_mode
+        if text.lstrip().startswith("/") and await asyncio.to_thread(session.commands.stale):
+            await offered.offer_commands(session, self._sender(session))  # files added since
         try:
             if (user := commands.user_command(session, text)) is not None:
                 async def send_one(update: Any) -> None:
@@ -269,6 +255,14 @@ class TuiAgent:
                 return await commands.run_user_command(
                     session, blocks, user, send_one, lambda b: self._prepared(session, b),
                     lambda message: self._run(session, message))
+            if commands.is_init(text):
+                return await commands.init(session, self._sender(session),
+                                           lambda m: self._run(session, m))
+            if commands.is_trust(text):
+                assert self.client is not None
+                if await trust.trust(session, self.client, self._sender(session)):
+                    await offered.offer_commands(session, self._sender(session))
+                return "end_turn"
             if commands.is_command(session, text):
                 # The blocks beside the command's words (a file, a selection, an image) go
                 # with an MCP prompt's turn; a built-in command takes none. Read first: one

@@ -44,6 +44,10 @@ BUILT_IN = {
     "rewind": ("go back to before your N-th last message (default 1), the conversation "
                "kept; files: restore the files the built-in tools changed since too",
                "[N] [files]"),
+    "init": ("have the model draft the project's AGENTS.md; written only once you allow "
+             "its diff", None),
+    "trust": ("trust this project's files (memory, commands, servers): shows what they ask "
+              "for first", None),
 }
 
 
@@ -226,3 +230,37 @@ async def _mcp_prompt(session: AcpSession, ref: str, rest: str) -> str:
     earlier, text = await mcp_context.prompt_turn(session.hub, server, name, arguments)
     session.agent.add_messages(earlier)
     return text
+
+
+def is_init(text: str) -> bool:
+    """Whether the prompt is ``/init`` (words after it are ignored, as in the app)."""
+    return _name(text) == "init"
+
+
+def is_trust(text: str) -> bool:
+    """Whether the prompt is ``/trust`` (:mod:`tui_agent.acp.trust`)."""
+    return _name(text) == "trust"
+
+
+async def init(session: AcpSession, send: Send,
+               run_turn: Callable[[str], Awaitable[str]]) -> str:
+    """``/init``: the app's turn with the fixed instruction (``run_turn``), then the
+    draft's write asked with ``session/request_permission`` (the session's gate, the diff
+    in the question), then an agent message saying whether it was written. The stop
+    reason of the turn."""
+    from tui_agent.core.prompt import init as drafting
+
+    reader = session.agent.prompt.memory_reader
+    where = reader.where if reader is not None else None
+    path = drafting.target(where) if where is not None else None
+    if where is None or path is None:
+        await send(_said(session, drafting.NO_PROJECT))
+        return "end_turn"
+    reason = await run_turn(drafting.instruction(path))
+    if reason != "end_turn":
+        await send(_said(session, f"\n\n/init: the turn did not end: {path} not written"))
+        return reason
+    done = await drafting.settle(session.agent.gate, where, path,
+                                 drafting.last_reply(session.agent.messages))
+    await send(_said(session, f"\n\n{done.message}"))
+    return "end_turn"

@@ -85,7 +85,8 @@ class EditorGate:
                                                    old_text=old))
         return ToolCallUpdate(
             tool_call_id=call.id, title=title_of(call.name, call.server, call.tool, call.parent),
-            kind=kind_of(call.tool, call.arguments, call.hints), status="pending",
+            kind="edit" if change is not None else kind_of(call.tool, call.arguments, call.hints),
+            status="pending",
             raw_input=shown_input(call.arguments, self.secrets), content=content,
             locations=[ToolCallLocation(path=p) for p in paths_of(call.arguments, self.cwd)])
 

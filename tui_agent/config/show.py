@@ -131,13 +131,18 @@ HELD_WHY = {
 NEEDS_TRUST = "not on the list a project may set freely"
 
 
-def held_warning(held: HeldProject) -> str:
-    """The headless warning for a project that has not been trusted."""
+TRUST_HOW = ("Trust it with --trust-project (remembered for this content), or run "
+             "tui-agent there and agree.")
+"""How a headless run's warning says to trust the project."""
+
+
+def held_warning(held: HeldProject, how: str = TRUST_HOW) -> str:
+    """The headless warning for a project that has not been trusted (``how``: the way to
+    trust it, for the front end that warns)."""
     return (f"the project in {held.project.root} is not trusted yet, so its servers are "
             "not started and its settings that need your trust are not used:\n"
             + "\n".join(f"    {line}" for line in held_lines(held))
-            + "\n  Trust it with --trust-project (remembered for this content), or run "
-              "tui-agent there and agree.")
+            + f"\n  {how}")
 
 
 def _held_value(key: str, value: Any, limit: int = 120) -> str:

@@ -141,6 +141,20 @@ class SkillUsed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class InitDone(Event):
+    """``/init`` ended (in ``run`` and over ACP; the app says it in a note): ``outcome`` is
+    ``written``, ``denied``, ``no_draft`` (the reply held no file), ``no_project``,
+    ``cannot_write`` or ``failed`` (the turn did not end); ``path`` the memory file (None
+    with no project); ``lines`` written; ``message`` the sentence a person reads."""
+
+    type: ClassVar[str] = "init"
+    outcome: str
+    message: str
+    path: str | None = None
+    lines: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ToolProgress(Event):
     """A server's report on a call in flight: ``progress`` of ``total`` (None: unknown),
     and what it is doing (``message``)."""

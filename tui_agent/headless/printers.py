@@ -19,6 +19,7 @@ from tui_agent.core.events import (
     ErrorOccurred,
     Event,
     EventMasker,
+    InitDone,
     Notice,
     ReasoningDelta,
     Retrying,
@@ -169,6 +170,8 @@ class TextPrinter:
                 self._note(f"error: {clean(message)}")
             case Notice(message=message):
                 self._note(f"note: {clean(message)}")
+            case InitDone(message=message):
+                self._note(clean(message))
             case Compacted():
                 self._note(f"note: {event.describe()}")
             case TurnDone():

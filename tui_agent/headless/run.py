@@ -25,6 +25,7 @@ from tui_agent.core.events import ErrorOccurred, Notice, ServerLog, SessionStart
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.session import SessionError
+from tui_agent.headless import init
 from tui_agent.headless.gate import make_gate
 from tui_agent.headless.login import terminal_logins
 from tui_agent.headless.printers import JsonPrinter, Printer, TextPrinter
@@ -91,7 +92,8 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         err.write("tui-agent: --compact needs a conversation to compact: add --resume [ID] "
                   "(or --session FILE)\n")
         return EXIT_USAGE
-    if run.prompt is not None and not _user_command(run, err):
+    if run.prompt is not None and not init.wanted(run.prompt) \
+            and not _user_command(run, err):
         return EXIT_USAGE
     llm = build.llm(run.settings)
     try:
@@ -221,6 +223,8 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
             except (ValueError, ServerError) as exc:
                 printer.show(ErrorOccurred(str(exc), kind="config"))
                 return EXIT_USAGE
+        if init.wanted(text) and not run.files:
+            return await init.init_turn(agent, printer)
         if text is None:
             from tui_agent.headless.repl import chat_loop
 

@@ -105,22 +105,17 @@ async def init(app: ChatApp, command: Command) -> None:
     where = reader.where if reader is not None else None
     path = drafting.target(where) if where is not None else None
     if where is None or path is None:
-        await app.transcript.note("/init: no project here to write AGENTS.md in (the working "
-                                  "directory is your home folder or above it, or "
-                                  "--no-project)" if where is not None else
+        await app.transcript.note(drafting.NO_PROJECT if where is not None else
                                   "/init: no model yet: /model chooses one", "warning")
         return
     root = where.root
     assert root is not None  # a target is in the project root
 
     async def offer() -> None:
-        replies = [m["content"] for m in app.backend.agent.messages
-                   if m.get("role") == "assistant" and isinstance(m.get("content"), str)]
-        draft = drafting.draft_of(replies[-1]) if replies else None
+        reply = drafting.last_reply(app.backend.agent.messages)
+        draft = drafting.draft_of(reply) if reply is not None else None
         if draft is None:
-            await app.transcript.note(
-                f"/init: the reply holds no {path.name} (its content between a line "
-                f"{drafting.OPEN} and a line {drafting.CLOSE}): nothing written", "warning")
+            await app.transcript.note(drafting.no_draft(path), "warning")
             return
         await ask(app, path, root, draft)
 
@@ -143,30 +138,18 @@ async def ask(app: ChatApp, path: Path, root: Path, draft: str) -> None:
         try:
             await asyncio.to_thread(drafting.write, path, draft)
         except OSError as exc:
-            await app.transcript.note(f"/init: cannot write {shown}: "
-                                      f"{clean(exc.strerror or str(exc))}", "error")
+            await app.transcript.note(drafting.cannot_write(path, exc), "error")
             return
-        note = await asyncio.to_thread(_trusted_after, app, path, root)
-        await app.transcript.note(f"/init: wrote {shown} ({counted(draft.count(chr(10)), 'line')})"
-                                  f": the next turn reads it as memory{note}")
+        read = await asyncio.to_thread(_read_after, app, path)
+        await app.transcript.note(drafting.wrote(path, draft, read))
 
     await app.push_screen(ApprovalScreen(call, heading=f"Write {path.name}?"), answered)
 
 
-def _trusted_after(app: ChatApp, path: Path, root: Path) -> str:
-    """After ``/init`` wrote ``path``: in a project whose content is not trusted, the file
-    is trusted when it is the only project memory file read here (the user approved all
-    of it); otherwise it waits for the project's trust, and the words say so."""
-    from tui_agent.config.trust import content_trusted, trust_content
-    from tui_agent.custom.memory import project_files
+def _read_after(app: ChatApp, path: Path) -> bool:
+    """After ``/init`` wrote ``path``: whether the next turn reads it
+    (:func:`~tui_agent.core.prompt.init.trust_after`)."""
+    from tui_agent.core.prompt.init import trust_after
 
     reader = app.backend.agent.prompt.memory_reader
-    if reader is None or content_trusted(root):
-        return ""
-    if project_files(reader.where) == [path]:
-        try:
-            trust_content(root)
-            return ""
-        except OSError:
-            pass
-    return " once you trust this project (its other memory files are not trusted yet)"
+    return reader is None or trust_after(reader.where, path)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tui_agent.config import Settings, paths
+from tui_agent.config.held import HeldProject
 from tui_agent.config.trust import content_trusted, hold_content
 from tui_agent.core.prompt import Environment, SystemPrompt
 from tui_agent.custom.memory import MemoryReader, Where, project_files, project_root
@@ -38,6 +39,18 @@ def hold_memory(settings: Settings, cwd: Path | None = None, *, trust: bool = Fa
     if where.root is not None:
         hold_content(settings, where.root, [("memory", p) for p in project_files(where)],
                      env, trust=trust)
+
+
+def held_in(folder: Path, env: Mapping[str, str] = os.environ) -> HeldProject | None:
+    """What the project of ``folder`` holds back until the person trusts it (its config's
+    servers and settings, its skills and prompt folders, its memory files), as a run
+    started there finds it; None when nothing waits. Reads the config files (raises
+    :class:`~tui_agent.config.ConfigError`), not the content."""
+    from tui_agent.config import load
+
+    settings = load(env=env, cwd=folder)
+    hold_memory(settings, folder, env=env)
+    return settings.held
 
 
 def system_prompt(settings: Settings, cwd: Path | None = None) -> SystemPrompt:
