@@ -494,3 +494,11 @@ async def test_docker_sandbox_runs_as_the_user(
     assert not error and text.split() == [str(os.getuid()), str(os.getgid())], text
     made = (project / "made.txt").stat()
     assert (made.st_uid, made.st_gid) == (os.getuid(), os.getgid())
+
+
+def test_command_output_goes_through_the_one_sanitiser() -> None:
+    """Escapes, controls and format characters (a bidi override that reorders what the
+    reader sees) go as in every other output; a carriage return shows the last state."""
+    from tui_agent.builtin.shell.output import sanitise
+
+    assert sanitise("a\u202eb\u200bc\x1b[31md\x07\r\n50%\r100%\n") == "abcd\n100%\n"

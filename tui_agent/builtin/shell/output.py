@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"          # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"   # DCS, SOS, PM, APC strings
-    r"|\x1b[@-Z\\-_]?"                  # other two-byte escapes, or a lone ESC
-)
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+from tui_agent.config.printable import clean
 
 
 def sanitise(text: str) -> str:
-    """``text`` without escapes or control characters (tabs and newlines stay; a carriage
-    return ends a line, as a progress bar's last state)."""
-    text = _ESCAPES.sub("", text).replace("\r\n", "\n")
+    """``text`` through the one sanitiser (:func:`~tui_agent.config.printable.clean`:
+    escapes, controls and format characters go; tabs and newlines stay), a carriage return
+    first ending a line as a terminal shows it (a progress bar's last state)."""
+    text = text.replace("\r\n", "\n")
     text = re.sub(r"[^\n]*\r(?=[^\n])", "", text)  # "50%\r100%" shows what a terminal shows
-    return _CONTROLS.sub("", text.replace("\r", ""))
+    return clean(text.replace("\r", ""))
 
 
 class Capture:
