@@ -160,7 +160,8 @@ def test_the_stubs_command(tmp_path: Path) -> None:
         return subprocess.run([*TUI_AGENT, "stubs", "--config",
                                str(config), *args], capture_output=True, text=True, cwd=ROOT,
                               env={**tagged_env(), "PATH": "/usr/bin:/bin",
-                                   "HOME": str(tmp_path)}, timeout=60)
+                                   "HOME": str(tmp_path), "TUI_AGENT_NO_BUILTIN": "1"},
+                              timeout=60)
     listed = stubs("--list")
     assert listed.returncode == 0 and listed.stdout == "servers/time.pyi\n", listed.stderr
     assert stubs("--level", "tool", "--list").stdout.splitlines() == [
