@@ -172,6 +172,18 @@ def model_for(server: FakeLLM, **overrides: Any) -> ModelSettings:
 XDG_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 
 
+def host_visible() -> Path:
+    """A folder a sandboxed command sees as the host has it: not under ``/tmp``, which
+    bwrap replaces with an empty one of its own (so a write there, or a secret, would
+    vanish for a reason that is not the one a test means). The repository when it is
+    not under ``/tmp`` itself (a clone in ``/tmp`` is), else ``/var/tmp``, else the home."""
+    for folder in (ROOT, Path("/var/tmp"), Path.home()):
+        real = folder.resolve()
+        if not real.is_relative_to("/tmp") and os.access(real, os.W_OK):
+            return real
+    raise AssertionError("no writable folder outside /tmp for the sandbox tests")
+
+
 def tagged_env(**extra: str) -> dict[str, str]:
     """Environment entries for a server config: the current test's tag and XDG folders (a
     stdio server is started with a few variables only: the built-in server would keep its

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp_kit import Editor, config, prompt, running
-from tests.conftest import ROOT, TAG_VAR
+from tests.conftest import TAG_VAR, host_visible
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.shell_kit import need_bwrap
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
@@ -36,7 +36,7 @@ def test_each_session_has_its_own_builtin_server_in_its_folder(
     monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
     # Where the editor starts the process: not under /tmp (bwrap gives commands a /tmp of
     # their own, where a write would vanish whether or not the folder were writable).
-    started_in = ROOT / f".acp-started-{uuid.uuid4().hex[:8]}"
+    started_in = host_visible() / f".acp-started-{uuid.uuid4().hex[:8]}"
     started_in.mkdir()
     folders = {name: tmp_path / name for name in ("a", "b")}
     for name, folder in [*folders.items(), ("editor", started_in)]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, need, tagged_env
+from tests.conftest import host_visible, need, tagged_env
 from tests.shell_kit import alive, call, docker_running, need_bwrap, shell_hub, shell_server
 from tui_agent.config import ConfigError, load
 from tui_agent.config.builtin_server import OFF_VARIABLE
@@ -37,7 +37,7 @@ OTHER_SECRETS = (".claude/.credentials.json", ".codex/auth.json", ".cache/huggin
 def outside() -> Iterator[Path]:
     """A folder the sandbox sees as the host has it: not under ``/tmp`` (bwrap gives a
     command an empty ``/tmp`` of its own, where nothing of the host's is to hide)."""
-    folder = Path(tempfile.mkdtemp(prefix=".test-shell-", dir=ROOT))
+    folder = Path(tempfile.mkdtemp(prefix=".test-shell-", dir=host_visible()))
     try:
         yield folder
     finally:
@@ -89,7 +89,7 @@ async def test_bwrap_project_writable_rest_read_only_secrets_hidden(
         text, error = await call(hub, "shell", command="echo inside > made.txt && cat made.txt")
         assert (text, error) == ("inside", False)
         assert (project / "made.txt").read_text() == "inside\n"
-        outside = ROOT / f"escaped-{uuid.uuid4().hex}.txt"  # not under /tmp, not a root
+        outside = host_visible() / f".escaped-{uuid.uuid4().hex}.txt"  # not a root
         try:
             text, error = await call(hub, "shell", command=f"echo out > {outside}")
             assert "Read-only file system" in text and "[exit code 2]" in text, text
