@@ -339,3 +339,41 @@ def test_a_run_on_a_terminal_logs_in_by_itself_and_the_turn_waits(
     events = [json.loads(line) for line in out.splitlines()]
     results = [e for e in events if e["type"] == "tool_result"]
     assert results and results[0]["text"].endswith(" mcp") and not results[0]["is_error"]
+
+
+@pytest.mark.anyio
+async def test_a_login_whose_registered_port_is_taken_registers_anew(tmp_path: Path) -> None:
+    """A server that needs a login registered a client on a free port; by the time the
+    person logs in, another program listens there. The login registers a new client on
+    another free port instead of failing with "cannot listen"."""
+    import asyncio
+    import re
+    import socket
+
+    from tui_agent.config.models import ServerConfig
+    from tui_agent.tools.auth.callback import CALLBACK_PATH
+    from tui_agent.tools.hub import Hub
+    from tui_agent.wiring.build import open_logins
+
+    def registered_ports() -> list[int]:
+        text = token_file().read_text().replace("\\/", "/")
+        return [int(p) for p in re.findall(rf"127\.0\.0\.1:(\d+){CALLBACK_PATH}", text)]
+
+    with guarded() as url:
+        conf = config(tmp_path, url)
+        logins = open_logins(None)
+        server = ServerConfig(url=url, transport="http", max_attempts=1, circuit_cooldown=300)
+        async with Hub({"guarded": server}, log_dir=tmp_path / "logs",
+                       client_side=logins.client_side) as hub:
+            await hub.wait_all()
+            assert "needs login" in (hub.statuses()[0].last_error or "")
+        first = set(registered_ports())
+        assert len(first) == 1, token_file().read_text()
+        with socket.socket() as holder:  # another program on the registered port
+            holder.bind(("127.0.0.1", first.pop()))
+            holder.listen()
+            done = await asyncio.to_thread(tui_agent, "login", "guarded", "--config", str(conf))
+            assert done.returncode == 0, done.stderr
+            assert "cannot listen" not in done.stderr
+            now = registered_ports()
+            assert len(now) == 1 and now[0] != holder.getsockname()[1], now

@@ -120,6 +120,36 @@ class _PresetClient(TokenSlot):
         self.info = client_info
 
 
+class _Unregistered(TokenSlot):
+    """The slot, but without the client registered before: its redirect port is held by
+    another program, so the SDK registers a new client on a free port (kept, as any
+    registration, once the server answers)."""
+
+    def __init__(self, slot: TokenSlot) -> None:
+        super().__init__(slot.store, slot.key)
+        self.registered = False
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return await super().get_client_info() if self.registered else None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        await super().set_client_info(client_info)
+        self.registered = True
+
+
+def _taken(port: int) -> bool:
+    """Whether another program listens on (or holds) 127.0.0.1:``port`` now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the listener will
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
                    open_url: OpenUrl, timeout: float,
                    may_login: Callable[[], bool]) -> OAuthClientProvider:
@@ -128,6 +158,10 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
     from pydantic import AnyUrl
 
     port = plan.callback_port or _registered_port(slot)
+    fresh = (not plan.callback_port and not plan.client_id and port is not None
+             and _taken(port) and "tokens" not in slot.store.record(slot.key))
+    if fresh:  # registered on a port another program holds now, and a login is due
+        port = None
     listener = (LoopbackCallback(port, timeout=timeout) if port
                 else LoopbackCallback.on_a_free_port(timeout=timeout))
     redirect = AnyUrl(listener.redirect_uri)
@@ -137,6 +171,8 @@ def _browser_login(server_url: str, plan: OAuthSettings, slot: TokenSlot,
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
         token_endpoint_auth_method=auth_method)  # type: ignore[arg-type]
     storage: TokenSlot = slot
+    if fresh:
+        storage = _Unregistered(slot)
     if plan.client_id:
         storage = _PresetClient(slot, OAuthClientInformationFull(
             client_id=plan.client_id, client_secret=plan.client_secret,
