@@ -99,8 +99,11 @@ async def test_a_server_in_an_existing_container(client: Any, tmp_path: Path) ->
                                  volumes=dockerkit.mounts(), network_mode="none",
                                  labels={"tui-agent-test": "existing"})
     try:
+        # 60 s as dockerkit.boxed gives: the server's imports under a busy suite's load
+        # took past the default 10 s.
         config = ServerConfig(container=mine.name, workdir=str(ROOT), env=tagged_env(),
-                              command=[sys.executable, "-m", "tests.fakes.mcp_server"])
+                              command=[sys.executable, "-m", "tests.fakes.mcp_server"],
+                              startup_timeout=60)
         async with hub_of({"theirs": config}, tmp_path) as hub:
             assert hub.statuses()[0].state == "connected"
             assert await call(hub, "theirs__echo", text="in yours") == ("in yours", False)

@@ -155,6 +155,10 @@ def test_a_name_of_two_words_is_refused_as_such(tmp_path: Path) -> None:
     (["t3", "python3", "-m", "x"], "unknown option -m; put -- before the server's "
                                    "command: mcp add t3 -- python3 -m x"),
     (["bad", "name", "--", "x"], "NAME is one word, but 'bad name' came before --"),
+    (["slow", "--startup-timeout", "0", "--", "x"],
+     "--startup-timeout 0: give the seconds, more than 0"),
+    (["slow", "--startup-timeout", "nan", "--", "x"],
+     "--startup-timeout nan: give the seconds, more than 0"),
 ])
 def test_the_apps_mcp_add_says_the_same(words: list[str], said: str) -> None:
     with pytest.raises(AddError) as refused:

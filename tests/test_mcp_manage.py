@@ -140,7 +140,8 @@ def test_a_server_in_a_container_is_added_and_started(tmp_path: Path) -> None:
     # "boxed": the line is cut at 80 columns, and the server's name and version must show.
     name = f"b{uuid.uuid4().hex[:4]}"
     volumes = [w for m in dockerkit.mounts() for w in ("--volume", m)]
-    done = box.mcp("add", name, "--docker", image, *volumes,
+    # A container's start can take past the default 10 s with a second suite on the CPUs.
+    done = box.mcp("add", name, "--docker", image, *volumes, "--startup-timeout", "60",
                    "--env", "PYTHONDONTWRITEBYTECODE=1",
                    *fake_words("--name", "in-a-box"))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -150,6 +151,7 @@ def test_a_server_in_a_container_is_added_and_started(tmp_path: Path) -> None:
     assert server["command"] == [sys.executable, "-m", "tests.fakes.mcp_server", "--name",
                                  "in-a-box"]
     assert f"{ROOT}:{ROOT}:ro" in server["volumes"]
+    assert server["startup_timeout"] == 60
     assert client is not None
     left = [c for c in client.containers.list(all=True)
             if c.labels.get(LABEL_SERVER) == name]

@@ -66,6 +66,7 @@ class AddRequest:
     scope: str | None = None
     force: bool = False
     start: bool = True
+    startup_timeout: float | None = None
 
     def table(self) -> dict[str, Any]:
         """The ``[servers.NAME]`` keys, in the order a person would write them."""
@@ -88,6 +89,8 @@ class AddRequest:
             out["headers"] = self.headers
         if self.auto:
             out["auto"] = self.auto
+        if self.startup_timeout is not None:
+            out["startup_timeout"] = self.startup_timeout
         return out
 
     def shown(self) -> str:
@@ -141,7 +144,10 @@ def request(args: argparse.Namespace, command: Sequence[str]) -> AddRequest:
                      _pairs([_passed(e) for e in args.env], "=", "--env",
                             "KEY=VALUE (or the NAME of a variable set in your environment)"),
                      _pairs(args.header, ":", "--header", "'Name: value'"), list(args.auto),
-                     args.scope, args.force, not args.no_start)
+                     args.scope, args.force, not args.no_start, args.startup_timeout)
+    if req.startup_timeout is not None and not 0 < req.startup_timeout < float("inf"):
+        raise AddError(f"--startup-timeout {req.startup_timeout:g}: give the seconds, "
+                       "more than 0")
     kinds = [k for k, on in (("a command", bool(command) and not req.docker),
                              ("--url", bool(req.url)), ("--docker", bool(req.docker))) if on]
     if not kinds:

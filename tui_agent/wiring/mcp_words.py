@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="an HTTP header for --url (repeatable); ${VAR} works here too")
     parser.add_argument("--auto", action="append", default=[], metavar="TOOL",
                         help="a tool (or glob) that runs without asking (repeatable)")
+    parser.add_argument("--startup-timeout", type=float, metavar="SECONDS",
+                        help="how long the server may take to start (default 10; a "
+                             "container's start or a first download can take longer)")
     parser.add_argument("--scope", choices=("user", "project"),
                         help="user: your config file (default); project: this project's "
                              ".tui-agent/config.toml")
