@@ -16,7 +16,6 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tui_agent.config.models import AgentSettings
 from tui_agent.core import session as session_mod
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Decision, PendingCall, Policy, ServerRules
 from tui_agent.core.calls import repair_history
 from tui_agent.core.events import (
     ApprovalDecided,
@@ -28,6 +27,7 @@ from tui_agent.core.events import (
     TurnDone,
 )
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import Decision, PendingCall, Policy, ServerRules
 from tui_agent.core.session import SessionWriter
 from tui_agent.tools.local import LocalTools
 

@@ -16,9 +16,9 @@ from tests.zygote import module
 from tui_agent.cli import main
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Decision, Policy, ServerRules
 from tui_agent.core.events import ApprovalDecided, Event, Notice, ToolResult
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import Decision, Policy, ServerRules
 from tui_agent.core.session import SessionStore, SessionWriter
 from tui_agent.tools.hub import Hub
 
@@ -72,7 +72,8 @@ async def test_a_huge_result_is_capped_for_the_model_and_kept_whole(
     hub.start()
     try:
         agent = Agent(LLM(model_for(fake_llm)), hub, RecordingGate(), session=writer,
-                      settings=AgentSettings(max_tool_output=1000))
+                      # 10 MB through stdio took past the default 60 s next to a busy suite
+                      settings=AgentSettings(max_tool_output=1000, tool_timeout=600))
         events = await run_turn(agent, "big please")
     finally:
         await hub.close()

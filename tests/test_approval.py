@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_agent.core.approval import ApprovalStore, Policy, ServerRules
+from tui_agent.core.permissions import ApprovalStore, Policy, ServerRules
 from tui_agent.tools.spec import fingerprint
 
 FP1 = fingerprint("write", "Write a file.", {"type": "object"})

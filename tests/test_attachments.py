@@ -195,7 +195,7 @@ def test_the_diff_of_a_write_and_of_edits(project: Path) -> None:
 
 
 def test_the_terminal_gate_shows_the_diff_and_the_arguments_on_d(project: Path) -> None:
-    from tui_agent.core.approval import PendingCall
+    from tui_agent.core.permissions import PendingCall
     from tui_agent.headless.gate import TerminalGate
 
     arguments = {"path": "notes.md", "content": "# Notes\nmore\n"}

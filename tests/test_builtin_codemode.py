@@ -15,7 +15,7 @@ from tests.test_agent import RecordingGate
 from tests.test_codemode import coded, inner, result_of, script, turn
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
 from tui_agent.config.builtin_server import READ_ONLY, builtin_server
-from tui_agent.core.approval import Decision, ServerRules
+from tui_agent.core.permissions import Decision, ServerRules
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

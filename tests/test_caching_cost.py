@@ -19,11 +19,11 @@ from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_agent import calculator
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import DenyAll
 from tui_agent.core.events import TurnDone, Usage
 from tui_agent.core.llm import LLM, load_litellm, loader
 from tui_agent.core.llm import Reply as LLMReply
 from tui_agent.core.llm.request import LOCAL_PROVIDERS, build, route
+from tui_agent.core.permissions import DenyAll
 from tui_agent.core.session import SessionWriter
 
 pytestmark = pytest.mark.anyio

@@ -20,7 +20,6 @@ from tests.reference import python_server
 from tests.test_agent import RecordingGate
 from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Decision, Policy, ServerRules
 from tui_agent.core.events import (
     ApprovalDecided,
     Event,
@@ -29,6 +28,7 @@ from tui_agent.core.events import (
     TurnDone,
 )
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import Decision, Policy, ServerRules
 from tui_agent.core.scripts import UNMARKED, CodeMode
 from tui_agent.tools.hub import Hub
 

@@ -13,8 +13,8 @@ from tests.conftest import ROOT, TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.zygote import module
 from tui_agent.cli import main
-from tui_agent.core.approval import Policy, ServerRules
 from tui_agent.core.filters import ToolFilter, split
+from tui_agent.core.permissions import Policy, ServerRules
 
 
 def test_patterns_match_server_tool_names_or_bare_tool_names() -> None:

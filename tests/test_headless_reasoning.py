@@ -26,9 +26,9 @@ from tui_agent.cli import main
 from tui_agent.cli.parser import build_parser
 from tui_agent.config import load, paths
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Policy
 from tui_agent.core.events import ReasoningDelta, TextDelta, Usage
 from tui_agent.core.llm import Reply
+from tui_agent.core.permissions import Policy
 from tui_agent.core.session import SessionWriter
 from tui_agent.headless.gate import make_gate
 from tui_agent.headless.printers import DIM, UNDIM, JsonPrinter, Printer, TextPrinter

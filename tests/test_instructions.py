@@ -13,9 +13,9 @@ from tests.fakes.llm_server import FakeLLM, Reply
 from tests.test_agent import RecordingGate
 from tests.test_client_side import asking_server, hub_of
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Policy, ServerRules
 from tui_agent.core.llm import LLM
 from tui_agent.core.messages import system_text
+from tui_agent.core.permissions import Policy, ServerRules
 from tui_agent.tools.client import ClientSide
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]

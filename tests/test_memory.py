@@ -26,9 +26,9 @@ from tests.test_agent import RecordingGate
 from tui_agent.codemode import wire
 from tui_agent.config.models import AgentSettings, CodeModeSettings
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Policy, ServerRules
 from tui_agent.core.events import ToolResult
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import Policy, ServerRules
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import SessionWriter
 from tui_agent.tools.hub import Hub

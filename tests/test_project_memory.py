@@ -20,8 +20,8 @@ import pytest
 from tests.fakes.llm_server import FakeLLM, Reply
 from tui_agent.cli import main
 from tui_agent.config import load, paths
-from tui_agent.core.approval import DenyAll
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import DenyAll
 from tui_agent.custom.memory import MAX_DEPTH, MAX_FILE, Where, imports, read_memory
 from tui_agent.wiring import build
 from tui_agent.wiring.prompt import hold_memory

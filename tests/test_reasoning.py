@@ -20,7 +20,6 @@ from tests.providers import anthropic_fake
 from tests.test_agent import NUMBERS, calculator
 from tui_agent.config.models import AgentSettings, ModelSettings
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import ApproveAll
 from tui_agent.core.events import (
     Compacted,
     ErrorOccurred,
@@ -32,6 +31,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.llm import LLM
 from tui_agent.core.llm import Reply as LLMReply
+from tui_agent.core.permissions import ApproveAll
 from tui_agent.core.session import SessionWriter, load
 from tui_agent.tools.local import LocalTools
 

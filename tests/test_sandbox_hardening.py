@@ -25,8 +25,8 @@ from tests.test_codemode import coded, result_of, script, turn
 from tui_agent.codemode import sandbox, spare
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.config.models import CodeModeSettings
-from tui_agent.core.approval import Decision, ServerRules
 from tui_agent.core.events import ToolResult
+from tui_agent.core.permissions import Decision, ServerRules
 
 pytestmark = [pytest.mark.anyio]
 

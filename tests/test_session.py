@@ -233,8 +233,8 @@ def test_resumed_session_repairs_calls_a_crash_left_unanswered(fake_llm: FakeLLM
                                                                tmp_path: Path) -> None:
     from tests.conftest import model_for
     from tui_agent.core.agent import Agent
-    from tui_agent.core.approval import ApproveAll
     from tui_agent.core.llm import LLM
+    from tui_agent.core.permissions import ApproveAll
     from tui_agent.tools.local import NoTools
 
     w = writer_at(tmp_path)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.skill_kit import FORMS, PDF_BODY, pdf_skill, skill, user_skills
-from tui_agent.core.approval import ApprovalStore, Judgement
 from tui_agent.core.events import SkillUsed
+from tui_agent.core.permissions import ApprovalStore, Judgement
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
 from tui_agent.core.skills.local import LocalSkills

@@ -12,10 +12,10 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.test_agent import calculator, tool_messages
 from tests.zygote import TUI_AGENT
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import DenyAll, PendingCall
 from tui_agent.core.events import ToolCallStarted, TurnDone
 from tui_agent.core.llm import LLM, load_litellm
 from tui_agent.core.llm.errors import LLMError
+from tui_agent.core.permissions import DenyAll, PendingCall
 
 
 @pytest.mark.anyio

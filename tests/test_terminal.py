@@ -20,7 +20,7 @@ import pytest
 from tests.fakes.llm_server import FakeLLM, Reply
 from tests.waits import wait_pid
 from tui_agent.config import paths
-from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.core.permissions import Decision, PendingCall
 from tui_agent.core.session import load
 from tui_agent.headless.gate import TerminalGate
 

@@ -11,7 +11,7 @@ import pytest
 
 from tui_agent.config import ConfigError, load
 from tui_agent.config.writeback import edit_list
-from tui_agent.core.approval import ApprovalStore, Policy, ServerRules
+from tui_agent.core.permissions import ApprovalStore, Policy, ServerRules
 from tui_agent.wiring.build import policy_from
 
 TOML = """\

@@ -27,9 +27,9 @@ from tests.fakes.anthropic_server import AnthropicFake, Reply, ToolUse  # noqa: 
 from tests.test_agent import calculator  # noqa: E402
 from tui_agent.config.models import ModelSettings  # noqa: E402
 from tui_agent.core.agent import Agent  # noqa: E402
-from tui_agent.core.approval import ApproveAll  # noqa: E402
 from tui_agent.core.events import TurnDone, Usage  # noqa: E402
 from tui_agent.core.llm import LLM  # noqa: E402
+from tui_agent.core.permissions import ApproveAll  # noqa: E402
 
 
 def script(turns: int) -> list[Reply]:

@@ -37,9 +37,9 @@ from tests.zygote import module
 from tui_agent.codemode import spare
 from tui_agent.config.models import AgentSettings, CodeModeSettings, ModelSettings, ServerConfig
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import ApproveAll, Policy, ServerRules
 from tui_agent.core.events import ErrorOccurred
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import ApproveAll, Policy, ServerRules
 from tui_agent.core.scripts import CodeMode, run_script
 from tui_agent.tools.hub import Hub
 from tui_agent.tools.spec import ToolSpec

@@ -36,9 +36,9 @@ from tests.bench._common import env, median
 from tests.fakes.tokens import prose
 from tui_agent.config.models import AgentSettings, ModelSettings
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.core.events import Compacted, ContextSize, TurnDone
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import Decision, PendingCall
 from tui_agent.core.session import SessionWriter, load
 from tui_agent.tools.local import NoTools
 

@@ -25,8 +25,8 @@ from tests.fakes.llm_server import FakeLLM, Reply
 from tests.fakes.tokens import tokens
 from tui_agent.config.models import ModelSettings
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import ApproveAll
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import ApproveAll
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.local import LocalSkills
 from tui_agent.custom.skills import discover

@@ -45,9 +45,9 @@ async def direct(base_url: str) -> tuple[float, float, int]:
 
 async def ours(base_url: str, directory: Path) -> tuple[float, float, int]:
     from tui_agent.core.agent import Agent
-    from tui_agent.core.approval import DenyAll
     from tui_agent.core.events import TextDelta
     from tui_agent.core.llm import LLM
+    from tui_agent.core.permissions import DenyAll
     from tui_agent.core.session import SessionStore, SessionWriter
     from tui_agent.tools.local import NoTools
 

@@ -19,7 +19,6 @@ from tui_agent.config.held import HeldProject
 from tui_agent.config.models import ServerConfig
 from tui_agent.config.project import Project
 from tui_agent.config.reading import Origin
-from tui_agent.core.approval import PendingCall
 from tui_agent.core.events import (
     ApprovalDecided,
     Compacted,
@@ -33,6 +32,7 @@ from tui_agent.core.events import (
     TurnDone,
     Usage,
 )
+from tui_agent.core.permissions import PendingCall
 from tui_agent.core.scripts import DESTRUCTIVE
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen

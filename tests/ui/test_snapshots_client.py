@@ -16,7 +16,6 @@ from textual.screen import Screen
 from tests.fakes.mcp_server import ESCAPES, MARKUP
 from tests.ui.kit import steady_cursor
 from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, feeding, settle
-from tui_agent.core.approval import PendingCall
 from tui_agent.core.events import (
     ApprovalDecided,
     ServerLog,
@@ -24,6 +23,7 @@ from tui_agent.core.events import (
     ToolProgress,
     ToolResult,
 )
+from tui_agent.core.permissions import PendingCall
 from tui_agent.tools.elicit import UrlAsk, parse_form
 from tui_agent.tools.sampling import SampleRequest
 from tui_agent.ui.screens.approval import ApprovalScreen

@@ -11,7 +11,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.ui.test_snapshots import SIZE, Before, Snap, app_for, settle
-from tui_agent.core.approval import Policy, ServerRules
+from tui_agent.core.permissions import Policy, ServerRules
 from tui_agent.tools.connection import ServerStatus
 from tui_agent.tools.spec import ToolSpec
 from tui_agent.ui.screens.servers import ServerControls, ServersScreen

@@ -29,7 +29,7 @@ from acp.schema import (
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
 from tui_agent.acp.shown import shown_change, shown_input
 from tui_agent.config.interpolate import mask
-from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.core.permissions import Decision, PendingCall
 from tui_agent.tools.text import clean
 
 if TYPE_CHECKING:

@@ -27,9 +27,9 @@ from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 from tui_agent.config import Settings
 from tui_agent.config.models import ServerConfig
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import Gate
 from tui_agent.core.events import ContextSize
 from tui_agent.core.filters import ToolFilter
+from tui_agent.core.permissions import Gate
 from tui_agent.core.session import Conversation
 from tui_agent.custom.registry import Registry
 from tui_agent.wiring import build

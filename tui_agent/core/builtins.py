@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tui_agent.core.approval import Judgement, Policy
 from tui_agent.core.events import Event, SkillUsed
+from tui_agent.core.permissions import Judgement, Policy
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.skills.tool import BUILTIN_SERVER, SKILL_SPEC, SkillTool
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
@@ -46,10 +46,11 @@ def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str
     server's own "always ask", still stand)."""
     if spec.server == BUILTIN_SERVER:
         return skills.judge(arguments, policy.store)
-    judged = policy.judge(spec.server, spec.tool, spec.fingerprint, asks=spec.asks)
+    judged = policy.judge(spec.server, spec.tool, spec.fingerprint, asks=spec.asks,
+                          hints=spec.hints, arguments=arguments)
     if judged.verdict == "ask" and not judged.firm and (skill := skills.catalog.grants(spec.name)):
         return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "
-                                 "allowed-tools)")
+                                 "allowed-tools)", by=f"the skill '{skill}' (its allowed-tools)")
     return judged
 
 

@@ -111,6 +111,9 @@ class ApprovalDecided(Event):
     id: str
     decision: Decision
     reason: str | None = None
+    by: str | None = None
+    """What decided it: a rule with its file, a server's list, a hook's command, a mode,
+    "you" (the person at the gate), or a flag (``--approve auto``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,10 +20,10 @@ from tui_agent.codemode.meta import DOCS, EXECUTE, LIST, META_SERVER, READ
 from tui_agent.codemode.sandbox import CallFailed
 from tui_agent.codemode.stubs import BoundTool, StubTree, referenced
 from tui_agent.config.models import CodeModeSettings, ServerConfig
-from tui_agent.core.approval import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
 from tui_agent.core.calls import news_to
 from tui_agent.core.diffs import may_write_files, writes_file
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
+from tui_agent.core.permissions import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
@@ -216,14 +216,15 @@ class ScriptBridge:
     async def _decide(self, key: str, spec: ToolSpec, call_id: str,
                       args: dict[str, Any]) -> Decision:
         judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
-                                         asks=spec.asks)
+                                         asks=spec.asks, hints=spec.hints, arguments=args)
         if judged.verdict == "auto":
-            self.emit(ApprovalDecided(call_id, "auto"))
+            self.emit(ApprovalDecided(call_id, "auto", by=judged.by or None))
             return Decision.approve()
         if judged.verdict == "ask" and not judged.firm and key in self.approved and \
                 not writes_file(spec.tool, args):
             decision = Decision.approve(SCRIPT_REASON)
-            self.emit(ApprovalDecided(call_id, "approved", decision.reason))
+            self.emit(ApprovalDecided(call_id, "approved", decision.reason,
+                                      "you (approving the script)"))
             return decision
         name = self.tools[key].call_name
         named = {name: key, **{n: k for n, k in self.listed.items()
@@ -255,7 +256,7 @@ class ScriptBridge:
         """Whether a call of the tool ``key`` would stop at the gate now."""
         spec = self._spec(key)
         return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
-                                       asks=spec.asks).verdict == "ask"
+                                       asks=spec.asks, hints=spec.hints).verdict == "ask"
 
 
 WRITES_FILES = "writes files: each write shows its diff"

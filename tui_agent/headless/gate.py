@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, TypeVar
 
-from tui_agent.core.approval import ApproveAll, Decision, DenyAll, Gate, PendingCall
+from tui_agent.core.permissions import ApproveAll, Decision, DenyAll, Gate, PendingCall
 from tui_agent.tools.text import clean
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING
 
 from tui_agent.config import Settings
 from tui_agent.config.printable import safe_name, shown
-from tui_agent.core.approval import Policy
+from tui_agent.core.permissions import Policy
 from tui_agent.core.scripts import CodeMode
 from tui_agent.headless.login import describe_login
 from tui_agent.headless.masked import masked

@@ -41,8 +41,8 @@ WARM_UP = ("tui_agent.ui.composer", "tui_agent.ui.commands", "tui_agent.ui.actio
 once the config is loaded."""
 
 if TYPE_CHECKING:
-    from tui_agent.core.approval import PendingCall
     from tui_agent.core.attachments import Attachment, Prepared
+    from tui_agent.core.permissions import PendingCall
     from tui_agent.custom.registry import Registry
     from tui_agent.wiring.runtime import Options, Runtime
 

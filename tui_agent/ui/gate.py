@@ -1,4 +1,4 @@
-"""The TUI's answer to the core's :class:`~tui_agent.core.approval.Gate`: the modal; and
+"""The TUI's answer to the core's :class:`~tui_agent.core.permissions.Gate`: the modal; and
 to a server that asks the person for something (:class:`ModalAsker`).
 
 Calls are asked one at a time, in the order they arrive (a lock queues the
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from textual.app import App
 from textual.screen import Screen
 
-from tui_agent.core.approval import Decision, PendingCall
+from tui_agent.core.permissions import Decision, PendingCall
 from tui_agent.tools.elicit import Answer, Form, UrlAsk
 from tui_agent.tools.sampling import SampleRequest
 

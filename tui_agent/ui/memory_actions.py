@@ -124,7 +124,7 @@ async def init(app: ChatApp, command: Command) -> None:
 
 async def ask(app: ChatApp, path: Path, root: Path, draft: str) -> None:
     """The approval question with the draft's diff; the file written only if approved."""
-    from tui_agent.core.approval import Decision
+    from tui_agent.core.permissions import Decision
     from tui_agent.core.prompt import init as drafting
     from tui_agent.ui.screens.approval import ApprovalScreen
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import Settings, paths
 from tui_agent.core.agent import Agent
-from tui_agent.core.approval import ApprovalStore, Gate, Policy, ServerRules
 from tui_agent.core.diffs import FileScope, Scopes
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
+from tui_agent.core.permissions import ApprovalStore, Gate, Policy, ServerRules
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
 from tui_agent.core.skills.catalog import Catalog

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from tui_agent.codemode import spare
 from tui_agent.config import Settings
-from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM
+from tui_agent.core.permissions import Gate, Policy
 from tui_agent.core.session import Conversation, SessionWriter, load
 from tui_agent.core.session.listing import SessionInfo, list_sessions
 from tui_agent.wiring import build

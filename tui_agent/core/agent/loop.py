@@ -19,7 +19,6 @@ from typing import Any
 from tui_agent.config.interpolate import mask
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.agent.running import ToolCalls
-from tui_agent.core.approval import Gate, Policy
 from tui_agent.core.builtins import WithBuiltins, with_code_mode
 from tui_agent.core.calls import resumed
 from tui_agent.core.compactor import Compactor
@@ -40,6 +39,7 @@ from tui_agent.core.llm import ChatModel, Reply, billed
 from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.llm.reply import cut_short
 from tui_agent.core.messages import instructions_for
+from tui_agent.core.permissions import Gate, Policy
 from tui_agent.core.prompt import PromptPart, SystemPrompt
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode

@@ -14,13 +14,13 @@ from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
-from tui_agent.core.approval import Decision, Gate, Judgement, PendingCall, Policy, with_change
 from tui_agent.core.builtins import judge, skill_news
 from tui_agent.core.calls import Call, capped, news_to, prepare, started
 from tui_agent.core.diffs import Scopes
 from tui_agent.core.events import ApprovalDecided, Event, Notice, ToolResult, Usage
 from tui_agent.core.llm import ChatModel, ToolCallRequest
 from tui_agent.core.messages import media_message, sentence
+from tui_agent.core.permissions import Decision, Gate, Judgement, PendingCall, Policy, with_change
 from tui_agent.core.rewind import call_meta
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, SavedCall, SessionWriter
@@ -66,13 +66,13 @@ class ToolCalls:
         the gate. Emits the decision (and a notice if "always allow" could not be saved).
         Calls from scripts come here too."""
         if judged.verdict == "deny":
-            decision = Decision.deny(judged.why)
+            decision = Decision.deny(judged.why, by=judged.by)
         else:
             try:
                 decision = await self.gate.decide(await with_change(pending, self.scopes))
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
-                                         f"{clean(str(exc))})")
+                                         f"{clean(str(exc))})", by="tui-agent")
             problem = None
             if decision.approved and decision.always and judged.trust:
                 problem = self._skill_tool.always(judged.trust, self.policy.store)
@@ -82,7 +82,7 @@ class ToolCalls:
             if problem:
                 emit(Notice(clean(f"always allow {spec.name}: {problem}")))
         emit(ApprovalDecided(pending.id, "approved" if decision.approved else "denied",
-                             decision.reason))
+                             decision.reason, decision.by or "you"))
         return decision
 
     async def _decide(self, call: Call) -> AsyncGenerator[Event, None]:
@@ -93,7 +93,7 @@ class ToolCalls:
             return
         judged = judge(self.policy, self._skill_tool, spec, call.arguments)
         if judged.verdict == "auto":
-            yield ApprovalDecided(req.id, "auto", judged.why or None)
+            yield ApprovalDecided(req.id, "auto", judged.why or None, judged.by or None)
             return
         events: list[Event] = []
         decision = await self.ask(spec, PendingCall(

@@ -25,9 +25,9 @@ from typing import Any
 
 from tui_agent.config.atomic import write_text
 from tui_agent.config.trust import content_trusted, trust_content
-from tui_agent.core.approval import Gate, PendingCall
 from tui_agent.core.diffs import FileChange, file_change
 from tui_agent.core.events import InitDone
+from tui_agent.core.permissions import Gate, PendingCall
 from tui_agent.custom.memory import Where, first_present, project_files
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted

@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tui_agent.core.approval import ApprovalStore, Judgement
 from tui_agent.core.events import SkillUsed
+from tui_agent.core.permissions import ApprovalStore, Judgement
 from tui_agent.core.skills.catalog import Catalog, SkillEntry, SkillRefused, tokens_of
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean

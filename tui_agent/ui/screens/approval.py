@@ -30,8 +30,8 @@ from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Input, Static
 
-from tui_agent.core.approval import Decision, PendingCall
 from tui_agent.core.diffs import FileChange
+from tui_agent.core.permissions import Decision, PendingCall
 from tui_agent.tools.text import clean
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain

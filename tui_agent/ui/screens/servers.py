@@ -18,7 +18,7 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from tui_agent.core.approval import Policy, Standing
+from tui_agent.core.permissions import Policy, Standing
 from tui_agent.tools.metrics import summary
 from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.messages import plain

@@ -17,8 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from tui_agent.core.approval import Policy
 from tui_agent.core.filters import SEP, ToolFilter
+from tui_agent.core.permissions import Policy
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 from tui_agent.ui.widgets.messages import plain
