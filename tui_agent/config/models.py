@@ -292,6 +292,22 @@ class UiSettings(_Strict):
     Textual's, or one of your own in ``$XDG_CONFIG_HOME/tui-agent/themes/``."""
 
 
+class PermissionsSettings(_Strict):
+    """``[permissions]``: rules beside the servers' own lists, and the mode a session
+    starts in. A rule is a glob on the tool name as Claude Code names it
+    (``mcp__SERVER__TOOL``) with optional ``(ARG=GLOB, ...)`` conditions on its arguments.
+    Held in a project until the project is trusted."""
+
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    default_mode: Literal["default", "plan", "auto"] = "default"
+    """The mode a session starts in: ``default``, ``plan`` (read-only) or ``auto``."""
+    read_only: list[str] = Field(default_factory=list)
+    """Tools (the same globs as the rules, without conditions) plan mode lets run as if
+    their server annotated them ``readOnlyHint``."""
+
+
 class Config(_Strict):
     """The whole configuration, after every file and flag is merged."""
 
@@ -301,6 +317,7 @@ class Config(_Strict):
     ui: UiSettings = Field(default_factory=UiSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
     models: dict[str, ModelEntry] = Field(default_factory=dict)
     """``[models."NAME"]`` tables, by model name."""
@@ -313,4 +330,5 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
     "ui": UiSettings,
     "memory": MemorySettings,
     "tools": ToolsSettings,
+    "permissions": PermissionsSettings,
 }

@@ -58,8 +58,10 @@ def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Po
     # No rule here for an unsandboxed shell: the server that runs the commands marks its
     # tools (ToolSpec.asks) and the policy asks for every call of them. Guessing it in
     # this process (another environment, a self-test on the UI's loop) could disagree.
+    permissions = settings.config.permissions
     return Policy(rules, ApprovalStore(paths.state_dir() / "approvals.json"), persist,
-                  tool_filter or ToolFilter())
+                  tool_filter or ToolFilter(), mode=permissions.default_mode,
+                  read_only=tuple(permissions.read_only))
 
 
 def open_hub(settings: Settings, *, with_disabled: bool = False,

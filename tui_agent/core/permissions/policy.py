@@ -53,7 +53,10 @@ class Judgement:
     by: str = ""
     """What decided it, in words a person reads in the question, the JSONL ``approval``
     event's ``by``, the session file and ``/permissions``: a rule with its file, a
-    server's list, a mode, "always allow". Empty for an ``ask`` (the person decides)."""
+    server's list, a mode, "always allow". For an ``ask``: empty when nothing but the
+    lack of an allowance asks (a hook's ``allow`` may then let the call run); set when
+    something asks outright (an ask rule or list, a changed definition), which a hook's
+    ``allow`` does not override."""
 
 
 @dataclass
@@ -73,8 +76,9 @@ class Policy:
     """The permission mode (:mod:`~tui_agent.core.permissions.modes`): the front ends
     switch it; every later call is judged by it."""
     read_only: Sequence[str] = ()
-    """Globs on tool names (``server__tool``) the user marked read-only: plan mode lets
-    them run as it lets a tool its server annotates ``readOnlyHint``."""
+    """Globs on tool names as rules write them (``mcp__SERVER__TOOL``) the user marked
+    read-only (``[permissions] read_only``): plan mode lets them run as it lets a tool its
+    server annotates ``readOnlyHint``."""
 
     def allowed(self, server: str, tool: str) -> bool:
         """Whether the config's rules let the model see the tool (filters aside)."""
@@ -116,14 +120,16 @@ class Policy:
         standing = self.standing(server, tool)
         rules = self.rules.get(server, ServerRules())
         if standing == "ask" and _matches(tool, rules.ask):
-            return Judgement("ask", "always asks (the server's ask list)")
+            return Judgement("ask", "always asks (the server's ask list)",
+                             by=f"the ask list of {server}")
         if standing == "auto":
             pinned = self.store.entry(server, tool).get("fingerprint")
             if fp and pinned and pinned != fp:
                 if self.mode == "auto":
                     return Judgement("auto", by="auto mode")
                 return Judgement("ask", "its definition (description or parameters) "
-                                        "changed since it was allowed")
+                                        "changed since it was allowed",
+                                 by="a changed definition")
             if fp and not pinned:
                 self.store.set(server, tool, fp)
             listed = _matches(tool, rules.auto)
@@ -136,7 +142,7 @@ class Policy:
     def reads_only(self, server: str, tool: str, hints: Sequence[str] = ()) -> bool:
         """Whether plan mode lets a call of the tool run: its server annotates it
         ``readOnlyHint``, or the user marked it read-only."""
-        return "read-only" in hints or _matches(f"{server}__{tool}", self.read_only)
+        return "read-only" in hints or _matches(f"mcp__{server}__{tool}", self.read_only)
 
     def standing(self, server: str, tool: str) -> Standing:
         """How the config treats a call of the tool, leaving aside a changed definition

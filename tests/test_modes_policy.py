@@ -1,0 +1,47 @@
+"""The permission modes as the policy applies them to each call: plan refuses what does
+not only read (without asking), auto runs what would ask, and what asks outright (the
+server's own demand, an ask list) still asks."""
+
+from __future__ import annotations
+
+from tui_agent.core.permissions import Policy, ServerRules
+from tui_agent.core.permissions.modes import PLAN_REFUSAL, next_mode, parse_mode
+
+
+def test_plan_mode_refuses_a_tool_that_does_not_only_read() -> None:
+    policy = Policy({"fs": ServerRules(auto=("write_file",))}, mode="plan")
+    judged = policy.judge("fs", "write_file", "fp1")
+    assert (judged.verdict, judged.why, judged.by) == ("deny", PLAN_REFUSAL, "plan mode")
+
+
+def test_plan_mode_runs_what_the_server_or_the_user_marks_read_only() -> None:
+    policy = Policy({"fs": ServerRules(auto=("read_file", "list"))}, mode="plan",
+                    read_only=("mcp__fs__list",))
+    assert policy.judge("fs", "read_file", hints=("read-only",)).verdict == "auto"
+    assert policy.judge("fs", "list").verdict == "auto"
+    asked = policy.judge("fs", "search", hints=("read-only",))
+    assert asked.verdict == "ask"  # read-only, but not allowed: the person still decides
+
+
+def test_auto_mode_runs_what_would_ask_but_not_what_asks_outright() -> None:
+    policy = Policy({"fs": ServerRules(ask=("delete_*",), deny=("format",))}, mode="auto")
+    ran = policy.judge("fs", "write_file", "fp1")
+    assert (ran.verdict, ran.by) == ("auto", "auto mode")
+    assert policy.judge("fs", "delete_all").verdict == "ask"
+    assert policy.judge("fs", "delete_all").by == "the ask list of fs"
+    assert policy.judge("fs", "format").verdict == "deny"
+    firm = policy.judge("local", "shell", asks="commands run unsandboxed")
+    assert firm.verdict == "ask" and firm.firm
+
+
+def test_the_default_mode_asks_and_says_what_allowed_a_listed_tool() -> None:
+    policy = Policy({"fs": ServerRules(auto=("read_*",))})
+    assert policy.judge("fs", "write_file").verdict == "ask"
+    assert policy.judge("fs", "write_file").by == ""  # nothing but a missing allowance
+    assert policy.judge("fs", "read_file").by == "the auto list of fs"
+
+
+def test_shift_tab_cycles_the_three_modes_and_words_parse() -> None:
+    assert [next_mode("default"), next_mode("plan"), next_mode("auto")] == \
+        ["plan", "auto", "default"]
+    assert parse_mode(" Plan ") == "plan" and parse_mode("bypass") is None
