@@ -5,17 +5,22 @@ that a project's rules wait for trust and can never loosen a user's deny."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 
 import pytest
 
+from tests.e2e_kit import entry_point, run, write_config
+from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tui_agent.config import ConfigError, load
 from tui_agent.config.rule_text import RuleEntry, RuleSyntaxError, parse_rule
 from tui_agent.config.show import held_lines
 from tui_agent.core.permissions import Policy, ServerRules
 from tui_agent.core.permissions.rules import RuleSet, rule_for
+
+_ = entry_point
 
 
 def policy(*rules: tuple[str, str], **kw: object) -> Policy:
@@ -184,3 +189,37 @@ def test_rule_for_a_call_quotes_escapes_and_skips_what_it_cannot_hold() -> None:
     # It matches the call it was made from, and not another value.
     assert matches(text, {"path": "/tmp/a, b*.txt", "n": 2, "ok": False})
     assert not matches(text, {"path": "/tmp/a, bX.txt", "n": 2, "ok": False})
+
+
+def test_run_refuses_one_call_by_a_deny_rule_and_runs_another_by_an_allow_rule(
+        fake_llm: FakeLLM, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        entry_point: None) -> None:
+    """``tui-agent run`` with the scripted LLM and a real MCP server: a deny rule with an
+    argument condition refuses one call of ``echo`` and not another; an allow rule with a
+    condition runs ``add`` under ``--approve deny``, which refuses the other ``add``.
+    Each JSONL ``approval`` event's ``by`` names the rule and its file and line."""
+    config = write_config(tmp_path / "c.toml", "openai/fake-model", fake_llm.base_url)
+    with config.open("a") as out:
+        out.write('\n[permissions]\ndeny = ["mcp__t__echo(text=secret*)"]\n'
+                  'allow = ["t__add(a=2)"]\n')
+    fake_llm.push(Reply(tool_calls=[
+        FakeToolCall("t__echo", {"text": "secret plan"}, id="e1"),
+        FakeToolCall("t__echo", {"text": "hello"}, id="e2"),
+        FakeToolCall("t__add", {"a": 2, "b": 3}, id="a1"),
+        FakeToolCall("t__add", {"a": 4, "b": 1}, id="a2")]), Reply(text="done"))
+    lines = config.read_text().splitlines()
+    deny, allow = (lines.index(f"{k} = [{r}]") + 1 for k, r in (
+        ("deny", '"mcp__t__echo(text=secret*)"'), ("allow", '"t__add(a=2)"')))
+    result = run(capsys, config, "go", "--approve", "deny")
+    assert result.code == 0, (result.events, result.err)
+    approvals = {e["id"]: (e["decision"], e["by"]) for e in result.of("approval")}
+    assert approvals["e1"] == ("denied",
+                               f'deny rule "mcp__t__echo(text=secret*)" ({config}:{deny})')
+    assert approvals["e2"] == ("denied", "--approve deny")
+    assert approvals["a1"] == ("auto", f'allow rule "t__add(a=2)" ({config}:{allow})')
+    assert approvals["a2"] == ("denied", "--approve deny")
+    results = {e["id"]: e for e in result.of("tool_result")}
+    assert results["a1"]["text"] == "5" and not results["a1"]["is_error"]
+    assert results["e1"]["is_error"] and "deny rule" in results["e1"]["text"]
+    told = json.dumps(fake_llm.requests[1]["messages"])
+    assert 'refused by deny rule \\"mcp__t__echo(text=secret*)\\"' in told
