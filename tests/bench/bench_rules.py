@@ -45,7 +45,7 @@ def make_calls(rng: random.Random) -> list[tuple[str, str, dict[str, Any]]]:
     for i in range(400):
         server, tool = f"s{i % 250}", rng.choice(["read_file", "write_file", "delete_x",
                                                    "t1", f"tool{i % 60}", "other"])
-        arguments = rng.choice([{"path": "/etc/passwd"}, {"path": "/home/u/work/a.py"},
+        arguments: dict[str, Any] = rng.choice([{"path": "/etc/passwd"}, {"path": "/home/u/work/a.py"},
                                 {"n": 3}, {"query": "a, b"},
                                 {"path": "/srv/x/data", "mode": "wb"}, {}])
         calls.append((server, tool, arguments))
