@@ -45,9 +45,9 @@ def make_calls(rng: random.Random) -> list[tuple[str, str, dict[str, Any]]]:
     for i in range(400):
         server, tool = f"s{i % 250}", rng.choice(["read_file", "write_file", "delete_x",
                                                    "t1", f"tool{i % 60}", "other"])
-        arguments: dict[str, Any] = rng.choice([{"path": "/etc/passwd"}, {"path": "/home/u/work/a.py"},
-                                {"n": 3}, {"query": "a, b"},
-                                {"path": "/srv/x/data", "mode": "wb"}, {}])
+        arguments: dict[str, Any] = rng.choice([
+            {"path": "/etc/passwd"}, {"path": "/home/u/work/a.py"}, {"n": 3},
+            {"query": "a, b"}, {"path": "/srv/x/data", "mode": "wb"}, {}])
         calls.append((server, tool, arguments))
     return calls
 
@@ -78,7 +78,7 @@ def main() -> None:
     rules = make_rules(args.rules, rng)
     baseline = Policy(store=ApprovalStore(None))
     ruled = Policy(store=ApprovalStore(None), permission=RuleSet(rules))
-    verdicts = {v: 0 for v in ("deny", "ask", "auto")}
+    verdicts = dict.fromkeys(("deny", "ask", "auto"), 0)
     for server, tool, arguments in calls:
         verdicts[ruled.judge(server, tool, "fp", arguments=arguments).verdict] += 1
     base = hot = float("inf")
