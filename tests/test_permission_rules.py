@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,34 @@ def test_run_refuses_one_call_by_a_deny_rule_and_runs_another_by_an_allow_rule(
     assert results["e1"]["is_error"] and "deny rule" in results["e1"]["text"]
     told = json.dumps(fake_llm.requests[1]["messages"])
     assert 'refused by deny rule \\"mcp__t__echo(text=secret*)\\"' in told
+
+
+def test_add_and_remove_rules_in_files_or_say_why_not(isolated_env: Path,
+                                                      tmp_path: Path) -> None:
+    """``add_rule`` writes to the user's config (created when missing) and applies at
+    once; a bad rule is refused and nothing applied; ``remove_rule`` takes a rule out of
+    its file, or says why not (the file was edited meanwhile, a JSON file) and keeps it."""
+    from tui_agent.config import paths
+    from tui_agent.config.rule_edit import TomlRuleFiles
+
+    user = paths.default_config_file()
+    files = TomlRuleFiles(user)
+    judge = Policy(rule_files=files)
+    assert judge.add_rule("allow", "mcp__fs__read(path=") is not None
+    assert judge.add_rule("maybe", "mcp__fs__read") is not None
+    assert judge.permission_rules() == []
+    assert judge.add_rule("deny", "mcp__fs__rm") is None
+    assert judge.judge("fs", "rm").by.startswith('deny rule "mcp__fs__rm" (')
+    assert judge.judge("fs", "rm").by.endswith("/tui-agent/config.toml:2)")
+    assert tomllib.loads(user.read_text())["permissions"]["deny"] == ["mcp__fs__rm"]
+    [entry] = judge.permission_rules()
+    user.write_text("# edited by hand\n")
+    said = judge.remove_rule(entry)
+    assert said is not None and "holds no rule 'mcp__fs__rm' any more" in said
+    assert judge.judge("fs", "rm").verdict == "deny"  # it stays in force
+    elsewhere = RuleEntry("deny", "mcp__fs__rm", tmp_path / "servers.json", 3)
+    judge.permission = RuleSet([elsewhere])
+    assert "only edited in TOML files" in (judge.remove_rule(elsewhere) or "")
+    session = RuleEntry("ask", "mcp__x__y")
+    judge.permission = RuleSet([session])
+    assert judge.remove_rule(session) is None and judge.permission_rules() == []
