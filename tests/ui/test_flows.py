@@ -445,3 +445,37 @@ async def test_secrets_echoed_by_the_model_or_a_server_are_masked_on_screen(
         screen = app.export_screenshot().replace("&#160;", " ")
         assert "sk-test-key" not in screen and "key ***" in screen
         await finish(app)
+
+
+async def test_always_with_these_arguments_writes_a_rule_keeping_comments(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``w`` answers "always allow this tool with these arguments": an allow rule in the
+    user's config (its comments kept), in force at once, so the same call runs unasked
+    while another value asks; ``a`` stays "this tool" (the server's auto list)."""
+    user = paths.default_config_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("# my own settings\n[permissions]  # rules\nallow = [\n"
+                    '  "mcp__git__*",  # git everywhere\n]\n')
+
+    async def again(pilot: Pilot[Any], app: AgentApp) -> None:
+        fake_llm.push(tool_reply(FakeToolCall("r__echo", {"text": "hi there"}, id="c2")),
+                      Reply(text="ok"),
+                      tool_reply(FakeToolCall("r__echo", {"text": "other"}, id="c3")))
+        before = app.turns_ended
+        await send(pilot, app, "again")
+        await until(pilot, lambda: app.turns_ended > before, what="the unasked turn")
+        assert app.transcript.cards["c2"].status == "done"
+        await send(pilot, app, "and another")
+        await shown(pilot, app, ApprovalScreen, "the modal for another value")
+        modal = app.screen
+        assert isinstance(modal, ApprovalScreen) and modal.rule == \
+            'mcp__r__echo(text=other)'
+        await pilot.press("n")
+
+    card, config, _ = await approve_flow(fake_llm, tmp_path, ["w"], then=again)
+    assert card.status == "done"
+    text = user.read_text()
+    assert tomllib.loads(text)["permissions"]["allow"] == [
+        "mcp__git__*", "mcp__r__echo(text=hi there)"]
+    assert "# my own settings" in text and "# git everywhere" in text
+    assert "auto" not in tomllib.loads(config.read_text())["servers"]["r"]

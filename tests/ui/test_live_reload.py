@@ -137,3 +137,22 @@ async def test_quitting_during_a_reload_leaves_no_server_behind(
         await pilot.pause(settle)
         await finish(app)
     assert app.return_code == 0
+
+
+async def test_a_rule_edited_into_the_file_applies_from_the_next_call(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``[permissions]`` follows the file as the servers' lists do: a deny rule added
+    while the app runs refuses the next matching call, named with its line."""
+    app, config = app_with(tmp_path, fake_llm, {})
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        policy = app.backend.policy
+        assert policy.judge("fs", "rm", arguments={"path": "/etc/x"}).verdict == "ask"
+        rule = 'deny = ["mcp__fs__rm(path=/etc/**)"]'
+        edit(config, fake_llm, {}, extra=f"\n[permissions]\n{rule}\n")
+        line = config.read_text().splitlines().index(rule) + 1
+        await until(pilot, lambda: app.backend.policy.permission_rules() != [],
+                    what="the rule applied")
+        judged = app.backend.policy.judge("fs", "rm", arguments={"path": "/etc/x"})
+        assert judged.verdict == "deny" and judged.by.endswith(f"c.toml:{line})"), judged.by
+        await finish(app)

@@ -25,6 +25,8 @@ from tui_agent.config.model_keys import MIN_SECRET, expand_models, table_section
 from tui_agent.config.models import SECTION_MODELS, Config, ModelSettings, ServerConfig
 from tui_agent.config.project import Project, content_parts, free, layer_files
 from tui_agent.config.reading import Locator, Origin, Source, read_config_text
+from tui_agent.config.rule_text import RuleEntry
+from tui_agent.config.rule_where import RULE_KEYS, layer_rules
 from tui_agent.config.server_keys import UnsetServerVariable, expand_server
 from tui_agent.config.urls import url_secrets
 from tui_agent.config.validate import Unknown, validate
@@ -70,6 +72,9 @@ class Settings:
     unready: dict[str, str] = field(default_factory=dict)
     """Servers that cannot start, by name, with why for people (a ``${VAR}`` of theirs is
     not set): kept as written, shown as failed, never started; the rest works."""
+    rules: list[RuleEntry] = field(default_factory=list)
+    """``[permissions]`` allow/ask/deny of every layer applied, each rule with its file
+    and line: the lists concatenate across layers (a later file never drops a rule)."""
 
     def model_for(self, name: str | None) -> ModelSettings:
         """The settings model ``name`` is used with (None: the one in use):
@@ -178,6 +183,8 @@ class _Read:
     servers: dict[str, tuple[ServerConfig, Origin]] = field(default_factory=dict)
     toml: bool = False
     """Read but not validated yet (:func:`_check_layer`)."""
+    text: str = ""
+    rules: list[RuleEntry] = field(default_factory=list)
 
 
 def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
@@ -193,7 +200,7 @@ def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
     data, text = _read_toml(path)
     data = overlay(data)
     locate: Locator = lambda loc: toml_line(text, loc)  # noqa: E731
-    return _Read(Layer(kind, path), data, locate, toml=True)
+    return _Read(Layer(kind, path), data, locate, toml=True, text=text)
 
 
 def _check_layer(out: _Read, unknown: Unknown | None) -> None:
@@ -208,6 +215,7 @@ def _check_layer(out: _Read, unknown: Unknown | None) -> None:
     out.models = {name: _set_keys(table) for name, table in config.models.items()}
     out.servers = {name: (server, Origin(out.layer.file, ("servers", name), out.locate))
                    for name, server in config.servers.items()}
+    out.rules = layer_rules(out.sections["permissions"], out.text, out.layer.file)
 
 
 def _set_keys(model: Any) -> dict[str, Any]:
@@ -265,8 +273,12 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
                     held.keys[f"{section}.{key}"] = (
                         value, Origin(file, (section, key), read.locate))
                     continue
+                if (section, key) in RULE_KEYS:  # rules add up across layers
+                    value = [*sections[section].get(key, []), *value]
                 sections[section][key] = _merged(sections[section].get(key), value)
                 settings.sources[section, key] = Origin(file, (section, key), read.locate)
+        if keep:
+            settings.rules.extend(read.rules)
         for name, values in read.models.items():
             for key, value in values.items():
                 origin = Origin(file, ("models", name, key), read.locate)

@@ -65,6 +65,12 @@ async def _tools(app: ChatApp, command: Command) -> None:
     await app.push_screen(ToolsScreen(backend.policy, backend.options.tool_filter, servers))
 
 
+async def _permissions(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui.screens.permissions import PermissionsScreen
+
+    await app.push_screen(PermissionsScreen(app.backend.policy))
+
+
 async def _new(app: ChatApp, command: Command) -> None:
     app.action_stop()
     app.backend.new_conversation()
@@ -352,7 +358,7 @@ async def _think(app: ChatApp, command: Command) -> None:
 HANDLERS: dict[str, Handler] = {
     "help": _help, "model": _model, "think": _think,
     "servers": _servers, "tools": _tools, "new": _new, "resume": _resume,
-    "rewind": _rewind, "add-dir": _add_dir,
+    "rewind": _rewind, "add-dir": _add_dir, "permissions": _permissions,
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "skills": _skills,

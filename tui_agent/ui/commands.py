@@ -32,6 +32,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
                 "--url URL"),
     CommandInfo("tools", "/tools", "switch servers and tools on and off for this "
                 "conversation"),
+    CommandInfo("permissions", "/permissions", "the permission rules (allow, ask, deny) "
+                "with their files, and the mode; remove a rule"),
     CommandInfo("add-dir", "/add-dir DIR", "let the tools work in another folder too, "
                 "for this session (as --add-dir)"),
     CommandInfo("new", "/new", "start a new conversation", "ctrl+n"),

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import Settings, paths
+from tui_agent.config.rule_edit import TomlRuleFiles
 from tui_agent.core.agent import Agent
 from tui_agent.core.diffs import FileScope, Scopes
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.permissions import ApprovalStore, Gate, Policy, ServerRules
+from tui_agent.core.permissions.rules import RuleSet
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
 from tui_agent.core.skills.catalog import Catalog
@@ -61,7 +63,20 @@ def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Po
     permissions = settings.config.permissions
     return Policy(rules, ApprovalStore(paths.state_dir() / "approvals.json"), persist,
                   tool_filter or ToolFilter(), mode=permissions.default_mode,
-                  read_only=tuple(permissions.read_only))
+                  read_only=tuple(permissions.read_only),
+                  permission=RuleSet(settings.rules), rule_files=rule_files(settings))
+
+
+def rule_files(settings: Settings) -> TomlRuleFiles:
+    """Rules made in a session go to the user's config; removing one from a trusted
+    project's file keeps the project trusted (the person's own edit)."""
+    from tui_agent.config.trust import retrust
+
+    def edited(file: Path) -> None:
+        if settings.project is not None and file in settings.project.files:
+            retrust(settings)
+
+    return TomlRuleFiles(paths.default_config_file(), edited)
 
 
 def open_hub(settings: Settings, *, with_disabled: bool = False,

@@ -214,6 +214,8 @@ class Runtime(ServerActions):
         self._mask_servers()
         fresh = build.policy_from(new, options.tool_filter)
         self.policy.rules, self.policy.persist = fresh.rules, fresh.persist
+        self.policy.permission, self.policy.rule_files = fresh.permission, fresh.rule_files
+        self.policy.read_only = fresh.read_only
         agent = self.agent
         if agent.session is not None:
             agent.session.mask_also(new.secrets)

@@ -74,7 +74,9 @@ class ToolCalls:
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})", by="tui-agent")
             problem = None
-            if decision.approved and decision.always and judged.trust:
+            if decision.approved and decision.rule and not judged.firm:
+                problem = self.policy.add_rule("allow", decision.rule)
+            elif decision.approved and decision.always and judged.trust:
                 problem = self._skill_tool.always(judged.trust, self.policy.store)
             elif decision.approved and decision.always and spec.fingerprint and \
                     not judged.firm:  # the server asks every time: nothing to remember

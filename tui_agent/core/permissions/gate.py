@@ -99,6 +99,9 @@ class Decision:
     by: str = ""
     """Who answered, when it was not the person at the gate (a flag, an editor's
     client): empty means "you"."""
+    rule: str = ""
+    """With ``approved``: an allow rule to write and apply from now on ("always allow
+    with these arguments", :func:`~tui_agent.core.permissions.rules.rule_for`)."""
 
     @classmethod
     def approve(cls, reason: str | None = None, *, always: bool = False,

@@ -12,8 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from tui_agent.config.rule_text import KINDS, RuleEntry, RuleSyntaxError
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.permissions.modes import PLAN_REFUSAL, Mode
+from tui_agent.core.permissions.rules import RuleFiles, RuleSet, names_match
 from tui_agent.core.permissions.store import ApprovalStore
 
 Verdict = Literal["deny", "auto", "ask"]
@@ -79,6 +81,10 @@ class Policy:
     """Globs on tool names as rules write them (``mcp__SERVER__TOOL``) the user marked
     read-only (``[permissions] read_only``): plan mode lets them run as it lets a tool its
     server annotates ``readOnlyHint``."""
+    permission: RuleSet = field(default_factory=RuleSet)
+    """The ``[permissions]`` allow/ask/deny rules of every layer, with their files."""
+    rule_files: RuleFiles | None = None
+    """Where a rule made here ("always", ``/permissions``) is written, and removed from."""
 
     def allowed(self, server: str, tool: str) -> bool:
         """Whether the config's rules let the model see the tool (filters aside)."""
@@ -100,9 +106,10 @@ class Policy:
         deny rules still come first. ``hints``: the server's annotations (``read-only``
         lets a call run in plan mode).
 
-        The order: the server's allow and deny lists and this run's filter; plan mode
-        (refuses what does not only read); the server's own "always ask"; the server's
-        ask list; its auto list and the tools a person always allowed (a changed
+        The order: the server's allow and deny lists and this run's filter; the deny
+        rules (``[permissions]``, every layer's); plan mode (refuses what does not only
+        read); the server's own "always ask"; the ask rules; the allow rules; the
+        server's ask list; its auto list and the tools a person always allowed (a changed
         definition asks again); auto mode; else ask."""
         if not self.allowed(server, tool):
             rules = self.rules.get(server, ServerRules())
@@ -113,10 +120,21 @@ class Policy:
                              by=f"the allow list of {server}")
         if not self.filter.allows(server, tool):
             return Judgement("deny", self.filter.why_not(server, tool), by="the tool filter")
+        if rule := self.permission.first("deny", server, tool, arguments):
+            return Judgement("deny", f"refused by {rule.said()}", by=rule.said())
         if self.mode == "plan" and not self.reads_only(server, tool, hints):
             return Judgement("deny", PLAN_REFUSAL, by="plan mode")
         if asks:
             return Judgement("ask", asks, firm=True)
+        if rule := self.permission.first("ask", server, tool, arguments):
+            return Judgement("ask", f"asks: {rule.said()}", by=rule.said())
+        if rule := self.permission.first("allow", server, tool, arguments):
+            return Judgement("auto", by=rule.said())
+        return self._lists(server, tool, fp)
+
+    def _lists(self, server: str, tool: str, fp: str) -> Judgement:
+        """After the rules: the server's ask and auto lists, "always allow" (a changed
+        definition asks again), auto mode, else ask."""
         standing = self.standing(server, tool)
         rules = self.rules.get(server, ServerRules())
         if standing == "ask" and _matches(tool, rules.ask):
@@ -142,7 +160,7 @@ class Policy:
     def reads_only(self, server: str, tool: str, hints: Sequence[str] = ()) -> bool:
         """Whether plan mode lets a call of the tool run: its server annotates it
         ``readOnlyHint``, or the user marked it read-only."""
-        return "read-only" in hints or _matches(f"mcp__{server}__{tool}", self.read_only)
+        return "read-only" in hints or names_match(self.read_only, server, tool)
 
     def standing(self, server: str, tool: str) -> Standing:
         """How the config treats a call of the tool, leaving aside a changed definition
@@ -155,6 +173,48 @@ class Policy:
         if _matches(tool, rules.auto) or self.store.entry(server, tool).get("always"):
             return "auto"
         return "ask"
+
+    def permission_rules(self) -> list[RuleEntry]:
+        """Every rule in force, deny first, each with its file and line."""
+        entries = self.permission.entries()
+        return sorted(entries, key=lambda e: KINDS.index(e.kind))
+
+    def add_rule(self, kind: str, text: str) -> str | None:
+        """Apply a ``kind`` rule now and write it to the user's config (``[permissions]``,
+        comments kept). Returns a problem to show (a rule that does not parse is not
+        applied; one that cannot be written applies for this session only), or None."""
+        if kind not in KINDS:
+            return f"{kind!r} is not a kind of rule (allow, ask or deny)"
+        try:
+            entry = RuleEntry(kind, text)
+            RuleSet([entry])
+        except RuleSyntaxError as exc:
+            return f"rule {text!r}: {exc}"
+        problem = None
+        if self.rule_files is not None:
+            try:
+                entry = self.rule_files.add(kind, text)
+            except Exception as exc:  # a file that cannot be written must not undo it
+                problem = f"applied for this session only: {exc}"
+        self.permission = RuleSet([*self.permission.entries(), entry])
+        return problem
+
+    def remove_rule(self, entry: RuleEntry) -> str | None:
+        """Take a rule out of its file and out of force now. Returns why it could not
+        be (its file cannot be written: it stays in force), or None."""
+        if entry not in self.permission.entries():
+            return f"{entry.kind} rule {entry.text!r} is not in force"
+        if entry.file is not None:
+            if self.rule_files is None:
+                return f"cannot edit {entry.file} from here"
+            try:
+                self.rule_files.remove(entry)
+            except Exception as exc:
+                return str(exc)
+        kept = list(self.permission.entries())
+        kept.remove(entry)
+        self.permission = RuleSet(kept)
+        return None
 
     def always_allow(self, server: str, tool: str, fp: str) -> str | None:
         """Trust this definition of the tool from now on (the user's "always allow").

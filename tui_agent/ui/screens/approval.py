@@ -4,12 +4,15 @@ idempotent) are badges under the title, destructive in the error colour: hints f
 untrusted server, shown, never acted on by themselves (only the person's ``s`` relies on
 them, to leave a tool that may be destructive asking).
 
-``y`` approve once · ``a`` always allow (written to the config file the server came
-from) · ``n`` deny · ``r`` deny with a reason the model receives · ``esc`` deny. For
-a call a code-mode script makes, the script is shown too, and ``s`` approves this
-call and every later one of the same script run to a tool the script names in its text
-(listed under it); a tool it reaches another way asks again, and so does each call of a
-named tool that writes files (with its diff) or may be destructive (listed apart).
+``y`` approve once · ``a`` always allow this tool (written to the config file the server
+came from; a changed definition asks again) · ``w`` always allow this tool with these
+arguments (an allow rule in the user's config, ``[permissions] allow``; offered when the
+call has plain arguments, and naming those a rule cannot hold) · ``n`` deny · ``r``
+deny with a reason the model receives · ``esc`` deny. For a call a code-mode script
+makes, the script is shown too, and ``s`` approves this call and every later one of the
+same script run to a tool the script names in its text (listed under it); a tool it
+reaches another way asks again, and so does each call of a named tool that writes files
+(with its diff) or may be destructive (listed apart).
 
 Server names, tool names, descriptions and arguments come from MCP servers and
 the model: all of it is cleaned of control characters and shown as inert
@@ -32,6 +35,7 @@ from textual.widgets import Input, Static
 
 from tui_agent.core.diffs import FileChange
 from tui_agent.core.permissions import Decision, PendingCall
+from tui_agent.core.permissions.rules import rule_for, scalar_arguments
 from tui_agent.tools.text import clean
 from tui_agent.ui.screens.question import Question
 from tui_agent.ui.widgets.messages import key_hints, plain
@@ -58,6 +62,7 @@ class ApprovalScreen(Question[Decision]):
     BINDINGS = [
         Binding("y", "approve", "Approve once"),
         Binding("a", "always", "Always allow"),
+        Binding("w", "always_with", "Always allow with these arguments", show=False),
         Binding("s", "script", "Approve the script's listed tools", show=False),
         Binding("n", "deny", "Deny"),
         Binding("r", "reason", "Deny with a reason"),
@@ -72,6 +77,10 @@ class ApprovalScreen(Question[Decision]):
         self.remember_in = remember_in
         self.heading = heading
         """In place of "Allow TOOL from SERVER?" (``/init``: "Write AGENTS.md?")."""
+        self.rule, self.left_out = rule_for(call.server, call.tool, call.arguments) \
+            if call.fingerprint and scalar_arguments(call.arguments) else ("", [])
+        """The allow rule ``w`` writes (this tool with these arguments), and the
+        arguments it cannot hold: empty when the call has no plain argument."""
 
     def compose(self) -> ComposeResult:
         call = self.call
@@ -100,6 +109,10 @@ class ApprovalScreen(Question[Decision]):
                     yield Static(highlight(clean(call.script) or "(not shown)",
                                            language="python"), classes="script")
                     yield Static(plain(script_scope(call)), classes="label")
+            if self.rule:
+                left = f" (any {', '.join(self.left_out)})" if self.left_out else ""
+                yield Static(plain(f"w writes the allow rule {self.rule}{left}"),
+                             classes="label rule")
             yield Input(placeholder="why not? (enter sends it to the model; esc denies "
                                     "without a reason)", id="reason")
             yield Static(self._keys(), classes="keys")
@@ -109,6 +122,8 @@ class ApprovalScreen(Question[Decision]):
         if self.call.fingerprint:
             where = f" (in {clean(self.remember_in)})" if self.remember_in else ""
             keys.append(("a", f"always allow{where}"))
+        if self.rule:
+            keys.append(("w", "always with these arguments"))
         if self.call.script_approvable:
             keys.append(("s", "approve the listed tools"))
         keys += [("n", "deny"), ("r", "deny with a reason"), ("esc", "deny")]
@@ -126,6 +141,11 @@ class ApprovalScreen(Question[Decision]):
     def action_always(self) -> None:
         if self.call.fingerprint:
             self.dismiss(Decision.approve("always allowed", always=True))
+
+    def action_always_with(self) -> None:
+        if self.rule:
+            self.dismiss(Decision(True, "always allowed with these arguments",
+                                  rule=self.rule))
 
     def action_script(self) -> None:
         if self.call.script_approvable:

@@ -1,0 +1,231 @@
+"""Permission rules matched against calls: ``[permissions] allow/ask/deny``.
+
+A rule (grammar in :mod:`tui_agent.config.rule_text`) names tools by a glob on
+``mcp__SERVER__TOOL`` and may hold conditions on the call's arguments, all of which must
+hold. A value is matched as its string form (a number or a bool as its JSON text); a
+path-like condition (the glob or the value starts with ``/``, ``~`` or ``./``, or holds a
+``/``) has ``~`` expanded and both sides normalised (``..`` resolved on the text, the
+filesystem never followed), and there ``*`` stops at ``/`` while ``**`` crosses it. An
+argument the call does not pass never matches.
+
+Speed: each rule's name glob is one compiled regex, and the rules whose names match a
+tool are kept per ``(server, tool)`` (a :class:`RuleSet` is rebuilt, never edited, when
+a rule is added or removed), so a decision only tests the conditions of the few rules
+that name the tool (``tests/bench/bench_rules.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from tui_agent.config.rule_text import KINDS, RuleEntry, parse_rule, quote_value
+from tui_agent.core.permissions.names import rule_name
+
+LONGEST = 200
+"""Arguments longer than this (as text) are left out of a rule "always" writes."""
+
+
+@lru_cache(maxsize=4096)
+def glob_regex(glob: str, *, path: bool = False) -> re.Pattern[str]:
+    """``glob`` as a regex over the whole text: ``*`` ``?`` ``[...]``; with ``path``,
+    ``*`` and ``?`` stay inside one ``/`` segment, ``**`` crosses them and a trailing
+    ``/**`` matches the folder itself too."""
+    out: list[str] = []
+    i = 0
+    one = "[^/]" if path else "."
+    while i < len(glob):
+        char = glob[i]
+        if path and glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("(?:/.*)?")
+            i += 3
+        elif path and glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append(one + "*")
+            i += 1
+        elif char == "?":
+            out.append(one)
+            i += 1
+        elif char == "[" and (end := glob.find("]", i + 2)) > 0:
+            body = glob[i + 1:end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _path_like(text: str) -> bool:
+    return text.startswith(("/", "~", "./")) or "/" in text
+
+
+def _normal(text: str) -> str:
+    return os.path.normpath(os.path.expanduser(text))
+
+
+def _text(value: Any) -> str:
+    """An argument's string form: a string as it is, anything else as its JSON text."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    arg: str
+    glob: str
+
+    def holds(self, arguments: Mapping[str, Any] | None) -> bool:
+        if arguments is None or self.arg not in arguments:
+            return False
+        value = _text(arguments[self.arg])
+        if _path_like(self.glob) or _path_like(value):
+            glob = self.glob if self.glob.startswith("**") else _normal(self.glob)
+            return glob_regex(glob, path=True).match(_normal(value)) is not None
+        return glob_regex(self.glob).match(value) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule of the config (or made this session), ready to match."""
+
+    entry: RuleEntry
+    name: re.Pattern[str]
+    conditions: tuple[Condition, ...]
+
+    @classmethod
+    def of(cls, entry: RuleEntry) -> Rule:
+        """``entry`` compiled; raises :class:`~tui_agent.config.rule_text.RuleSyntaxError`."""
+        parsed = parse_rule(entry.text)
+        return cls(entry, glob_regex(parsed.name),
+                   tuple(Condition(a, g) for a, g in parsed.conditions))
+
+    @property
+    def kind(self) -> str:
+        return self.entry.kind
+
+    @property
+    def text(self) -> str:
+        return self.entry.text
+
+    def where(self) -> str:
+        """``FILE:LINE`` (the home folder as ``~``), or empty for a session's rule."""
+        return place(self.entry)
+
+    def said(self) -> str:
+        """What decided, for a :class:`~tui_agent.core.permissions.policy.Judgement`'s
+        ``by``: ``deny rule "TEXT" (FILE:LINE)``."""
+        where = self.where()
+        return f'{self.kind} rule "{self.text}"' + (f" ({where})" if where else "")
+
+    def holds(self, arguments: Mapping[str, Any] | None) -> bool:
+        return all(c.holds(arguments) for c in self.conditions)
+
+
+def place(entry: RuleEntry) -> str:
+    """Where a rule is written, for people: ``~/.config/tui-agent/config.toml:12``."""
+    if entry.file is None:
+        return ""
+    text = str(entry.file)
+    home = str(Path.home())
+    if home not in ("", "/") and text.startswith(home + os.sep):
+        text = "~" + text[len(home):]
+    return f"{text}:{entry.line}" if entry.line else text
+
+
+class RuleFiles(Protocol):
+    """Writes the rules made in a session to the config files (supplied by the
+    composition root; each method raises, naming the file, when it cannot)."""
+
+    def add(self, kind: str, text: str) -> RuleEntry:
+        """Write the rule to the user's config; returns it with its file and line."""
+        ...
+
+    def remove(self, entry: RuleEntry) -> None:
+        """Take the rule out of its file."""
+        ...
+
+
+class RuleSet:
+    """Every rule in force, by kind, with the rules naming each tool remembered."""
+
+    def __init__(self, entries: Iterable[RuleEntry] = ()) -> None:
+        self.rules = [Rule.of(e) for e in entries]
+        self._by_kind = {k: [r for r in self.rules if r.kind == k] for k in KINDS}
+        self._named: dict[tuple[str, str, str], list[Rule]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def first(self, kind: str, server: str, tool: str,
+              arguments: Mapping[str, Any] | None) -> Rule | None:
+        """The first ``kind`` rule matching a call of ``tool`` with ``arguments``."""
+        key = (kind, server, tool)
+        named = self._named.get(key)
+        if named is None:
+            name = rule_name(server, tool)
+            named = [r for r in self._by_kind.get(kind, ()) if r.name.match(name)]
+            self._named[key] = named
+        return next((r for r in named if r.holds(arguments)), None)
+
+    def entries(self) -> list[RuleEntry]:
+        return [r.entry for r in self.rules]
+
+
+def names_match(globs: Iterable[str], server: str, tool: str) -> bool:
+    """Whether a glob of ``globs`` (names only, as ``read_only`` writes them) names the
+    tool."""
+    name = rule_name(server, tool)
+    return any(glob_regex(parse_rule(g).name).match(name) for g in globs)
+
+
+def rule_for(server: str, tool: str, arguments: Mapping[str, Any] | None = None
+             ) -> tuple[str, list[str]]:
+    """The rule "always" writes for a call: the whole tool (``arguments`` None), or the
+    tool with these arguments' values, each matched exactly (glob characters escaped).
+    Returns it and the arguments left out, with why (not a plain value, or longer than
+    :data:`LONGEST`): the rule then allows any value of those."""
+    name = rule_name(server, tool)
+    if arguments is None:
+        return name, []
+    parts: list[str] = []
+    skipped: list[str] = []
+    for arg, value in arguments.items():
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            skipped.append(f"{arg} (not a plain value)")
+            continue
+        text = _text(value)
+        if len(text) > LONGEST:
+            skipped.append(f"{arg} (longer than {LONGEST} characters)")
+            continue
+        parts.append(f"{arg}={quote_value(_escape(text))}")
+    return (f"{name}({', '.join(parts)})" if parts else name), skipped
+
+
+def scalar_arguments(arguments: Mapping[str, Any] | None) -> bool:
+    """Whether a call has an argument a rule can hold (a plain value, not too long)."""
+    return bool(arguments) and any(
+        value is None or isinstance(value, (str, int, float, bool))
+        and len(_text(value)) <= LONGEST for value in (arguments or {}).values())
+
+
+def _escape(text: str) -> str:
+    """``text`` as a glob matching only itself."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
