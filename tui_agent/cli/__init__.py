@@ -127,6 +127,9 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
                         trust=bool(getattr(args, "trust_project", False)),
                         builtin=not getattr(args, "no_builtin", False))
         settings.add_dirs(getattr(args, "add_dir", None) or [])
+        from tui_agent.custom.hooks import parse_hooks  # a hook not honoured: refused
+
+        parse_hooks(settings.hooks)
     except ConfigError as exc:  # may quote a name from a file: cleaned as every output
         err.write(f"tui-agent: {clean(str(exc))}\n")
         return None

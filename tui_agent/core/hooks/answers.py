@@ -49,7 +49,7 @@ class HookAnswer:
 
     @property
     def by(self) -> str:
-        return f"hook: {self.command}"
+        return clean(f"hook: {self.command}")
 
 
 @dataclass(frozen=True)
