@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 async def test_a_notification_hook_runs_when_the_modal_opens(fake_llm: FakeLLM,
                                                              tmp_path: Path) -> None:
     told = tmp_path / "told.jsonl"
-    notify = script(tmp_path, "notify.sh", f"#!/bin/bash\nINPUT=$(cat)\necho \"$INPUT\" >> {told}\n")
+    notify = script(tmp_path, "notify.sh",
+                    f"#!/bin/bash\nINPUT=$(cat)\necho \"$INPUT\" >> {told}\n")
     ask = decider(tmp_path, "ask", "a hook wants you to look at this")
     hooks = (hooks_toml("Notification", str(notify), "permission_prompt")
              + hooks_toml("SessionStart", str(notify))
