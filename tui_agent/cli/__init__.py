@@ -87,6 +87,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_config(args, sys.stdout, sys.stderr)
     if args.command == "acp":
         return cmd_acp(args, sys.stderr)
+    if args.command == "hooks":
+        return cmd_hooks(args, sys.stdout, sys.stderr)
     if args.command == "tools":
         from pathlib import Path
 
@@ -290,6 +292,16 @@ def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
     from tui_agent.acp.serve import serve
 
     return serve(settings, chosen, err)
+
+
+def cmd_hooks(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``hooks import`` (Claude Code's hooks into the config) and ``hooks list``."""
+    from tui_agent.headless import hooks
+
+    if args.hooks_command == "import":
+        return hooks.import_hooks(out, err)
+    settings = load_settings(args, err)
+    return 2 if settings is None else hooks.list_hooks(settings, out)
 
 
 def cmd_skills(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
