@@ -138,3 +138,35 @@ def test_a_matcher_that_does_not_compile_refuses_the_run(
     assert result.code == 2 and fake_llm.requests == []
     assert f"invalid configuration in {path}: line" in result.err
     assert "matcher 'mcp__t__(add' is not a valid regular expression" in result.err
+
+
+def test_continue_false_stops_the_turn_with_its_reason(
+        capsys: pytest.CaptureFixture[str], fake_llm: FakeLLM, tmp_path: Path) -> None:
+    stop = script(tmp_path, "stop.sh", "#!/bin/bash\nINPUT=$(cat)\n"
+                  "echo '{\"continue\": false, \"stopReason\": \"enough for today\"}'\n")
+    path = config(tmp_path, fake_llm, hooks_toml("PreToolUse", str(stop)))
+    fake_llm.push(call("t__add", {"a": 2, "b": 3}), Reply(text="never asked"))
+    result = run(capsys, path, "go")
+    assert result.code == 0 and len(fake_llm.requests) == 1
+    assert result.of("tool_result")[0]["is_error"]
+    assert any(n["message"] == "the turn was stopped by a hook: enough for today"
+               for n in result.of("notice"))
+
+
+def test_a_projects_hook_never_runs_before_the_project_is_trusted(
+        capsys: pytest.CaptureFixture[str], fake_llm: FakeLLM, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "clone"
+    (project / ".tui-agent").mkdir(parents=True)
+    ran = tmp_path / "ran"
+    (project / ".tui-agent" / "config.toml").write_text(
+        hooks_toml("UserPromptSubmit", f"touch {ran}")
+        + hooks_toml("SessionStart", f"touch {ran}"))
+    monkeypatch.chdir(project)
+    path = config(tmp_path, fake_llm, "")
+    fake_llm.push(Reply(text="hello"), Reply(text="hello again"))
+    first = ok(run(capsys, path, "hi"))
+    assert not ran.exists()
+    assert "hooks = UserPromptSubmit: touch" in first.err  # the warning lists them
+    ok(run(capsys, path, "hi", "--trust-project"))
+    assert ran.exists()
