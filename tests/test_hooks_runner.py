@@ -139,3 +139,21 @@ def test_a_hook_printing_100_mb_neither_hangs_nor_keeps_it(tmp_path: Path) -> No
     got = fire(hooks(tmp_path, str(flood), timeout=60))
     assert time.monotonic() - started < 40
     assert got.blocked and len(got.reason) <= 10_010  # the reason is cut, the rest dropped
+
+
+def test_the_end_of_a_session_does_not_hang_on_a_session_end_hook(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_agent.core.agent import hooked
+    from tui_agent.core.permissions import Policy
+
+    class Ending(hooked.Hooked):
+        def __init__(self, hooks: Hooks) -> None:
+            self.hooks, self.policy, self.session = hooks, Policy(), None
+            self.conversation_id, self.halted, self._background = "s", None, set()
+
+    monkeypatch.setattr(hooked, "SESSION_END_WAIT", 1.0)
+    ending = Ending(hooks(tmp_path, "sleep 600", event="SessionEnd", timeout=600))
+    started = time.monotonic()
+    (note,) = asyncio.run(ending.session_end("other"))
+    assert time.monotonic() - started < 10
+    assert getattr(note, "message", "") == "SessionEnd hooks still running after 1 s were stopped"

@@ -123,9 +123,16 @@ class Hooked:
         return said.blocked
 
     async def session_end(self, reason: str) -> list[Event]:
-        """``SessionEnd`` (``reason``: clear, logout, prompt_input_exit, other)."""
+        """``SessionEnd`` (``reason``: clear, logout, prompt_input_exit, other), waited for
+        at most :data:`SESSION_END_WAIT` seconds (quitting must not hang on a hook: one
+        still running then is killed and named)."""
         heard: list[Event] = []
-        await self.fire("SessionEnd", {"reason": reason}, heard.append)
+        try:
+            async with asyncio.timeout(SESSION_END_WAIT):
+                await self.fire("SessionEnd", {"reason": reason}, heard.append)
+        except TimeoutError:
+            heard.append(Notice(f"SessionEnd hooks still running after {SESSION_END_WAIT:g} "
+                                "s were stopped"))
         return heard
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
@@ -135,3 +142,5 @@ class Hooked:
 
 
 START_CONTEXT = "Context from a SessionStart hook:"
+SESSION_END_WAIT = 10.0
+"""Seconds the end of a session waits for its ``SessionEnd`` hooks."""
