@@ -37,7 +37,8 @@ async def test_a_notification_hook_runs_when_the_modal_opens(fake_llm: FakeLLM,
         await ready(pilot, app)
         await until(pilot, told.exists, 30, "the SessionStart hook")
         await send(pilot, app, "add them")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 30, "the modal")
+        # 60 s: the server's start, the model's reply and a python3 hook, on a busy machine
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), 60, "the modal")
         modal = app.screen
         assert isinstance(modal, ApprovalScreen)
         assert modal.call.why == "a hook wants you to look at this"  # asked, though auto
@@ -49,5 +50,5 @@ async def test_a_notification_hook_runs_when_the_modal_opens(fake_llm: FakeLLM,
         assert note["notification_type"] == "permission_prompt"
         assert note["message"] == "tui-agent needs your permission to use t__add"
         await pilot.press("y")
-        await until(pilot, lambda: app.turns_ended == 1, 30)
+        await until(pilot, lambda: app.turns_ended == 1, 60)
         await finish(app)
