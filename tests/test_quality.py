@@ -43,6 +43,7 @@ def test_mypy_strict_is_clean() -> None:
     ("tests.bench.bench_frame", ["--rounds", "1"], "ratio ours/bare (model"),
     ("tests.bench.bench_builtin_files", ["--files", "500", "--rounds", "1", "--calls", "5"],
      "round trip ratio hub/direct"),
+    ("tests.bench.bench_hooks", ["--runs", "10"], "added by tui-agent"),
 ])
 def test_benchmarks_run_and_print_figures(bench: str, args: list[str], expect: str) -> None:
     # Through the worker's zygote: each bench would otherwise spend ~4 s of CPU importing

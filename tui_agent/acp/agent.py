@@ -150,6 +150,9 @@ class TuiAgent:
                     history: Any = None) -> AcpSession:
         session = self._opened(cwd, servers, roots, history)
         await self.sessions.add(session)
+        # SessionStart hooks: their context joins the conversation (their notices have no
+        # place in ACP before the first turn, so they are not sent).
+        await session.agent.session_start("resume" if history is not None else "startup")
         # After the response that names the session: a client drops updates of a session
         # it does not know yet.
         asyncio.get_running_loop().call_soon(

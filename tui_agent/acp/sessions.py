@@ -92,6 +92,7 @@ class AcpSession:
     async def close(self) -> None:
         if self.turn is not None and not self.turn.done():
             await stop(self.turn)
+        await self.agent.session_end("other")  # SessionEnd hooks, bounded by their timeouts
         if self.agent.session is not None:
             with contextlib.suppress(OSError):
                 self.agent.session.close()

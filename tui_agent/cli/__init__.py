@@ -87,6 +87,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_config(args, sys.stdout, sys.stderr)
     if args.command == "acp":
         return cmd_acp(args, sys.stderr)
+    if args.command == "hooks":
+        return cmd_hooks(args, sys.stdout, sys.stderr)
     if args.command == "tools":
         from pathlib import Path
 
@@ -127,6 +129,9 @@ def load_settings(args: argparse.Namespace, err: IO[str]) -> Settings | None:
                         trust=bool(getattr(args, "trust_project", False)),
                         builtin=not getattr(args, "no_builtin", False))
         settings.add_dirs(getattr(args, "add_dir", None) or [])
+        from tui_agent.custom.hooks import parse_hooks  # a hook not honoured: refused
+
+        parse_hooks(settings.hooks)
     except ConfigError as exc:  # may quote a name from a file: cleaned as every output
         err.write(f"tui-agent: {clean(str(exc))}\n")
         return None
@@ -287,6 +292,16 @@ def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
     from tui_agent.acp.serve import serve
 
     return serve(settings, chosen, err)
+
+
+def cmd_hooks(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``hooks import`` (Claude Code's hooks into the config) and ``hooks list``."""
+    from tui_agent.headless import hooks
+
+    if args.hooks_command == "import":
+        return hooks.import_hooks(out, err)
+    settings = load_settings(args, err)
+    return 2 if settings is None else hooks.list_hooks(settings, out)
 
 
 def cmd_skills(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -165,6 +165,24 @@ def _tools(sub: Any, name: str, what: str) -> None:
                             "client's roots")
 
 
+def _hooks(sub: Any, name: str, what: str) -> None:
+    hooks = sub.add_parser(name, help=what,
+                           description="Hooks in Claude Code's format: commands run at tool "
+                                       "calls, prompts and session events ([hooks]).")
+    inner = hooks.add_subparsers(dest="hooks_command", metavar="COMMAND", required=True)
+    listed = inner.add_parser("list", help="the hooks configured, with their files",
+                              description="List every hook: event, matcher, command, "
+                                          "timeout, and the file and line it is in.")
+    common(listed, inner=True, chat=TAKES[name], filters=False)
+    inner.add_parser(
+        "import", help="copy the hooks of Claude Code's settings files",
+        description="Copy the hooks of ~/.claude/settings.json into your user config and "
+                    "those of the project's .claude/settings.json and "
+                    ".claude/settings.local.json into its .tui-agent/config.toml (comments "
+                    "kept; a hook already there is not added twice); report what cannot be "
+                    "mapped.")
+
+
 LOGIN = ("log in to a remote MCP server (OAuth): its login page opens in the browser, the "
          "link is printed too; the tokens are kept (OS keyring, else the state dir) and renewed")
 LOGOUT = "forget a remote MCP server's tokens and client registration"
@@ -182,6 +200,7 @@ COMMAND_PARSERS: dict[str, tuple[str, Callable[[Any, str, str], None]]] = {
     "config": ("where the configuration lives, and what it is once merged", _config),
     "mcp": (MCP_HELP, _mcp),
     "tools": ("serve tui-agent's built-in tools over MCP (tools serve)", _tools),
+    "hooks": ("list the hooks, or import Claude Code's (hooks list, hooks import)", _hooks),
 }
 """Each command's parser, built only when its name is among the words to parse (the others
 are listed in ``--help`` by name and help only): the chat app's first frame does not wait

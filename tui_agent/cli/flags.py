@@ -10,7 +10,7 @@ from typing import Any
 from tui_agent.config.reasoning import REASONING_EFFORTS
 
 COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "skills", "export",
-            "config", "mcp", "tools")
+            "config", "mcp", "tools", "hooks")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
@@ -20,11 +20,11 @@ where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
          "skills": set(), "export": set(),
          "config": {"model", "api_base", "code_mode", "reasoning_effort"}, "mcp": set(),
-         "tools": set()}
+         "tools": set(), "hooks": set()}
 FILTER_FLAGS = {"servers": "--servers", "exclude_servers": "--exclude-servers",
                 "tools": "--tools", "exclude_tools": "--exclude-tools"}
 """The flags that narrow which servers and tools are offered (by their destination)."""
-NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp", "tools")
+NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp", "tools", "hooks")
 """Commands the filters mean nothing to: ``login NAME`` names its one server, the others
 start none. Their parsers do not take them, and given before the command they are refused
 by name."""

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from tui_agent.config.builtin_server import add_builtin, overlay, wanted
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.held import HeldProject, held_back
+from tui_agent.config.hook_tables import HookTable
 from tui_agent.config.interpolate import MIN_SECRET_LEN, Expander
 from tui_agent.config.locate import toml_line
 from tui_agent.config.model_choice import ModelFlags, dropped, resolve
@@ -67,6 +68,9 @@ class Settings:
     broken: dict[str, ConfigError] = field(default_factory=dict)
     """``[models."NAME"]`` tables that could not be made ready (an unset variable), by
     model name: raised when that model is chosen, not at load."""
+    hooks: list[HookTable] = field(default_factory=list)
+    """Each file's ``[hooks]`` table (a held project's not among them), user first: read
+    into hooks by :func:`tui_agent.custom.hooks.parse_hooks`."""
     from_variables: frozenset[str] = frozenset()
     """``params`` values that came from a ``${VAR}``: ``config --show`` hides them."""
     unready: dict[str, str] = field(default_factory=dict)
@@ -185,6 +189,8 @@ class _Read:
     """Read but not validated yet (:func:`_check_layer`)."""
     text: str = ""
     rules: list[RuleEntry] = field(default_factory=list)
+    hooks: Any = None
+    """The file's ``[hooks]`` table, set aside from the schema's check."""
 
 
 def _read_layer(kind: str, path: Path, warnings: list[str]) -> _Read:
@@ -208,7 +214,9 @@ def _check_layer(out: _Read, unknown: Unknown | None) -> None:
     yet, where :func:`~tui_agent.config.validate.validate` sets unknown keys aside)."""
     if not out.toml:
         return
-    config = validate(out.raw, out.locate, out.layer.file, unknown)
+    out.hooks = out.raw.get("hooks")  # in the project's digest, but not the schema's
+    config = validate({k: v for k, v in out.raw.items() if k != "hooks"}, out.locate,
+                      out.layer.file, unknown)
     for section in SECTION_MODELS:
         model = getattr(config, section)
         out.sections[section] = _set_keys(model)
@@ -266,6 +274,10 @@ def load(config_file: Path | None = None, mcp_configs: Sequence[Path] = (),
     for read in reads:
         file = read.layer.file
         keep = held is None or read.layer.kind != "project"
+        if read.hooks is not None and keep:
+            settings.hooks.append(HookTable(file, read.layer.kind, read.hooks, read.text))
+        elif read.hooks is not None and held is not None:  # commands run on this machine
+            held.keys["hooks"] = (read.hooks, Origin(file, ("hooks",), read.locate))
         for section, values in read.sections.items():
             for key, value in values.items():
                 if not keep and not free(section, key):

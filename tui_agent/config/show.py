@@ -112,6 +112,7 @@ CONTENT_WHY = {"memory": "instructions sent to the model with every request",
 
 
 HELD_WHY = {
+    "hooks": "commands run on this machine at tool calls, prompts and session events",
     "name": "the model your requests go to (a provider prefix can carry a URL)",
     "api_base": "where your model requests go",
     "api_key": "the key sent with your model requests",
@@ -155,6 +156,11 @@ def _held_value(key: str, value: Any, limit: int = 120) -> str:
         return _value(hide_params(value, frozenset()))
     if key in ("api_base", "url") and isinstance(value, str):
         value = mask_url(value)
+    if key == "hooks" and isinstance(value, dict):  # every command, whole: what would run
+        return "; ".join(f"{event}: {hook.get('command')}" for event, groups in value.items()
+                         if isinstance(groups, list) for group in groups
+                         if isinstance(group, dict) for hook in group.get("hooks") or ()
+                         if isinstance(hook, dict)) or _value(value)
     text = _value(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 

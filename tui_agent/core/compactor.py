@@ -155,6 +155,14 @@ class Compactor:
                 yield Notice("nothing to compact yet: the conversation is only the latest "
                              "messages")
             return
+        hooked = getattr(a, "pre_compact", None)  # the user's PreCompact hooks, if any
+        if hooked is not None:
+            heard: list[Event] = []
+            blocked = await hooked(reason, instructions or "", heard.append)
+            for event in heard:
+                yield event
+            if blocked:
+                return
         words = int(min(SUMMARY_MOST, max(200, (window or 16000) * SUMMARY_SHARE)) * 0.7)
         budget = int(window * SUMMARY_INPUT) if window else max(4000, before.tokens)
         asked = summary_request(context.summary, a.messages[context.start:cut], instructions,
@@ -176,6 +184,9 @@ class Compactor:
         self._record(reason, before, after, replaced, usage, instructions=instructions)
         yield Compacted(reason, before.tokens, after.tokens, replaced, len(a.messages) - cut,
                         0, context.summary, usage)
+        started = getattr(a, "session_start", None)  # SessionStart (compact), as Claude Code
+        for event in await started("compact") if started is not None else ():
+            yield event
 
     async def shorten(self, reason: str, request: Request, before: ContextSize, need: int
                       ) -> AsyncGenerator[Event, None]:

@@ -23,6 +23,7 @@ from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.core.calls import news_to
 from tui_agent.core.diffs import may_write_files, writes_file
 from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
+from tui_agent.core.hooks.pre_tool import PreTool
 from tui_agent.core.permissions import SCRIPT_REASON, Decision, Judgement, PendingCall, Policy
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
@@ -44,6 +45,12 @@ class CallRunner(Protocol):
                   emit: Emit) -> Decision: ...
 
     async def run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome: ...
+
+    async def pre_tool(self, spec: ToolSpec, call_id: str, arguments: dict[str, Any],
+                       emit: Emit) -> PreTool: ...
+
+    async def post_tool(self, spec: ToolSpec, call_id: str, arguments: dict[str, Any],
+                        outcome: ToolOutcome, emit: Emit) -> ToolOutcome: ...
 
 
 class CodeMode:
@@ -191,7 +198,9 @@ class ScriptBridge:
         call_id = f"{self.parent}.{self.count}"
         self.emit(ToolCallStarted(call_id, spec.name, spec.server, spec.tool, args,
                                   parent=self.parent))
-        decision = await self._decide(key, spec, call_id, args)
+        pre = await self.agent.pre_tool(spec, call_id, args, self.emit)  # PreToolUse hooks
+        args = pre.arguments
+        decision = await self._decide(key, spec, call_id, args, pre)
         if not decision.approved:
             why = f" ({decision.reason})" if decision.reason else ""
             text = f"denied: {name}({_brief(args)}) was not run{why}"
@@ -207,6 +216,7 @@ class ScriptBridge:
             raise
         finally:
             CALL_NEWS.reset(told)
+        outcome = await self.agent.post_tool(spec, call_id, args, outcome, self.emit)
         self.emit(ToolResult(call_id, outcome.is_error, outcome.text,
                              round(time.monotonic() - started, 3)))
         if outcome.is_error:
@@ -214,13 +224,15 @@ class ScriptBridge:
         return outcome.value if outcome.value is not None else outcome.text
 
     async def _decide(self, key: str, spec: ToolSpec, call_id: str,
-                      args: dict[str, Any]) -> Decision:
-        judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
-                                         asks=spec.asks, hints=spec.hints, arguments=args)
+                      args: dict[str, Any], pre: PreTool) -> Decision:
+        judged = pre.judged(self.agent.policy.judge(
+            spec.server, spec.tool, spec.fingerprint, asks=spec.asks, hints=spec.hints,
+            arguments=args))
         if judged.verdict == "auto":
             self.emit(ApprovalDecided(call_id, "auto", by=judged.by or None))
             return Decision.approve()
         if judged.verdict == "ask" and not judged.firm and key in self.approved and \
+                pre.result.decision != "ask" and \
                 not writes_file(spec.tool, args):
             decision = Decision.approve(SCRIPT_REASON)
             self.emit(ApprovalDecided(call_id, "approved", decision.reason,

@@ -208,6 +208,15 @@ async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO
     signals = [0]
 
     async def body() -> int:
+        for event in await agent.session_start("resume" if run.resume else "startup"):
+            printer.show(event)
+        try:
+            return await turns()
+        finally:  # SessionEnd: as the run ends, however (a stop cuts its hooks short)
+            for event in await agent.session_end("other"):
+                printer.show(event)
+
+    async def turns() -> int:
         text = run.prompt
         if run.compact:
             failed = False

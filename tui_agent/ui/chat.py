@@ -288,6 +288,10 @@ class ChatApp(WaysOut):
         await self.backend.start()
         from tui_agent.core.skills.report import tilde
 
+        if self.options.resume is None:  # a resumed one fired "resume" as it was loaded
+            for event in await self.backend.agent.session_start("startup"):  # its hooks
+                await self.transcript.note(getattr(event, "message", ""), "warning")
+
         for problem in self.backend.agent.skills.problems:
             await self.transcript.note(f"skill not offered: {tilde(problem)}", "warning")
         self.listeners.refresh_servers()

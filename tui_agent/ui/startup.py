@@ -74,6 +74,9 @@ class Startup:
                         project=not self.no_project, trust=self.trust_project,
                         builtin=self.builtin)
         settings.add_dirs(self.add_dirs)
+        from tui_agent.custom.hooks import parse_hooks  # a hook not honoured: refused
+
+        parse_hooks(settings.hooks)
         if not self.no_project:
             from tui_agent.wiring.prompt import hold_memory
 

@@ -20,12 +20,14 @@ from tui_agent.config.rule_edit import TomlRuleFiles
 from tui_agent.core.agent import Agent
 from tui_agent.core.diffs import FileScope, Scopes
 from tui_agent.core.filters import ToolFilter
+from tui_agent.core.hooks import Hooks
 from tui_agent.core.llm import LLM, ChatModel
 from tui_agent.core.permissions import ApprovalStore, Gate, Policy, ServerRules
 from tui_agent.core.permissions.rules import RuleSet
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.session import Conversation, SessionStore, SessionWriter, load
 from tui_agent.core.skills.catalog import Catalog
+from tui_agent.custom.hooks import parse_hooks
 from tui_agent.tools.local import NoTools
 from tui_agent.tools.metrics import write_report
 from tui_agent.tools.roots import roots_of
@@ -157,7 +159,20 @@ def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
                  history=history.messages if history else (),
                  compaction=history.compaction if history else None,
                  code_mode=code_mode(settings), scopes=file_scopes(settings, cwd),
-                 skills=skills)
+                 skills=skills, hooks=hooks_from(settings, cwd))
+
+
+def hooks_from(settings: Settings, cwd: Path | None = None) -> Hooks | None:
+    """The configured hooks (a held project's are not among them), run in ``cwd`` with
+    the project's folder as ``CLAUDE_PROJECT_DIR``; None when there are none. Raises
+    :class:`~tui_agent.config.ConfigError` for a hook that cannot be honoured (the front
+    ends check it as they load the config)."""
+    config = parse_hooks(settings.hooks)
+    if not config:
+        return None
+    cwd = cwd or Path.cwd()
+    return Hooks(config, cwd=cwd,
+                 project_dir=settings.project.root if settings.project is not None else cwd)
 
 
 def trusted_project(settings: Settings) -> Path | None:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +99,7 @@ class Runtime(ServerActions):
                 lambda: self.settings, lambda: self.agent.llm.model,
                 lambda: self.settings.secrets, self.models.settings_for))
         self.resumed: Conversation | None = None
+        self._hooks_running: set[asyncio.Task[Any]] = set()
 
     # -- model ------------------------------------------------------------------
 
@@ -286,7 +287,8 @@ class Runtime(ServerActions):
     def new_conversation(self, history: Conversation | None = None) -> None:
         self.save_metrics()
         old = self.agent
-        if old.session is not None:
+        if old.session is not None:  # SessionEnd, then SessionStart: hooks
+            self._later(old.session_end("clear"))
             with contextlib.suppress(OSError):
                 old.session.close()
         self.agent = build.agent(self.settings, old.llm, old.gate, self.policy,
@@ -296,6 +298,17 @@ class Runtime(ServerActions):
         if history is not None:
             self.agent.session = build.resumed_session(self.settings, history)
         self.resumed = history
+        self._later(self.agent.session_start("resume" if history is not None else "clear"))
+
+    def _later(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run a hook event in the background (a sync caller: the app's /clear)."""
+        try:
+            task = asyncio.get_running_loop().create_task(work)
+        except RuntimeError:  # no loop running (a test building the runtime alone)
+            work.close()
+            return
+        self._hooks_running.add(task)
+        task.add_done_callback(self._hooks_running.discard)
 
     def resume(self, ref: str | None) -> Conversation:
         """Load a saved conversation (None: the latest) and continue it. Raises
@@ -336,6 +349,7 @@ class Runtime(ServerActions):
         build.save_metrics(self.hub, self.agent.session)
 
     async def close(self) -> None:
+        await self.agent.session_end("prompt_input_exit")  # SessionEnd hooks: the app quits
         await spare.close()
         if self.agent.session is not None:
             with contextlib.suppress(OSError):

@@ -35,6 +35,7 @@ from tui_agent.core.events import (
     Usage,
     masked,
 )
+from tui_agent.core.hooks import HookResult, Hooks
 from tui_agent.core.llm import ChatModel, Reply, billed
 from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.llm.reply import cut_short
@@ -52,6 +53,18 @@ from tui_agent.tools.spec import ToolSource, ToolSpec
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 
+MAX_STOP_REPEATS = 3
+"""Times in a row a ``Stop`` hook may send the model back to work in one turn."""
+STOP_NOTE = "A Stop hook asks you to go on before ending your turn:"
+HOOK_CONTEXT = "Context from a UserPromptSubmit hook:"
+
+
+def prompt_text(text: str | list[dict[str, Any]]) -> str:
+    """The words of a prompt (its text parts), as a ``UserPromptSubmit`` hook reads them."""
+    if isinstance(text, str):
+        return text
+    return "\n".join(p.get("text", "") for p in text if p.get("type") == "text")
+
 
 class Agent(ToolCalls):
     """One conversation with one model, its tools and its gate. ``prompt``: its system
@@ -63,7 +76,8 @@ class Agent(ToolCalls):
                  history: Sequence[dict[str, Any]] = (),
                  compaction: Compaction | None = None,
                  code_mode: CodeMode | None = None, scopes: Scopes | None = None,
-                 prompt: SystemPrompt | None = None, skills: Catalog | None = None) -> None:
+                 prompt: SystemPrompt | None = None, skills: Catalog | None = None,
+                 hooks: Hooks | None = None) -> None:
         self.llm = llm
         self.skills = skills if skills is not None else Catalog()
         """The skills on offer (the front end adds their origins, off its first frame)."""
@@ -88,6 +102,10 @@ class Agent(ToolCalls):
         the current batch returned media."""
         self.code_mode = code_mode
         self.scopes = scopes  # where each server's files are, for a write's diff
+        self.hooks = hooks
+        """The user's hooks (:mod:`tui_agent.core.agent.hooked` fires them)."""
+        self.halted: str | None = None
+        self._background: set[asyncio.Task[HookResult]] = set()
 
     @property
     def tools(self) -> ToolSource:
@@ -175,8 +193,21 @@ class Agent(ToolCalls):
     async def run_turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[Event, None]:
         """Send ``text`` (or parts: text and images) and run the loop until the model
         answers without tools, the depth bound is reached, or something fails. Always ends
-        with ``TurnDone`` unless the caller stops it first."""
+        with ``TurnDone`` unless the caller stops it first. A ``UserPromptSubmit`` hook
+        that blocks keeps ``text`` from being sent (or recorded)."""
+        self.halted = None
+        heard: list[Event] = []
+        said = await self.fire("UserPromptSubmit", {"prompt": prompt_text(text)}, heard.append)
+        for note in heard:
+            yield note
+        if said.blocked or self.halted is not None:
+            yield Notice(clean(f"your prompt was not sent: {said.reason or self.halted}"))
+            yield TurnDone(Usage(), "end")
+            return
         self.record({"role": "user", "content": text})
+        if said.context:  # for this turn's requests and the ones after, as Claude Code does
+            self.record({"role": "user", "content": f"{HOOK_CONTEXT}\n{said.context}"})
+        repeats = 0
         usage = Usage()
         reason: StopReason = "end"
         size: ContextSize | None = None
@@ -220,6 +251,16 @@ class Agent(ToolCalls):
                     yield Notice(short[1])
                     break
                 if not reply.tool_calls:
+                    if repeats < MAX_STOP_REPEATS and self.halted is None:
+                        heard = []
+                        said = await self.fire("Stop", {"stop_hook_active": repeats > 0},
+                                               heard.append)
+                        for note in heard:
+                            yield note
+                        if said.blocked and self.halted is None:  # the hook says: go on
+                            repeats += 1
+                            self.record({"role": "user", "content": f"{STOP_NOTE} {said.reason}"})
+                            continue
                     break
                 if depth == self.settings.max_depth:
                     reason = "max_depth"
@@ -234,6 +275,10 @@ class Agent(ToolCalls):
                 async with aclosing(self._run_tools(reply.tool_calls, offered)) as running:
                     async for event in running:
                         yield event
+                if self.halted is not None:
+                    break
+            if self.halted is not None:
+                yield Notice(clean(f"the turn was stopped by a hook: {self.halted}"))
         except (asyncio.CancelledError, GeneratorExit):
             reason = "cancelled"
             raise

@@ -14,6 +14,7 @@ from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
+from tui_agent.core.agent.hooked import Hooked
 from tui_agent.core.builtins import judge, skill_news
 from tui_agent.core.calls import Call, capped, news_to, prepare, started
 from tui_agent.core.diffs import Scopes
@@ -40,7 +41,7 @@ def always_of(spec: ToolSpec, judged: Judgement) -> str:
     return judged.trust[1] if judged.trust else spec.fingerprint
 
 
-class ToolCalls:
+class ToolCalls(Hooked):
     """The tool-call half of :class:`~tui_agent.core.agent.Agent` (its parts, as the
     agent sets them)."""
 
@@ -69,6 +70,9 @@ class ToolCalls:
             decision = Decision.deny(judged.why, by=judged.by)
         else:
             try:
+                self.fire_and_forget("Notification", {
+                    "message": clean(f"tui-agent needs your permission to use {spec.name}"),
+                    "notification_type": "permission_prompt"})
                 decision = await self.gate.decide(await with_change(pending, self.scopes))
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
@@ -93,11 +97,16 @@ class ToolCalls:
         if spec.server == META_SERVER:  # reads stubs, or runs a script whose calls each ask
             yield ApprovalDecided(req.id, "auto")
             return
-        judged = judge(self.policy, self._skill_tool, spec, call.arguments)
+        events: list[Event] = []
+        pre = await self.pre_tool(spec, req.id, call.arguments, events.append)
+        call.arguments = pre.arguments  # a hook's updatedInput: judged, asked and run
+        for event in events:
+            yield event
+        judged = pre.judged(judge(self.policy, self._skill_tool, spec, call.arguments))
         if judged.verdict == "auto":
             yield ApprovalDecided(req.id, "auto", judged.why or None, judged.by or None)
             return
-        events: list[Event] = []
+        events = []
         decision = await self.ask(spec, PendingCall(
             req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
             why=judged.why, fingerprint=always_of(spec, judged), hints=spec.hints), judged,
@@ -106,7 +115,8 @@ class ToolCalls:
             yield event
         if not decision.approved:
             why = f" Reason: {sentence(decision.reason)}" if decision.reason else ""
-            call.outcome = ToolOutcome(f"The user denied this call of {req.name}.{why} "
+            who = "A hook" if decision.by.startswith("hook: ") else "The user"
+            call.outcome = ToolOutcome(f"{who} denied this call of {req.name}.{why} "
                                        "Do not retry it unchanged.", is_error=True)
 
     async def _run_tools(self, requests: list[ToolCallRequest],
@@ -209,6 +219,8 @@ class ToolCalls:
                                      emit)
             finally:
                 CALL_NEWS.reset(token)
+            outcome = await self.post_tool(spec, call.request.id, call.arguments, outcome,
+                                           emit)
         call.outcome = self._capped(call.request.id, outcome)
 
     async def run_tool(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
