@@ -52,3 +52,31 @@ async def test_a_notification_hook_runs_when_the_modal_opens(fake_llm: FakeLLM,
         await pilot.press("y")
         await until(pilot, lambda: app.turns_ended == 1, 60)
         await finish(app)
+
+
+async def test_a_notification_hook_runs_when_a_servers_form_opens(fake_llm: FakeLLM,
+                                                                  tmp_path: Path) -> None:
+    from tests.ui.kit import shown, with_asking_server
+    from tui_agent.ui.screens.elicit import ElicitScreen
+
+    told = tmp_path / "told.jsonl"
+    notify = script(tmp_path, "notify.sh",
+                    f"#!/bin/bash\nINPUT=$(cat)\necho \"$INPUT\" >> {told}\n")
+    config = with_asking_server(tmp_path / "config.toml", fake_llm.base_url)
+    config.write_text(config.read_text() + "\n"
+                      + hooks_toml("Notification", str(notify), "elicitation_dialog"))
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("asking__book", {}, id="b")]),
+                  Reply(text="booked"))
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "book")
+        await shown(pilot, app, ElicitScreen, "the form")
+        await until(pilot, told.exists, 30, "the Notification hook")
+        note = json.loads(told.read_text().splitlines()[0])
+        assert (note["hook_event_name"], note["notification_type"]) == \
+            ("Notification", "elicitation_dialog")
+        assert note["message"].startswith("asking asks for your input: ")
+        await pilot.press("ctrl+d")  # declined: the turn goes on
+        await until(pilot, lambda: app.turns_ended == 1, 60)
+        await finish(app)

@@ -29,6 +29,7 @@ from tui_agent.core.session.listing import SessionInfo, list_sessions
 from tui_agent.wiring import build
 from tui_agent.wiring.app_logins import AppLogins
 from tui_agent.wiring.model_choice import ModelChoice
+from tui_agent.wiring.notify import notifying_ask, notifying_review
 from tui_agent.wiring.server_actions import ServerActions
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class Runtime(ServerActions):
 
         self.options = options
         self.settings = options.settings
-        self.desk = FrontDesk(ask=ask, project=Path.cwd(),
+        self.desk = FrontDesk(ask=notifying_ask(ask, lambda: self.agent), project=Path.cwd(),
                               shared_roots=list(self.settings.config.agent.roots))
         """What the app offers servers beyond their tools: the person, the model (through
         the person), the roots."""
@@ -95,7 +96,9 @@ class Runtime(ServerActions):
         if sampling is not None:
             from tui_agent.tools.sampling import Sampler
 
-            self.desk.sampler = Sampler(*sampling, build.sampling_complete(
+            review, confirm = sampling
+            self.desk.sampler = Sampler(notifying_review(review, lambda: self.agent), confirm,
+                                        build.sampling_complete(
                 lambda: self.settings, lambda: self.agent.llm.model,
                 lambda: self.settings.secrets, self.models.settings_for))
         self.resumed: Conversation | None = None
