@@ -50,6 +50,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("init", "/init", "the model drafts the project's AGENTS.md; written once "
                 "you approve its diff"),
     CommandInfo("clear", "/clear", "clear the screen (the conversation goes on)", "ctrl+l"),
+    CommandInfo("mode", "/mode [default|plan|auto]", "the permission mode: ask as the rules "
+                "say, plan (read-only), or auto (run every tool not denied)", "shift+tab"),
     CommandInfo("code", "/code", "switch code mode on or off for the next turn"),
     CommandInfo("theme", "/theme [NAME]", "choose a theme"),
     CommandInfo("attach", "/attach [SERVER:URI]", "attach an MCP resource to the next message"),

@@ -40,6 +40,7 @@ from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.llm.reply import cut_short
 from tui_agent.core.messages import instructions_for
 from tui_agent.core.permissions import Gate, Policy
+from tui_agent.core.permissions.modes import with_mode_note
 from tui_agent.core.prompt import PromptPart, SystemPrompt
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode
@@ -176,7 +177,9 @@ class Agent(ToolCalls):
         """Send ``text`` (or parts: text and images) and run the loop until the model
         answers without tools, the depth bound is reached, or something fails. Always ends
         with ``TurnDone`` unless the caller stops it first."""
-        self.record({"role": "user", "content": text})
+        # In plan mode the model is told so with the message (not in the system prompt,
+        # whose cache a mode switch would break).
+        self.record({"role": "user", "content": with_mode_note(text, self.policy.mode)})
         usage = Usage()
         reason: StopReason = "end"
         size: ContextSize | None = None
