@@ -146,9 +146,11 @@ MENU_LIMIT = 50
 
 
 def matching(typed: str, entries: list[MenuEntry]) -> list[MenuEntry]:
-    """The entries for ``typed`` (what follows the ``/``, case ignored): those whose name
-    starts with it, then those whose name holds it elsewhere, each in the given order."""
+    """The entries for ``typed`` (what follows the ``/``, case ignored): the one named
+    exactly that (``/mode`` is not ``/model``: enter runs it), then those whose name starts
+    with it, then those whose name holds it elsewhere, each in the given order."""
     word = typed.lower()
-    first = [e for e in entries if e.name.lower().startswith(word)]
+    first = sorted((e for e in entries if e.name.lower().startswith(word)),
+                   key=lambda e: e.name.lower() != word)
     inside = [e for e in entries if word and word in e.name.lower() and e not in first]
     return (first + inside)[:MENU_LIMIT]
