@@ -5,6 +5,7 @@ server's own demand, an ask list) still asks."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tui_agent.core.permissions import Policy, ServerRules
 from tui_agent.core.permissions.modes import (
@@ -69,7 +70,8 @@ def test_plan_mode_tells_the_model_with_the_message() -> None:
 
 
 def test_the_plan_is_the_last_reply_with_words_of_the_last_turn() -> None:
-    messages = [{"role": "user", "content": "plan it"},
+    messages: list[dict[str, Any]] = [
+                {"role": "user", "content": "plan it"},
                 {"role": "assistant", "content": "1. read\n2. write", "tool_calls": []},
                 {"role": "assistant", "content": ""}]
     assert plan_of(messages) == "1. read\n2. write"

@@ -17,6 +17,7 @@ from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.ui.kit import SIZE, finish, make_app, noted, notes, ready, send, shown, until
 from tests.ui.kit import write_config as app_config
 from tui_agent.core.permissions.modes import PLAN_PROMPT, PLAN_REFUSAL
+from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.picker import Picker
 from tui_agent.ui.widgets.messages import PlanMessage, UserMessage
 from tui_agent.ui.widgets.prompt import PromptInput
@@ -34,11 +35,13 @@ def config(tmp_path: Path, base_url: str) -> Path:
                       extra='auto = ["add"]\n')  # in [servers.t], the last table
 
 
-def bar(app: object) -> str:
-    from tui_agent.ui.app import AgentApp
-
-    assert isinstance(app, AgentApp)
+def bar(app: AgentApp) -> str:
     return str(app.status.render())
+
+
+def mode_of(app: AgentApp) -> str:
+    """The mode now (a function: mypy narrows an attribute it saw compared once)."""
+    return app.backend.policy.mode
 
 
 def by_lines(card: ToolCard) -> list[str]:
@@ -114,13 +117,14 @@ async def test_mode_command_by_name_and_from_the_picker(tmp_path: Path) -> None:
                                                          'default_mode = "auto"\n'))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        assert app.backend.policy.mode == "auto" and bar(app).startswith("auto:")
+        policy = app.backend.policy
+        assert policy.mode == "auto" and bar(app).startswith("auto:")
         await send(pilot, app, "/mode plan")
         said = await noted(pilot, app, "plan mode:")
-        assert "read-only" in said and app.backend.policy.mode == "plan"
+        assert "read-only" in said and mode_of(app) == "plan"
         await send(pilot, app, "/mode yolo")
         await noted(pilot, app, "/mode yolo: not a mode (default, plan or auto)")
-        assert app.backend.policy.mode == "plan"
+        assert mode_of(app) == "plan"
         await send(pilot, app, "/mode")
         picker = await shown(pilot, app, Picker, "the mode picker")
         await pilot.press("d", "e", "f", "enter")
