@@ -76,3 +76,12 @@ def test_the_plan_is_the_last_reply_with_words_of_the_last_turn() -> None:
                 {"role": "assistant", "content": ""}]
     assert plan_of(messages) == "1. read\n2. write"
     assert plan_of([*messages, {"role": "user", "content": "and?"}]) is None
+
+
+def test_the_command_line_offers_the_same_modes() -> None:
+    """``--mode``'s choices are spelled in the command line (which imports no core module
+    before it needs one): the same words, in the same order."""
+    from tui_agent.cli.flags import MODES as FLAG_MODES
+    from tui_agent.core.permissions.modes import MODES
+
+    assert FLAG_MODES == MODES
