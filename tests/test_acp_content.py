@@ -160,7 +160,7 @@ def test_a_commands_files_go_with_an_mcp_prompt_and_a_built_in_refuses_them(
                                        "nothing was done; send them with a prompt"}
     offered = [t["function"]["name"] for t in fake_llm.requests[1]["tools"]]
     assert "fake__echo" in offered  # the server's tools as they are: /code on did not run
-    assert not any(u.current_mode_id == "code" for u in editor.of("current_mode_update"))
+    assert editor.of("config_option_update") == []  # code mode stayed off
 
 
 def test_a_file_outside_the_sessions_folders_is_read_only_when_allowed(

@@ -1,7 +1,8 @@
 """``tui-agent acp`` driven by the ACP SDK's client side: a prompt turn streams the reply
 as ``agent_message_chunk`` and the thinking as ``agent_thought_chunk`` and ends
 ``end_turn``; the session offers its slash commands (with the servers' MCP prompts) and
-its modes, and ``session/set_mode`` switches code mode; ``@`` files are read through the
+code mode as a config option (``session/set_config_option`` switches it; the session
+modes are the permission modes, tests/test_acp_modes.py); ``@`` files are read through the
 editor's ``fs/read_text_file`` when it offers it (an unsaved buffer wins over the disk)."""
 
 from __future__ import annotations
@@ -39,8 +40,7 @@ def test_a_turn_streams_the_reply_and_the_thinking(fake_llm: FakeLLM, tmp_path: 
     assert "capital of France?" in user_text(fake_llm)
 
 
-def test_commands_modes_and_set_mode_switch_code_mode(fake_llm: FakeLLM,
-                                                      tmp_path: Path) -> None:
+def test_commands_and_the_code_mode_option(fake_llm: FakeLLM, tmp_path: Path) -> None:
     fake_llm.push(Reply(text="direct"), Reply(text="scripted"))
     editor = Editor()
 
@@ -48,21 +48,24 @@ def test_commands_modes_and_set_mode_switch_code_mode(fake_llm: FakeLLM,
         conf = config(tmp_path, fake_llm, fake_server_toml())
         async with running(editor, conf, cwd=tmp_path) as (conn, _):
             session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
-            assert session.modes is not None
-            assert session.modes.current_mode_id == "tools"
-            assert {m.id for m in session.modes.available_modes} == {"tools", "code"}
+            option = {o.id: o for o in session.config_options or []}["code_mode"]
+            assert option.current_value == "tools"
+            assert [o.value for o in option.options] == ["tools", "code"]
             sid = session.session_id
             await editor.until(lambda: any(c.name == "fake:greet" for u in editor.of(
                 "available_commands_update") for c in u.available_commands))
             await prompt(conn, sid, "one")
-            await conn.set_session_mode(session_id=sid, mode_id="code")
+            answer = await conn.set_config_option(config_id="code_mode", session_id=sid,
+                                                  value="code")
+            now = {o.id: o.current_value for o in answer.config_options or []}
+            assert now["code_mode"] == "code"
             await prompt(conn, sid, "two")
             last = editor.of("available_commands_update")[-1]
             return [c.name for c in last.available_commands]
 
     names = asyncio.run(scenario())
     assert {"compact", "context", "code", "model", "fake:greet"} <= set(names)
-    assert [u.current_mode_id for u in editor.of("current_mode_update")] == ["code"]
+    assert editor.of("current_mode_update") == []  # the permission mode did not change
     first = {t["function"]["name"] for t in fake_llm.requests[0]["tools"]}
     second = {t["function"]["name"] for t in fake_llm.requests[1]["tools"]}
     assert "fake__echo" in first and "executeToolCode" not in first
@@ -84,7 +87,9 @@ def test_slash_code_and_context_answer_in_the_reply(fake_llm: FakeLLM, tmp_path:
     asyncio.run(scenario())
     assert "tokens: system" in editor.text()
     assert "Code mode is on" in editor.text()
-    assert [u.current_mode_id for u in editor.of("current_mode_update")] == ["code"]
+    shown = [{o.id: o.current_value for o in u.config_options}["code_mode"]
+             for u in editor.of("config_option_update")]
+    assert shown == ["code"] and editor.of("current_mode_update") == []
     assert len(fake_llm.requests) == 1  # the commands never reached the model
 
 

@@ -107,7 +107,7 @@ async def test_files_images_copy_and_editor(project: Path, tmp_path: Path,
             await send(pilot, app, "/copy")
             await until(pilot, lambda: app.clipboard.startswith("It returns 42:"))
             prompt.focus()
-            await pilot.press("shift+tab")  # the latest code block is one key up
+            await pilot.press("alt+up")  # the latest code block is one key up
             assert app.focused is app.transcript.query_one(CodeBlock)
             await pilot.press("c")
             await until(pilot, lambda: app.clipboard == "print(42)", what="the code copied")

@@ -37,16 +37,16 @@ async def test_typing_after_an_automatic_compaction_reaches_the_prompt(tmp_path:
             prompt = app.chat.query_one("#prompt", PromptInput)
             assert app.focused is prompt
 
-            # shift+tab walks up past the folded messages to the transcript itself, then
+            # alt+up walks up past the folded messages to the transcript itself, then
             # tab comes back down through them
             seen: list[object] = []
             while not isinstance(app.focused, Transcript):
-                await pilot.press("shift+tab")
+                await pilot.press("alt+up")
                 seen.append(app.focused)
-                assert len(seen) < 40, "shift+tab never reached the transcript"
+                assert len(seen) < 40, "alt+up never reached the transcript"
             assert any(isinstance(w, UserMessage) for w in seen)
             assert any(isinstance(w, AssistantMessage) for w in seen)
-            await pilot.press("tab", "tab", "shift+tab", "shift+tab")
+            await pilot.press("tab", "tab", "alt+up", "alt+up")
             assert isinstance(app.focused, Transcript)
 
             before = len(server.requests)
@@ -61,12 +61,12 @@ async def test_typing_after_an_automatic_compaction_reaches_the_prompt(tmp_path:
             # a paste, and enter alone, with a message focused: the prompt takes them
             prompt.load_text("and ")
             prompt.move_cursor(prompt.document.end)
-            await pilot.press("shift+tab")
+            await pilot.press("alt+up")
             assert isinstance(app.focused, AssistantMessage)
             app.post_message(events.Paste("again"))
             await until(pilot, lambda: prompt.has_focus and prompt.text == "and again",
                         what="the paste in the prompt")
-            await pilot.press("shift+tab")
+            await pilot.press("alt+up")
             assert isinstance(app.focused, AssistantMessage)
             await pilot.press("enter")
             await until(pilot, lambda: server.requests[-1]["messages"][-1]["content"]

@@ -64,7 +64,7 @@ async def test_tab_after_an_at_opens_the_file_picker(tmp_path: Path,
 
 
 async def test_backspace_with_a_message_focused_edits_the_prompt(tmp_path: Path) -> None:
-    """Backspace with the focus on a message (shift+tab) deletes in the prompt, as typing
+    """Backspace with the focus on a message (alt+up) deletes in the prompt, as typing
     there goes on in the prompt."""
     app = make_app(write_config(tmp_path / "c.toml"))
     async with app.run_test(size=SIZE) as pilot:
@@ -74,7 +74,7 @@ async def test_backspace_with_a_message_focused_edits_the_prompt(tmp_path: Path)
         prompt = app.chat.query_one("#prompt", PromptInput)
         prompt.load_text("draft")
         prompt.move_cursor(prompt.document.end)
-        await pilot.press("shift+tab")
+        await pilot.press("alt+up")
         assert not prompt.has_focus
         await pilot.press("backspace")
         await until(pilot, lambda: prompt.text == "draf" and prompt.has_focus,

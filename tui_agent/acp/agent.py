@@ -50,12 +50,13 @@ from tui_agent.config import Settings
 from tui_agent.core.attachments import AttachError, Prepared, content
 from tui_agent.core.events import ContextSize, Event, TurnDone
 from tui_agent.core.filters import ToolFilter
+from tui_agent.core.permissions.modes import MODE_WORDS, MODES, parse_mode
 from tui_agent.core.session import SessionError, load
 from tui_agent.tools.errors import ServerError
 from tui_agent.wiring import build
 
-MODES = {"tools": ("Tools", "the model calls each MCP tool itself"),
-         "code": ("Code mode", "the model writes one Starlark script that calls the tools")}
+MODE_NAMES = {"default": "Default", "plan": "Plan", "auto": "Auto"}
+"""The session modes: tui-agent's permission modes (code mode is a config option)."""
 STOP = {"end": "end_turn", "max_tokens": "max_tokens", "refusal": "refusal",
         "max_depth": "max_turn_requests", "error": "end_turn", "cancelled": "cancelled"}
 
@@ -95,7 +96,7 @@ class TuiAgent:
                           **kwargs: Any) -> NewSessionResponse:
         session = await self._open(cwd, mcp_servers or [], additional_directories or [])
         return NewSessionResponse(session_id=session.id, modes=self._modes(session),
-                                  config_options=[commands.model_option(session)])
+                                  config_options=commands.options(session))
 
     async def load_session(self, cwd: str, session_id: str,
                            mcp_servers: list[Any] | None = None,
@@ -121,7 +122,7 @@ class TuiAgent:
         for update in replay(conv.messages, conv.calls):
             await self._send(session.id, update)
         return LoadSessionResponse(modes=self._modes(session),
-                                   config_options=[commands.model_option(session)])
+                                   config_options=commands.options(session))
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """``session/close``: its turn cancelled, its file and servers closed."""
@@ -142,6 +143,7 @@ class TuiAgent:
         session = self._opened(str(was.cwd), was.servers, [str(r) for r in was.roots],
                                history, was.path if was.blank else None)
         session.set_code_mode(was.code_mode)
+        session.agent.policy.mode = was.mode
         if was.model and was.model != session.models.chosen:
             commands.switch_model(session, was.model)
         return session
@@ -199,10 +201,11 @@ class TuiAgent:
         return send
 
     def _modes(self, session: AcpSession) -> SessionModeState:
+        """The permission modes, with what each does; the session's own first shown."""
         return SessionModeState(
-            current_mode_id="code" if session.code_mode else "tools",
-            available_modes=[SessionMode(id=k, name=n, description=d)
-                             for k, (n, d) in MODES.items()])
+            current_mode_id=session.agent.policy.mode,
+            available_modes=[SessionMode(id=m, name=MODE_NAMES[m], description=MODE_WORDS[m])
+                             for m in MODES])
 
     async def _session(self, session_id: str) -> AcpSession:
         session = await self.sessions.get(session_id)
@@ -213,25 +216,27 @@ class TuiAgent:
 
     async def set_session_mode(self, session_id: str, mode_id: str,
                                **kwargs: Any) -> SetSessionModeResponse:
+        """A permission mode: every later call of the session is judged by it (a call
+        running now was judged already)."""
         session = await self._session(session_id)
-        if mode_id not in MODES:
+        mode = parse_mode(mode_id) if mode_id.strip() == mode_id else None
+        if mode is None:
             raise RequestError.invalid_params({"modeId": mode_id, "message": "unknown mode; "
                                                f"the modes are {', '.join(MODES)}"})
-        session.set_code_mode(mode_id == "code")
-        await self._send(session_id, update_current_mode(mode_id))
+        session.agent.policy.mode = mode
+        await self._send(session_id, update_current_mode(mode))
         return SetSessionModeResponse()
 
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
-        """The model picker: ``model`` is the one option."""
+        """The model picker (``model``) and code mode (``code_mode``: ``tools`` or
+        ``code``)."""
         session = await self._session(session_id)
-        if config_id != "model" or not isinstance(value, str):
-            raise RequestError.invalid_params({"configId": config_id,
-                                               "message": "the one option is 'model'"})
-        problem = commands.switch_model(session, value)
+        problem = commands.set_option(session, config_id, value)
         if problem:
-            raise RequestError.invalid_params({"value": value, "message": problem})
-        return SetSessionConfigOptionResponse(config_options=[commands.model_option(session)])
+            raise RequestError.invalid_params({"configId": config_id, "value": value,
+                                               "message": problem})
+        return SetSessionConfigOptionResponse(config_options=commands.options(session))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = await self._session(session_id)
@@ -281,9 +286,8 @@ class TuiAgent:
                     await self._send(session.id, update)
 
                 turn_text = await commands.run(session, text, send)
-                if session.code_mode != was_mode:
-                    await self._send(session.id, update_current_mode(
-                        "code" if session.code_mode else "tools"))
+                if session.code_mode != was_mode:  # /code: the option shows it
+                    await self._send(session.id, commands.options_update(session))
                 if turn_text is None:
                     return "end_turn"
                 message: str | list[dict[str, Any]] = turn_text if attached is None else \

@@ -21,6 +21,7 @@ from acp.helpers import update_agent_message_text, update_available_commands
 from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
+    ConfigOptionUpdate,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     TextContentBlock,
@@ -209,6 +210,46 @@ def switch_model(session: AcpSession, name: str) -> str | None:
     session.models.chosen = name
     session.agent.llm = session.models.make()
     return None
+
+
+CODE_MODE = {"tools": ("Tools", "the model calls each MCP tool itself"),
+             "code": ("Code mode", "the model writes one Starlark script that calls the "
+                                   "tools")}
+"""The values of the ``code_mode`` option (the session modes of before: they are the
+permission modes now)."""
+
+
+def options(session: AcpSession) -> list[Any]:
+    """The session's config options: the model, and code mode."""
+    return [model_option(session), code_mode_option(session)]
+
+
+def options_update(session: AcpSession) -> ConfigOptionUpdate:
+    """``config_option_update``: the options as they are now (after ``/code``)."""
+    return ConfigOptionUpdate(session_update="config_option_update",
+                              config_options=options(session))
+
+
+def set_option(session: AcpSession, config_id: str, value: Any) -> str | None:
+    """``session/set_config_option``: what was wrong, or None once it is set."""
+    if config_id == "model" and isinstance(value, str):
+        return switch_model(session, value)
+    if config_id == "code_mode" and value in CODE_MODE:
+        session.set_code_mode(value == "code")
+        return None
+    if config_id == "code_mode":
+        return "code_mode is 'tools' or 'code'"
+    return "the options are 'model' and 'code_mode'"
+
+
+def code_mode_option(session: AcpSession) -> SessionConfigOptionSelect:
+    """Code mode, as an editor's picker: ``tools`` (each tool called itself) or ``code``."""
+    return SessionConfigOptionSelect(
+        type="select", id="code_mode", name="Code mode",
+        description="how the model reaches the MCP tools",
+        current_value="code" if session.code_mode else "tools",
+        options=[SessionConfigSelectOption(value=k, name=n, description=d)
+                 for k, (n, d) in CODE_MODE.items()])
 
 
 def model_option(session: AcpSession) -> SessionConfigOptionSelect:

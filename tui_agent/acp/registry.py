@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.acp.sessions import AcpSession
+from tui_agent.core.permissions.modes import Mode
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ class Released:
     model: str | None
     blank: bool
     """Nothing was said in it: its file was removed, and a new one takes its id."""
+    mode: Mode = "default"
+    """Its permission mode."""
 
 
 Reopen = Callable[[str, Released], Awaitable[AcpSession]]
@@ -96,7 +99,7 @@ class Sessions:
         if writer is not None:
             self.released[session_id] = Released(
                 writer.path, session.cwd, session.servers, session.roots, session.code_mode,
-                session.models.chosen, writer.blank)
+                session.models.chosen, writer.blank, session.agent.policy.mode)
         with contextlib.suppress(Exception):
             await session.close()
         log.info("released the idle session %s (over %d open)", session_id, self.limit)

@@ -42,6 +42,7 @@ from tui_agent.core.events import (
     ToolProgress,
     ToolResult,
 )
+from tui_agent.core.permissions.modes import without_mode_note
 from tui_agent.core.session import SavedCall
 from tui_agent.tools.text import StreamCleaner, clean
 
@@ -135,7 +136,7 @@ def replay(messages: list[dict[str, Any]],
     for message in messages:
         role, text = message.get("role"), _text_of(message.get("content"))
         if role == "user" and text:
-            updates.append(update_user_message_text(clean(text)))
+            updates.append(update_user_message_text(clean(without_mode_note(text))))
         elif role == "assistant":
             if text:
                 updates.append(update_agent_message_text(clean(text)))

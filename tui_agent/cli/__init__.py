@@ -165,14 +165,15 @@ def config_secrets(args: argparse.Namespace, err: IO[str]) -> frozenset[str]:
 
 def apply_flags(settings: Settings, args: argparse.Namespace, err: IO[str]) -> bool:
     """Command-line flags over the config: ``--model``, ``--api-base``,
-    ``--reasoning-effort``, ``--code-mode``; False (with the error printed) when the
+    ``--reasoning-effort``, ``--code-mode``, ``--mode``; False (with the error printed) when the
     model chosen has a ``[models]`` table that cannot be used."""
     from tui_agent.config import ConfigError
 
     try:
         settings.override(model=args.model, api_base=args.api_base,
                           code_mode=bool(getattr(args, "code_mode", None)),
-                          reasoning_effort=getattr(args, "reasoning_effort", None))
+                          reasoning_effort=getattr(args, "reasoning_effort", None),
+                          mode=getattr(args, "mode", None))
     except ConfigError as exc:
         err.write(f"tui-agent: {exc}\n")
         return False
@@ -196,7 +197,7 @@ def startup(args: argparse.Namespace) -> Startup:
 
     return Startup(config=args.config, mcp_config=tuple(args.mcp_config or ()),
                    model=args.model, api_base=args.api_base, code_mode=bool(args.code_mode),
-                   reasoning_effort=args.reasoning_effort,
+                   reasoning_effort=args.reasoning_effort, mode=args.mode,
                    demo=args.demo, resume=args.resume, trust_project=args.trust_project,
                    no_project=args.no_project, tool_filter=tool_filter(args),
                    builtin=not args.no_builtin, add_dirs=tuple(args.add_dir or ()))

@@ -9,12 +9,17 @@ from typing import Any
 
 from tui_agent.config.reasoning import REASONING_EFFORTS
 
+MODES = ("default", "plan", "auto")
+"""The permission modes (tui_agent.core.permissions.modes: the command line reads no core
+module before it needs one)."""
+
 COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "skills", "export",
             "config", "mcp", "tools", "hooks")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
-              "code_mode": "--code-mode", "reasoning_effort": "--reasoning-effort"}
+              "code_mode": "--code-mode", "reasoning_effort": "--reasoning-effort",
+              "mode": "--mode"}
 """Flags of the chat and ``run`` (by their destination), which other commands take only
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
@@ -76,6 +81,13 @@ def common(parser: argparse.ArgumentParser, *, inner: bool = False,
         parser.add_argument("--code-mode", action="store_true",
                             help="reach MCP tools through one Starlark script ([code_mode])",
                             **keep)
+    if "mode" in chat:
+        parser.add_argument("--mode", choices=MODES, metavar="MODE",
+                            help="the permission mode to start in: default (ask before tools "
+                                 "that are not allowed), plan (read-only: changing tools are "
+                                 "refused, the model presents a plan), auto (every tool not "
+                                 "denied runs without asking); default: [permissions] "
+                                 "default_mode", **keep)
     parser.add_argument("--trust-project", action="store_true",
                         help="agree to what this project's files (.tui-agent/config.toml, "
                              ".mcp.json, mcp.json) hold until trusted: servers, model, "

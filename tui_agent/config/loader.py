@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -96,9 +96,11 @@ class Settings:
             raise ConfigError(error.problems, error.file)
 
     def override(self, *, model: str | None = None, api_base: str | None = None,
-                 code_mode: bool = False, reasoning_effort: str | None = None) -> None:
+                 code_mode: bool = False, reasoning_effort: str | None = None,
+                 mode: Literal["default", "plan", "auto"] | None = None) -> None:
         """Command-line flags over the config: ``--model`` (resolved as
-        :meth:`model_for` does), ``--api-base``, ``--reasoning-effort``, ``--code-mode``.
+        :meth:`model_for` does), ``--api-base``, ``--reasoning-effort``, ``--code-mode``,
+        ``--mode`` (over ``[permissions] default_mode``).
         Raises :class:`ConfigError` when the model chosen (or ``sampling_model``) has a
         broken ``[models]`` table."""
         base = self.configured or self.config.model
@@ -126,6 +128,9 @@ class Settings:
         if code_mode:
             self.config.code_mode.enabled = True
             self.sources["code_mode", "enabled"] = "--code-mode"
+        if mode:
+            self.config.permissions.default_mode = mode
+            self.sources["permissions", "default_mode"] = "--mode"
 
     def mask_url_secrets(self, url: str | None) -> frozenset[str]:
         """Add the credentials in ``url`` (a password, a token as the user name, a

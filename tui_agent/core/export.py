@@ -9,6 +9,7 @@ from typing import Any
 
 from tui_agent.config.interpolate import mask
 from tui_agent.config.private import write_text
+from tui_agent.core.permissions.modes import without_mode_note
 from tui_agent.core.session import Conversation, Marker, known_secrets
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
@@ -72,7 +73,7 @@ def _markdown(conv: Conversation) -> str:
             content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         text = clean(content) if isinstance(content, str) else ""
         if role == "user":
-            lines += ["## You", "", text, ""]
+            lines += ["## You", "", without_mode_note(text), ""]
         elif role == "assistant":
             lines += ["## Assistant", ""]
             if text:

@@ -152,6 +152,12 @@ async def _code(app: ChatApp, command: Command) -> None:
                               "(from the next turn)")
 
 
+async def _mode(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import modes
+
+    await modes.command(app, command.arg)
+
+
 async def _theme(app: ChatApp, command: Command) -> None:
     def chosen(name: str | None) -> None:
         if name:
@@ -362,5 +368,5 @@ HANDLERS: dict[str, Handler] = {
     "export": _export, "clear": _clear, "code": _code, "theme": _theme, "attach": _attach,
     "quit": _quit, "prompt": _prompt, "compact": _compact, "context": _context,
     "image": _image, "copy": _copy, "edit": _edit, "mcp": _mcp, "skills": _skills,
-    "memory": _memory, "init": _init,
+    "memory": _memory, "init": _init, "mode": _mode,
 }

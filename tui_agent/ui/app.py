@@ -149,6 +149,12 @@ class AgentApp(ChatApp):
         else:
             self.action_help_quit()
 
+    async def action_cycle_mode(self) -> None:
+        """Shift+tab: the next permission mode (default → plan → auto)."""
+        from tui_agent.ui import modes
+
+        await modes.cycle(self)
+
     async def action_command(self, name: str) -> None:
         from tui_agent.ui.commands import Command
 

@@ -179,6 +179,7 @@ class ChatApp(WaysOut):
         self.prompt_history.secrets = self.options.settings.secrets
         self.show_model()
         self.status.code_mode = self.options.settings.config.code_mode.enabled
+        self.status.mode = self.options.settings.config.permissions.default_mode
         self.transcript.script_servers = self._script_servers
         self.start_backend()
         self._warm_up()

@@ -26,9 +26,17 @@ class ChatScreen(Screen[None]):
     """The transcript above the prompt. Page up / page down (and ctrl+home / ctrl+end)
     scroll the transcript wherever the focus is; typing or pasting with the focus on
     anything that does not take text (a message, a code block, the transcript) goes on
-    in the prompt."""
+    in the prompt.
+
+    Shift+tab cycles the permission mode (as in Claude Code and gemini-cli), not the
+    focus: alt+up walks the focus up from the prompt to the messages and code blocks,
+    latest first, and alt+down (or tab) back down. (A modal's own fields keep tab and
+    shift+tab.)"""
 
     BINDINGS = [
+        Binding("shift+tab", "app.cycle_mode", "Mode", show=False),
+        Binding("alt+up", "app.focus_previous", show=False),
+        Binding("alt+down", "app.focus_next", show=False),
         Binding("pageup", "scroll_transcript('page_up')", show=False, priority=True),
         Binding("pagedown", "scroll_transcript('page_down')", show=False, priority=True),
         Binding("ctrl+home", "scroll_transcript('home')", show=False, priority=True),

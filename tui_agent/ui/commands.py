@@ -52,6 +52,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("init", "/init", "the model drafts the project's AGENTS.md; written once "
                 "you approve its diff"),
     CommandInfo("clear", "/clear", "clear the screen (the conversation goes on)", "ctrl+l"),
+    CommandInfo("mode", "/mode [default|plan|auto]", "the permission mode: ask as the rules "
+                "say, plan (read-only), or auto (run every tool not denied)", "shift+tab"),
     CommandInfo("code", "/code", "switch code mode on or off for the next turn"),
     CommandInfo("theme", "/theme [NAME]", "choose a theme"),
     CommandInfo("attach", "/attach [SERVER:URI]", "attach an MCP resource to the next message"),
@@ -146,9 +148,11 @@ MENU_LIMIT = 50
 
 
 def matching(typed: str, entries: list[MenuEntry]) -> list[MenuEntry]:
-    """The entries for ``typed`` (what follows the ``/``, case ignored): those whose name
-    starts with it, then those whose name holds it elsewhere, each in the given order."""
+    """The entries for ``typed`` (what follows the ``/``, case ignored): the one named
+    exactly that (``/mode`` is not ``/model``: enter runs it), then those whose name starts
+    with it, then those whose name holds it elsewhere, each in the given order."""
     word = typed.lower()
-    first = [e for e in entries if e.name.lower().startswith(word)]
+    first = sorted((e for e in entries if e.name.lower().startswith(word)),
+                   key=lambda e: e.name.lower() != word)
     inside = [e for e in entries if word and word in e.name.lower() and e not in first]
     return (first + inside)[:MENU_LIMIT]

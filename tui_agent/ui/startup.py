@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from tui_agent.config import paths
 from tui_agent.config.project import layer_files
@@ -32,6 +32,8 @@ class Startup:
     code_mode: bool = False
     reasoning_effort: str | None = None
     """``--reasoning-effort``."""
+    mode: Literal["default", "plan", "auto"] | None = None
+    """``--mode``: the permission mode to start in (over ``[permissions] default_mode``)."""
     demo: bool = False
     resume: str | None = None
     trust_project: bool = False
@@ -82,7 +84,7 @@ class Startup:
 
             hold_memory(settings, self.cwd, trust=self.trust_project)
         settings.override(model=self.model, api_base=self.api_base, code_mode=self.code_mode,
-                          reasoning_effort=self.reasoning_effort)
+                          reasoning_effort=self.reasoning_effort, mode=self.mode)
         chosen = self.tool_filter or ToolFilter()
         problem = chosen.narrow(settings)
         if problem:

@@ -37,6 +37,9 @@ class Turns:
         self.app = app
         self.ended = 0
         """Turns finished, failed or stopped (tests and benchmarks wait on it)."""
+        self.plan: tuple[object, str] | None = None
+        """The last reply of the latest turn taken in plan mode, with the agent (the
+        conversation) it belongs to: shown as the plan when plan mode is left."""
 
     def running(self) -> bool:
         return any(w.group == GROUP and w.is_running for w in self.app.workers)
@@ -117,6 +120,7 @@ class Turns:
             was = agent.llm
             if model:
                 agent.llm = backend.models.make(model)
+            planning = agent.policy.mode == "plan"
             try:
                 async with aclosing(agent.run_turn(content(files, tuple(blocks)))) as events:
                     async for event in events:
@@ -127,6 +131,11 @@ class Turns:
                             app.show_price()
             finally:
                 agent.llm = was
+                if planning:
+                    from tui_agent.core.permissions.modes import plan_of
+
+                    found = plan_of(agent.messages)
+                    self.plan = (agent, found) if found else self.plan
             if after is not None:
                 status.activity = ""
                 await after()

@@ -41,6 +41,7 @@ from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.llm.reply import cut_short
 from tui_agent.core.messages import instructions_for
 from tui_agent.core.permissions import Gate, Policy
+from tui_agent.core.permissions.modes import with_mode_note
 from tui_agent.core.prompt import PromptPart, SystemPrompt
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode
@@ -204,7 +205,9 @@ class Agent(ToolCalls):
             yield Notice(clean(f"your prompt was not sent: {said.reason or self.halted}"))
             yield TurnDone(Usage(), "end")
             return
-        self.record({"role": "user", "content": text})
+        # In plan mode the model is told so with the message (not in the system prompt,
+        # whose cache a mode switch would break).
+        self.record({"role": "user", "content": with_mode_note(text, self.policy.mode)})
         if said.context:  # for this turn's requests and the ones after, as Claude Code does
             self.record({"role": "user", "content": f"{HOOK_CONTEXT}\n{said.context}"})
         repeats = 0

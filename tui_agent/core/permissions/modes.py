@@ -11,7 +11,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 Mode = Literal["default", "plan", "auto"]
 MODES: tuple[Mode, ...] = ("default", "plan", "auto")
@@ -47,3 +48,42 @@ def parse_mode(text: str) -> Mode | None:
     """``text`` as a mode (any case, surrounding blanks ignored), or None."""
     word = text.strip().lower()
     return next((m for m in MODES if m == word), None)
+
+
+NOTE_OPEN, NOTE_CLOSE = "\n\n<system-reminder>\n", "\n</system-reminder>"
+"""Around what tui-agent adds to a user's message for the model (the plan-mode note).
+The note goes with the message of each turn taken in plan mode, not in the system prompt:
+the system prompt stays byte for byte the same, so the provider's prompt cache keeps
+hitting, and the note stays in the history as sent (a resumed conversation reads it too)."""
+
+
+def with_mode_note(content: str | list[Any], mode: Mode) -> str | list[Any]:
+    """A user message's ``content`` as sent in ``mode``: in plan mode with
+    :data:`PLAN_PROMPT` after the words (as one more text part, for words and images)."""
+    if mode != "plan":
+        return content
+    note = f"{NOTE_OPEN}{PLAN_PROMPT}{NOTE_CLOSE}"
+    if isinstance(content, str):
+        return content + note
+    return [*content, {"type": "text", "text": note.strip("\n")}]
+
+
+def without_mode_note(text: str) -> str:
+    """A user message's words as the person wrote them, without the plan-mode note (what
+    a transcript, an export and an editor's replay show)."""
+    note = f"{NOTE_OPEN}{PLAN_PROMPT}{NOTE_CLOSE}"
+    if PLAN_PROMPT not in text:
+        return text
+    return text.replace(note, "").replace(note.strip("\n"), "").rstrip("\n")
+
+
+def plan_of(messages: Sequence[dict[str, Any]]) -> str | None:
+    """The last reply with words of the last turn in ``messages``: the plan a turn taken in
+    plan mode ended with (None: it ended without words)."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return None
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and content.strip():
+            return content
+    return None

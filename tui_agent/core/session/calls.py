@@ -3,13 +3,13 @@ file so a resumed conversation shows the same: :class:`SavedCall` (the record) a
 :class:`CallLog` (what builds it from a turn's events).
 
 The model reads only a call's result (the ``tool`` message); the card showed more: the
-approval (``approved``, ``denied`` or ``auto``, and why), whether the call failed, was
-denied or was cancelled, how long it took, and, for a code-mode script, each call the
-script made, nested under it. :class:`CallLog` sees the events of a batch of calls as the
-front ends see them and gives, per call the model made, the ``call`` field the writer
-puts beside its ``tool`` message (:meth:`~.writer.SessionWriter.message`); the loader
-reads it back onto the :class:`~.records.Entry`. A file without it (an older tui-agent's)
-loads as before, its cards guessed from the result's words.
+approval (``approved``, ``denied`` or ``auto``, why, and what decided it), whether the
+call failed, was denied or was cancelled, how long it took, and, for a code-mode script,
+each call the script made, nested under it. :class:`CallLog` sees the events of a batch
+of calls as the front ends see them and gives, per call the model made, the ``call``
+field the writer puts beside its ``tool`` message (:meth:`~.writer.SessionWriter.message`);
+the loader reads it back onto the :class:`~.records.Entry`. A file without it (an older
+tui-agent's) loads as before, its cards guessed from the result's words.
 """
 
 from __future__ import annotations
@@ -45,11 +45,15 @@ class SavedCall:
     arguments: dict[str, Any] = field(default_factory=dict)
     text: str = ""
     calls: tuple[SavedCall, ...] = ()
+    by: str | None = None
+    """What decided the approval (a mode, a rule, a server's list, a hook, "you"), as the
+    ``approval`` event said; None when it did not say (an older file, a code-mode
+    meta-tool)."""
 
     def record(self, *, nested: bool = False) -> dict[str, Any]:
         """As the session file holds it (fields that say nothing left out)."""
         out: dict[str, Any] = {"status": self.status}
-        for key in ("approval", "reason", "took"):
+        for key in ("approval", "reason", "by", "took"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if nested:
@@ -66,7 +70,7 @@ class SavedCall:
         if not isinstance(record, dict) or record.get("status") not in ENDINGS:
             return None
         text = {k: record.get(k) for k in ("approval", "reason", "id", "name", "server",
-                                           "tool", "text")}
+                                           "tool", "text", "by")}
         if any(v is not None and not isinstance(v, str) for v in text.values()):
             return None
         took, arguments, calls = (record.get(k) for k in ("took", "arguments", "calls"))
@@ -76,7 +80,7 @@ class SavedCall:
         return cls(record["status"], text["approval"], text["reason"], took,
                    text["id"] or "", text["name"] or "", text["server"], text["tool"] or "",
                    arguments if isinstance(arguments, dict) else {}, text["text"] or "",
-                   tuple(c for c in nested if c is not None))
+                   tuple(c for c in nested if c is not None), text["by"])
 
 
 def ending(approval: str | None, result: ToolResult | None) -> Ending:
@@ -94,6 +98,7 @@ class _Seen:
     started: ToolCallStarted
     approval: str | None = None
     reason: str | None = None
+    by: str | None = None
     result: ToolResult | None = None
 
 
@@ -120,7 +125,7 @@ class CallLog:
             self._seen[event.id] = _Seen(event)
         elif isinstance(event, ApprovalDecided) and event.id in self._seen:
             seen = self._seen[event.id]
-            seen.approval, seen.reason = event.decision, event.reason
+            seen.approval, seen.reason, seen.by = event.decision, event.reason, event.by
         elif isinstance(event, ToolResult) and event.id in self._seen:
             # Only what the session keeps: a script's five 2 MB results were all held
             # here until its batch ended (tests/test_memory.py).
@@ -140,4 +145,4 @@ class CallLog:
                          start.id, start.name, start.server, start.tool,
                          dict(start.arguments), text,
                          tuple(s for c in self._seen.values() if c.started.parent == call_id
-                               and (s := self.saved(c.started.id)) is not None))
+                               and (s := self.saved(c.started.id)) is not None), seen.by)

@@ -42,7 +42,7 @@ def key_hints(keys: list[tuple[str, str]], *, compact: bool = False) -> Content:
 
 class UserMessage(Static, can_focus=True):
     """What the user sent, with a chip for each file and image that went with it.
-    Focused (a click, or shift+tab), ``c`` copies it."""
+    Focused (a click, or alt+up), ``c`` copies it."""
 
     DEFAULT_CSS = """
     UserMessage {
@@ -92,7 +92,7 @@ def literal_html_parser() -> MarkdownIt:
 
 
 class CodeBlock(MarkdownFence, can_focus=True):
-    """A code block of a reply: focused (a click, or shift+tab), ``c`` copies its code."""
+    """A code block of a reply: focused (a click, or alt+up), ``c`` copies its code."""
 
     DEFAULT_CSS = "CodeBlock:focus { background: $accent-muted; }"
     BINDINGS = [Binding("c", "copy", "Copy the code")]
@@ -139,6 +139,21 @@ class AssistantMessage(Markdown, can_focus=True):
             await stream.write(self._cleaner.flush())
             await stream.stop()
         self.set_class(incomplete, "-incomplete")
+
+
+class PlanMessage(AssistantMessage):
+    """The plan: the last reply of a turn taken in plan mode, shown again, framed, when the
+    person leaves plan mode (:mod:`tui_agent.ui.modes`)."""
+
+    DEFAULT_CSS = """
+    PlanMessage {
+        border: round $accent; border-title-color: $accent; border-title-style: bold;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.border_title = "the plan"
 
 
 class Note(Static):

@@ -178,7 +178,7 @@ class PromptInput(TextArea):
         """Tab: complete the ``/command`` being typed (to the longest common start of the
         commands it could be; the candidates are named when there are several), or open
         the file picker for the ``@path`` being typed; anything else: nothing happens, and
-        the focus stays in the prompt (shift+tab is the way to the messages)."""
+        the focus stays in the prompt (alt+up is the way to the messages)."""
         row, column = self.cursor_location
         before = self.document.get_line(row)[:column]
         word = before.split()[-1] if before and not before[-1].isspace() else ""

@@ -28,13 +28,14 @@ def saved_widgets(messages: Sequence[dict[str, Any]], calls: Mapping[str, SavedC
     """The widgets of ``messages``; each call's card is added to ``cards`` (by call id),
     where its result, further on, finds it."""
     from tui_agent.core.attachments import split_message
+    from tui_agent.core.permissions.modes import without_mode_note
     from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
 
     out: list[Widget] = []
     for message in messages:
         role, content = message.get("role"), message.get("content")
         if role == "user":
-            out.append(UserMessage(*split_message(text_of(content))))
+            out.append(UserMessage(*split_message(without_mode_note(text_of(content)))))
         elif role == "assistant":
             thought = thinking_of(message)
             if thought is not None:

@@ -45,7 +45,7 @@ SEP = " · "
 """Between two parts of the bar."""
 
 SHORTER = ("tokens", "servers", "servers", "model", "config", "tokens", "code", "cache",
-           "cost")
+           "cost", "mode", "mode")
 """What gives way, in turn, when the bar is too narrow: each name steps that part to its
 next shorter form (the token count to ``33k tok``, the servers to their failures only,
 the model to its name without the provider, ...), until the bar fits. The activity (what
@@ -110,6 +110,14 @@ def _cells(parts: Sequence[Part]) -> int:
     return sum(Content(p.forms[0]).cell_length for p in parts) + len(SEP) * (len(parts) - 1)
 
 
+MODE_PARTS: dict[str, tuple[Part, ...]] = {
+    "plan": (Part("mode", ("plan mode: read-only", "plan mode", "plan"), "bold"),),
+    "auto": (Part("mode", ("auto: tools run without asking", "auto mode", "auto"),
+                  "$warning bold"),),
+}
+"""The permission mode, first in the bar (the default mode says nothing)."""
+
+
 class StatusBar(Static):
     DEFAULT_CSS = """
     StatusBar {
@@ -132,11 +140,15 @@ class StatusBar(Static):
     unknown" before the first reply."""
     config_error: reactive[bool] = reactive(False)
     """An edit to the config could not be applied (the note says why); until it is fixed."""
+    mode: reactive[str] = reactive("default")
+    """The permission mode (:data:`MODE_PARTS`): nothing said in ``default``; ``plan``
+    plainly (in bold, the bar's other words being dim); ``auto`` in the warning colour."""
 
     def parts(self) -> list[Part]:
         """Everything the bar would say with room enough, in order."""
         model = clean(self.model)
-        parts = [Part("model", (model, model.rsplit("/", 1)[-1]))]
+        parts = [*MODE_PARTS.get(self.mode, ()),
+                 Part("model", (model, model.rsplit("/", 1)[-1]))]
         size = self.context
         if size is not None:
             past = size.compact_at is not None and size.tokens > size.compact_at

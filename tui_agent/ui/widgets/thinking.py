@@ -58,7 +58,7 @@ def took(seconds: float | None, tokens: int | None, *, rough: bool = False) -> s
 
 
 class ThinkingBlock(Widget, can_focus=True):
-    """One stretch of the model's thinking. Focused (a click, or shift+tab), enter folds
+    """One stretch of the model's thinking. Focused (a click, or alt+up), enter folds
     or unfolds it and ``c`` copies it."""
 
     DEFAULT_CSS = """

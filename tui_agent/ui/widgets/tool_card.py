@@ -75,6 +75,7 @@ class ToolCard(Vertical):
     ToolCard .name { width: 1fr; text-style: bold; color: $foreground; }
     ToolCard .status { width: auto; color: $text-muted; }
     ToolCard .args { color: $text-muted; }
+    ToolCard .by { color: $text-muted; text-style: italic; }
     ToolCard .result { color: $foreground; }
     ToolCard .kids { height: auto; }
     ToolCard .uses { color: $text-muted; text-style: italic; }
@@ -109,6 +110,10 @@ class ToolCard(Vertical):
         self._label = LABELS["pending"]
         self._shown: Static | None = None
         self.reason: str | None = None
+        self.by: str | None = None
+        """What decided the call without asking the person (a mode, a rule, a server's
+        list, a hook, a flag): shown on a dim line, and after ``denied`` in the header."""
+        self._by_line: Static | None = None
         self._progress: Static | None = None
         self._bar: tuple[float, float | None, str | None] | None = None
         self._task_said: tuple[str, str, str | None] | None = None
@@ -142,7 +147,29 @@ class ToolCard(Vertical):
             if len(lines) > ARG_LINES:
                 shown += f"\n… {len(lines) - ARG_LINES} more lines"
             yield Static(plain(shown), classes="args")
+        if self._by_line is not None:
+            yield self._by_line
         yield Vertical(classes="kids")
+
+    def decided(self, decision: str, reason: str | None = None, by: str | None = None) -> None:
+        """The gate's answer (``approved``, ``denied``, ``auto``). One made without asking
+        the person (``by`` set, and not "you") says what made it: ``auto · auto mode``,
+        ``auto · the auto list of time`` on a dim line; a denial says it in the header
+        (``⊘ denied · plan mode``), its reason on the dim line unless it is only words for
+        the model (plan mode's)."""
+        from tui_agent.core.permissions.modes import PLAN_REFUSAL
+
+        if by and by != "you":
+            self.by = by
+            if decision != "denied":
+                line = f"{decision} · {by}"
+            else:
+                line = reason if reason and reason != PLAN_REFUSAL else ""
+            if line:
+                self._by_line = Static(plain(line), classes="by")
+                if self._shown is not None:  # composed: mounted now, else composed with it
+                    self.mount(self._by_line, before=self.query_one(".kids"))
+        self.set_status("denied" if decision == "denied" else "running", reason=reason)
 
     def _script(self, code: str) -> ComposeResult:
         uses = referenced(code, self.servers or None)
@@ -180,6 +207,8 @@ class ToolCard(Vertical):
                             nested=True)
             card.saved_result = (call.text, call)
             kids.mount(card)
+        if saved.approval and saved.by:
+            self.decided(saved.approval, saved.reason, saved.by)
         if saved.status in ("denied", "cancelled"):  # live, neither showed a result
             self.set_status(saved.status, reason=saved.reason)
         else:
@@ -195,7 +224,9 @@ class ToolCard(Vertical):
         label = LABELS[status]
         if duration is not None and status in ("done", "failed"):
             label += f" · {duration:.2f} s"
-        if status == "denied" and self.reason:
+        if status == "denied" and self.by:
+            label += f" · {self.by}"
+        elif status == "denied" and self.reason:
             label += f": {self.reason}"
         self._label = label
         if self._shown is not None:

@@ -181,10 +181,9 @@ class Transcript(VerticalScroll):
             case ToolCallStarted():
                 await self.end_reply()
                 await self._card(event)
-            case ApprovalDecided(id=call_id, decision=decision, reason=reason):
+            case ApprovalDecided(id=call_id, decision=decision, reason=reason, by=by):
                 if call_id in self.cards:
-                    self.cards[call_id].set_status(
-                        "denied" if decision == "denied" else "running", reason=reason)
+                    self.cards[call_id].decided(decision, reason, by)
             case ToolResult(id=call_id, is_error=is_error, text=text, duration=took):
                 if call_id in self.cards:
                     self.cards[call_id].show_result(text, is_error=is_error, duration=took)
