@@ -6,9 +6,9 @@ The rules: allow, ask and deny over 200 servers, a third with a wildcard in the 
 part (``mcp__*__delete_*``), half with argument conditions (paths with ``**`` and ``~``,
 plain values, quoted ones). The calls: 400 tools, each called with arguments some rules'
 conditions test. Two figures with rules: "warm" (the rules naming each tool are
-remembered after its first call, as in a session) and "cold" (every decision on a fresh
-rule set: the name globs of all 1,000 rules are tried). Target: at most 10 µs a decision
-(warm).
+remembered after its first call, as in a session) and "cold" (nothing remembered: the
+name globs of the rules naming the call's server, and of those with a wildcard server,
+are tried). Target: at most 10 µs a decision (warm).
 
     python -m tests.bench.bench_rules [--rules 1000] [--rounds 20]
 """
@@ -100,7 +100,7 @@ def main() -> None:
     print(f"the rules' lookup alone:  {lookup:7.2f} µs/decision (deny, ask and allow "
           "all tried, as when none matches; target <= 10)")
     print(f"{args.rules} rules, cold:        {cold:7.2f} µs/decision "
-          "(no tool seen before: every name glob tried)")
+          "(no tool seen before: its server's rules and the wildcard ones tried)")
 
 
 if __name__ == "__main__":

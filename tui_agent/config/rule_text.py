@@ -130,6 +130,7 @@ def _value(text: str, pos: int) -> tuple[str, int]:
 
 def quote_value(value: str) -> str:
     """``value`` as a rule writes it: bare when it can be, else quoted."""
-    if value and value == value.strip() and not any(c in value for c in ',()"=\\'):
+    if value and value == value.strip() and value.isprintable() and not any(
+            c in value for c in ',()"=\\'):
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -8,7 +8,8 @@ path-like condition (the glob or the value starts with ``/``, ``~`` or ``./``, o
 filesystem never followed), and there ``*`` stops at ``/`` while ``**`` crosses it. An
 argument the call does not pass never matches.
 
-Speed: each rule's name glob is one compiled regex, and the rules whose names match a
+Speed: each rule's name glob is one compiled regex, indexed by the server it names
+literally (``mcp__git__*``: only ``git``'s calls try it), and the rules whose names match a
 tool are kept per ``(server, tool)`` (a :class:`RuleSet` is rebuilt, never edited, when
 a rule is added or removed), so a decision only tests the conditions of the few rules
 that name the tool (``tests/bench/bench_rules.py``).
@@ -16,6 +17,7 @@ that name the tool (``tests/bench/bench_rules.py``).
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import re
@@ -25,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from tui_agent.config.rule_text import KINDS, RuleEntry, parse_rule, quote_value
+from tui_agent.config.rule_text import KINDS, PREFIX, RuleEntry, parse_rule, quote_value
 from tui_agent.core.permissions.names import rule_name
 
 LONGEST = 200
@@ -168,7 +170,11 @@ class RuleSet:
 
     def __init__(self, entries: Iterable[RuleEntry] = ()) -> None:
         self.rules = [Rule.of(e) for e in entries]
-        self._by_kind = {k: [r for r in self.rules if r.kind == k] for k in KINDS}
+        self._by_server: dict[str, dict[str | None, list[tuple[int, Rule]]]] = {
+            k: {} for k in KINDS}
+        for at, rule in enumerate(self.rules):  # by the server it names (None: a glob)
+            self._by_server[rule.kind].setdefault(_server(rule.entry.text), []).append(
+                (at, rule))
         self._named: dict[tuple[str, str, str], list[Rule]] = {}
 
     def __bool__(self) -> bool:
@@ -181,12 +187,23 @@ class RuleSet:
         named = self._named.get(key)
         if named is None:
             name = rule_name(server, tool)
-            named = [r for r in self._by_kind.get(kind, ()) if r.name.match(name)]
+            index = self._by_server.get(kind, {})
+            candidates = heapq.merge(index.get(server, []), index.get(None, []),
+                                     key=lambda pair: pair[0])  # in the files' order
+            named = [r for _, r in candidates if r.name.match(name)]
             self._named[key] = named
         return next((r for r in named if r.holds(arguments)), None)
 
     def entries(self) -> list[RuleEntry]:
         return [r.entry for r in self.rules]
+
+
+def _server(text: str) -> str | None:
+    """The server a rule names literally (``mcp__git__*`` names ``git``), or None when
+    its server part holds a wildcard (``mcp__*__delete``) or has no end."""
+    name = parse_rule(text).name[len(PREFIX):]
+    server, sep, _ = name.partition("__")
+    return server if sep and not any(c in server for c in "*?[") else None
 
 
 def names_match(globs: Iterable[str], server: str, tool: str) -> bool:

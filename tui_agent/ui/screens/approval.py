@@ -111,7 +111,7 @@ class ApprovalScreen(Question[Decision]):
                     yield Static(plain(script_scope(call)), classes="label")
             if self.rule:
                 left = f" (any {', '.join(self.left_out)})" if self.left_out else ""
-                yield Static(plain(f"w writes the allow rule {self.rule}{left}"),
+                yield Static(plain(clean(f"w writes the allow rule {self.rule}{left}")),
                              classes="label rule")
             yield Input(placeholder="why not? (enter sends it to the model; esc denies "
                                     "without a reason)", id="reason")
