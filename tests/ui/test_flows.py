@@ -66,10 +66,12 @@ async def test_escape_cancels_mid_stream(fake_llm: FakeLLM, tmp_path: Path, key:
     fake_llm.push(Reply(text="word " * 400, chunk_chars=5, delay=0.02))
     app = make_app(write_config(tmp_path / "c.toml", base_url=fake_llm.base_url))
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)  # sent before the backend is up, the prompt waited on it
         before = app.turns_ended
         await send(pilot, app, "talk")
+        # 60 s: a bound, not a speed test (20 s ran out twice next to a busy suite)
         await until(pilot, lambda: any(r.source for r in app.transcript.query(AssistantMessage)),
-                    what="the first words")
+                    60, "the first words")
         await pilot.press(key)
         await until(pilot, lambda: app.turns_ended > before, what="the stop")
         reply = app.transcript.query_one(AssistantMessage)
