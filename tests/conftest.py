@@ -196,6 +196,10 @@ def fake_server(*args: str, **config: Any) -> ServerConfig:
     """Our hostile MCP server (tests/fakes/mcp_server.py) over stdio."""
     env = tagged_env(**config.pop("env", {}))
     command, *argv = module("tests.fakes.mcp_server", *args)
+    # Its imports took past the default 10 s with a second suite on the 2 CPUs (a code-mode
+    # test then found no tools at all): a bound, not a speed test. A test of the start's
+    # own limit gives its startup_timeout.
+    config.setdefault("startup_timeout", 60)
     return ServerConfig(command=command, args=argv, cwd=str(ROOT), env=env, **config)
 
 

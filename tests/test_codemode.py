@@ -172,7 +172,7 @@ async def test_approve_all_calls_of_this_script(fake_llm: FakeLLM, tmp_path: Pat
     gate = RecordingGate(Decision.approve(script=True), Decision.deny())
     async with coded(fake_llm, tmp_path, {"calc": fake_server()}, gate) as agent:
         events = await turn(agent)
-    assert len(gate.asked) == 2 and gate.asked[1].parent == "s2"
+    assert len(gate.asked) == 2 and gate.asked[1].parent == "s2", result_of(events).text
     decided = [(e.id, e.decision) for e in events if isinstance(e, ApprovalDecided)]
     assert decided[:4] == [("s1", "auto"), ("s1.1", "approved"), ("s1.2", "approved"),
                            ("s1.3", "approved")]
@@ -193,6 +193,27 @@ async def test_s_does_not_approve_ahead_a_tool_that_may_be_destructive(
     assert [(a.tool, a.script_tools, a.script_held) for a in gate.asked] == [
         ("echo", ("calc.add",), (("calc.echo", UNMARKED),)),
         ("echo", (), (("calc.echo", UNMARKED),))]
+
+
+async def test_s_never_covers_a_tool_an_ask_rule_asks_for(fake_llm: FakeLLM,
+                                                          tmp_path: Path) -> None:
+    """Approving the script covers what only lacked an allowance: add (read-only) would be
+    approved ahead, but an ask rule names it, so each of its calls asks, and the question
+    says why."""
+    from tui_agent.config.rule_text import RuleEntry
+    from tui_agent.core.permissions.rules import RuleSet
+
+    fake_llm.push(script('calc.add(a=1, b=1)\nresult = calc.add(a=2, b=2)'), Reply(text="ok"))
+    gate = RecordingGate(Decision.whole_script(), Decision.approve())
+    hub_servers = {"calc": fake_server()}
+    async with coded(fake_llm, tmp_path, hub_servers, gate) as agent:
+        agent.policy.permission = RuleSet([RuleEntry("ask", "mcp__calc__add")])
+        events = await turn(agent)
+    assert not result_of(events).is_error, result_of(events).text
+    assert len(gate.asked) == 2  # the second call asked too
+    first = gate.asked[0]
+    assert first.script_tools == ()
+    assert first.script_held == (("calc.add", 'ask rule "mcp__calc__add"'),)
 
 
 async def test_tool_errors_and_bad_arguments_name_the_call(

@@ -231,9 +231,10 @@ class ScriptBridge:
         if judged.verdict == "auto":
             self.emit(ApprovalDecided(call_id, "auto", by=judged.by or None))
             return Decision.approve()
-        if judged.verdict == "ask" and not judged.firm and key in self.approved and \
-                pre.result.decision != "ask" and \
-                not writes_file(spec.tool, args):
+        # Approving the script covers what only lacked an allowance: never what asks
+        # outright (an ask rule or list, a hook's ask, a changed definition: ``by``).
+        if judged.verdict == "ask" and not judged.firm and not judged.by and \
+                key in self.approved and not writes_file(spec.tool, args):
             decision = Decision.approve(SCRIPT_REASON)
             self.emit(ApprovalDecided(call_id, "approved", decision.reason,
                                       "you (approving the script)"))
@@ -242,7 +243,8 @@ class ScriptBridge:
         named = {name: key, **{n: k for n, k in self.listed.items()
                                if k not in self.approved and self._asks(k)}}
         held = {n: why for n, k in named.items()
-                if (why := held_back(self._spec(k), args if k == key else None))}
+                if (why := held_back(self._spec(k), args if k == key else None)
+                    or self._outright(k, judged if k == key else None))}
         covered = {n: k for n, k in named.items() if n not in held}
         self._asking_since = time.monotonic()
         try:
@@ -263,6 +265,17 @@ class ScriptBridge:
         spec = self.tools[key].spec
         assert isinstance(spec, ToolSpec)
         return spec
+
+    def _outright(self, key: str, judged: Judgement | None) -> str | None:
+        """Why every call of the tool ``key`` asks whatever approving the script says (an
+        ask rule or list, a hook's ask: ``judged``, this call's, when it is the one asked
+        about), or None."""
+        if judged is None:
+            spec = self._spec(key)
+            judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
+                                             asks=spec.asks, hints=spec.hints)
+        return judged.by if judged.verdict == "ask" and judged.by \
+            else None
 
     def _asks(self, key: str) -> bool:
         """Whether a call of the tool ``key`` would stop at the gate now."""
