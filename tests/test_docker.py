@@ -336,6 +336,9 @@ def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def gateway_config(log: Path, **config: Any) -> ServerConfig:
     env = tagged_env(TUI_AGENT_FAKE_GATEWAY_LOG=str(log))
+    # A call to the idle gateway waits for its start at most startup_timeout: 10 s ran out
+    # beside a busy suite (a bound, not a speed test).
+    config.setdefault("startup_timeout", 60)
     return ServerConfig(transport="docker-gateway", env=env, **config)
 
 

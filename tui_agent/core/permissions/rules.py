@@ -22,7 +22,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -93,15 +93,25 @@ def _text(value: Any) -> str:
 class Condition:
     arg: str
     glob: str
+    plain: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """The glob over a value as it is."""
+    path: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """The glob (``~`` expanded, normalised) over a path-like value, normalised too."""
+    path_like: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:  # compiled once: a decision only matches
+        glob = self.glob if self.glob.startswith("**") else _normal(self.glob)
+        object.__setattr__(self, "plain", glob_regex(self.glob))
+        object.__setattr__(self, "path", glob_regex(glob, path=True))
+        object.__setattr__(self, "path_like", _path_like(self.glob))
 
     def holds(self, arguments: Mapping[str, Any] | None) -> bool:
         if arguments is None or self.arg not in arguments:
             return False
         value = _text(arguments[self.arg])
-        if _path_like(self.glob) or _path_like(value):
-            glob = self.glob if self.glob.startswith("**") else _normal(self.glob)
-            return glob_regex(glob, path=True).match(_normal(value)) is not None
-        return glob_regex(self.glob).match(value) is not None
+        if self.path_like or _path_like(value):
+            return self.path.match(_normal(value)) is not None
+        return self.plain.match(value) is not None
 
 
 @dataclass(frozen=True, slots=True)
