@@ -1,6 +1,7 @@
-"""``[hooks]`` in Claude Code's shape, read from TOML: matchers (all, regex matched whole),
-layers concatenated and a command run once, every problem refused with file and line, and
-a project's hooks held until the project is trusted (listed in the trust question)."""
+"""``[hooks]`` in Claude Code's shape, read from TOML: matchers (all, names exactly, a
+regex found anywhere), layers concatenated and a command run once, every problem refused
+with file and line, and a project's hooks held until the project is trusted (listed in
+the trust question)."""
 
 from __future__ import annotations
 
@@ -31,10 +32,26 @@ def test_hooks_read_in_claude_codes_shape_with_file_and_line(tmp_path: Path) -> 
     assert (time_hooks[0].timeout, time_hooks[0].line, time_hooks[1].timeout) == \
         (30.0, 4, DEFAULT_TIMEOUT)
     assert time_hooks[0].place() == f"{config}:4"
-    # fullmatch: a prefix of the name is not a match
     assert [h.command for h in hooks.commands("PreToolUse", "mcp__timex__now")] == ["echo all"]
     assert hooks.commands("Notification", "permission_prompt")[0].command == "notify-send hi"
     assert hooks.commands("Notification", "elicitation_dialog") == ()
+
+
+def test_matchers_read_as_claude_code_reads_them(tmp_path: Path) -> None:
+    """Letters, digits, ``_`` and ``|`` only: names, matched exactly; anything else: a
+    regular expression found anywhere in the name."""
+    config = write(tmp_path / "c.toml",
+                   hooks_toml("PreToolUse", "names", "mcp__fs__write_file|mcp__fs__edit")
+                   + hooks_toml("PreToolUse", "regex", "mcp__.*write"))
+    hooks = parse_hooks(load(config, cwd=tmp_path, builtin=False).hooks)
+
+    def run(name: str) -> list[str]:
+        return [h.command for h in hooks.commands("PreToolUse", name)]
+
+    assert run("mcp__fs__write_file") == ["names", "regex"]
+    assert run("mcp__fs__edit") == ["names"]
+    assert run("mcp__fs__edit_file") == []  # a name is not a prefix
+    assert run("mcp__git__write_tree_now") == ["regex"]  # found, not matched whole
 
 
 @pytest.mark.parametrize(("entry", "words"), [

@@ -157,3 +157,17 @@ def test_the_end_of_a_session_does_not_hang_on_a_session_end_hook(
     (note,) = asyncio.run(ending.session_end("other"))
     assert time.monotonic() - started < 10
     assert getattr(note, "message", "") == "SessionEnd hooks still running after 1 s were stopped"
+
+
+def test_updated_input_is_taken_only_with_an_allow_or_an_ask() -> None:
+    """As Claude Code honours ``updatedInput``: from a hook that allows or asks; a hook's
+    deny (or exit 2) keeps every hook's rewrite from being used."""
+    from tui_agent.core.hooks.answers import HookAnswer
+
+    new = {"path": "/safe"}
+    assert HookResult((HookAnswer("a", "allow", updated_input=new),)).updated_input == new
+    assert HookResult((HookAnswer("a", "", updated_input=new),)).updated_input is None
+    assert HookResult((HookAnswer("a", "allow", updated_input=new),
+                       HookAnswer("b", "deny"))).updated_input is None
+    assert HookResult((HookAnswer("a", "ask", updated_input=new),
+                       HookAnswer("b", block=True))).updated_input is None

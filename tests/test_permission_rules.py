@@ -95,10 +95,12 @@ def test_the_order_deny_then_ask_then_allow_then_lists_then_mode() -> None:
     assert (asked.verdict, asked.by) == ("ask", 'ask rule "mcp__fs__write_file"')
     ran = policy(*rules).judge("fs", "read_file", arguments={"path": "/etc/x"})
     assert (ran.verdict, ran.by) == ("auto", 'allow rule "mcp__fs__*"')
-    # An allow rule beats the server's ask list; the auto list beats the mode's ask.
+    # The server's ask list is an ask, before any allow rule; the auto list beats the
+    # mode's ask.
     listed = policy(("allow", "mcp__fs__read*"),
                     rules={"fs": ServerRules(ask=("read_file", "stat"), auto=("list",))})
-    assert listed.judge("fs", "read_file").by == 'allow rule "mcp__fs__read*"'
+    assert listed.judge("fs", "read_file").by == "the ask list of fs"
+    assert listed.judge("fs", "read_dir").by == 'allow rule "mcp__fs__read*"'
     assert listed.judge("fs", "stat").by == "the ask list of fs"
     assert listed.judge("fs", "list").by == "the auto list of fs"
     # Auto mode runs what no rule asks about; an ask rule still asks, a deny still denies.
@@ -255,3 +257,32 @@ def test_add_and_remove_rules_in_files_or_say_why_not(isolated_env: Path,
     session = RuleEntry("ask", "mcp__x__y")
     judge.permission = RuleSet([session])
     assert judge.remove_rule(session) is None and judge.permission_rules() == []
+
+
+def test_what_a_crafted_argument_cannot_slip_past() -> None:
+    """A leading ``//`` is ``/``; whether a value is a path is the rule's to say (a slash in
+    a command is no escape from ``rm *``); a relative path, which the server resolves
+    from a folder of its own, meets a deny and never an allow; a list is denied by any of
+    its items and allowed only by all."""
+    assert matches("mcp__fs__write_file(path=/etc/**)", {"path": "//etc/passwd"})
+    assert matches("mcp__sh__run(command=rm *)", {"command": "rm -rf /tmp/x"}, "sh", "run")
+    assert matches("mcp__fs__read(path=*.env)", {"path": "/x/.env"}, tool="read")
+    for relative in ("etc/passwd", "../../../../etc/passwd"):
+        assert matches("mcp__fs__write_file(path=/etc/**)", {"path": relative})
+    assert matches("mcp__fs__read_many(paths=/etc/**)", {"paths": ["/tmp/a", "/etc/x"]},
+                   tool="read_many")
+    allow = RuleSet([RuleEntry("allow", "mcp__fs__read_many(paths=/work/**)")])
+    assert allow.first("allow", "fs", "read_many", {"paths": ["/work/a", "/work/b"]})
+    assert allow.first("allow", "fs", "read_many", {"paths": ["/work/a", "/etc/x"]}) is None
+    assert allow.first("allow", "fs", "read_many", {"paths": ["work/a"]}) is None
+
+
+def test_a_bad_character_class_is_a_syntax_error_at_load() -> None:
+    with pytest.raises(RuleSyntaxError, match=r"the class \[z-a\]"):
+        parse_rule("mcp__fs__write_file(path=/etc/[z-a]*)")
+
+
+def test_a_project_allow_never_beats_a_servers_ask_list() -> None:
+    judged = policy(("allow", "mcp__fs__*"), rules={"fs": ServerRules(ask=("write_file",))}
+                    ).judge("fs", "write_file", arguments={"path": "/x"})
+    assert (judged.verdict, judged.by) == ("ask", "the ask list of fs")

@@ -156,3 +156,22 @@ async def test_a_rule_edited_into_the_file_applies_from_the_next_call(
         judged = app.backend.policy.judge("fs", "rm", arguments={"path": "/etc/x"})
         assert judged.verdict == "deny" and judged.by.endswith(f"c.toml:{line})"), judged.by
         await finish(app)
+
+
+async def test_a_hook_edited_into_the_file_runs_from_the_next_event(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``[hooks]`` follows the file too: a guard added while the app runs is the agent's
+    from then on, and one taken out is gone."""
+    from tests.hook_kit import hooks_toml
+
+    app, config = app_with(tmp_path, fake_llm, {})
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        assert app.backend.agent.hooks is None
+        edit(config, fake_llm, {}, extra="\n" + hooks_toml("PreToolUse", "true", "mcp__fs__rm"))
+        await until(pilot, lambda: app.backend.agent.hooks is not None, what="the hook")
+        hooks = app.backend.agent.hooks
+        assert hooks is not None and hooks.wants("PreToolUse", "mcp__fs__rm")
+        edit(config, fake_llm, {})
+        await until(pilot, lambda: app.backend.agent.hooks is None, what="the hook gone")
+        await finish(app)

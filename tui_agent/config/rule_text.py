@@ -14,6 +14,7 @@ for the ``by`` of every decision a rule makes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,8 +61,30 @@ def parse_rule(text: str) -> RuleText:
     if not name.startswith(PREFIX):
         name = PREFIX + name
     if not paren:
-        return RuleText(name)
-    return RuleText(name, _conditions(rest))
+        return RuleText(_classes_checked(name))
+    conditions = _conditions(rest)
+    for _, glob in conditions:
+        _classes_checked(glob)
+    return RuleText(_classes_checked(name), conditions)
+
+
+def _classes_checked(glob: str) -> str:
+    """``glob``, once each ``[...]`` class in it is one a regex takes (``[z-a]`` is not:
+    refused here, with the rule's file and line, not at the first call)."""
+    at = glob.find("[")
+    while at >= 0:
+        end = glob.find("]", at + 2)
+        if end < 0:
+            break
+        body = glob[at + 1:end]
+        body = "^" + body[1:] if body.startswith("!") else body
+        try:
+            re.compile("[" + body.replace("\\", "\\\\") + "]")
+        except re.error as exc:
+            raise RuleSyntaxError(f"the class [{glob[at + 1:end]}] in {glob!r} is not "
+                                  f"valid: {exc}") from None
+        at = glob.find("[", end + 1)
+    return glob
 
 
 def _conditions(rest: str) -> tuple[tuple[str, str], ...]:

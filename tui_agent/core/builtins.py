@@ -48,7 +48,8 @@ def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str
         return skills.judge(arguments, policy.store)
     judged = policy.judge(spec.server, spec.tool, spec.fingerprint, asks=spec.asks,
                           hints=spec.hints, arguments=arguments)
-    if judged.verdict == "ask" and not judged.firm and (skill := skills.catalog.grants(spec.name)):
+    if judged.verdict == "ask" and not judged.firm and not judged.by and \
+            (skill := skills.catalog.grants(spec.name)):  # never what asks outright
         return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "
                                  "allowed-tools)", by=f"the skill '{skill}' (its allowed-tools)")
     return judged

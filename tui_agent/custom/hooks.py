@@ -4,10 +4,12 @@ file and line each hook came from.
 Claude Code's ``settings.json`` has ``{"hooks": {"PreToolUse": [{"matcher": "Bash",
 "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}``; the same shape in
 TOML is ``[[hooks.PreToolUse]]`` with ``matcher`` and ``hooks = [{ type = "command", ...}]``.
-A matcher omitted, ``""`` or ``"*"`` matches everything; any other is a regular expression
-matched whole (``re.fullmatch``) on the tool's name as Claude Code names MCP tools
-(``mcp__SERVER__TOOL``), or on the ``source``/``trigger``/``notification_type`` of the
-events that have one. Layers concatenate (the user's, then the project's once trusted);
+A matcher omitted, ``""`` or ``"*"`` matches everything; as in Claude Code, one of letters,
+digits, ``_`` and ``|`` only is a name or a list of names matched exactly (``Write``,
+``Edit|Write``), and any other is a regular expression found anywhere in the name
+(``mcp__memory__.*``, ``mcp__.*write``), the tool's name as Claude Code names MCP tools
+(``mcp__SERVER__TOOL``), or the ``source``/``trigger``/``notification_type`` of the events
+that have one. Layers concatenate (the user's, then the project's once trusted);
 one command given twice for an event runs once.
 
 Anything this tui-agent cannot honour (an unknown event, a hook ``type`` other than
@@ -60,6 +62,10 @@ class HookCommand:
         return f"{self.file}:{self.line}" if self.line else str(self.file)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_|]+")
+"""A matcher Claude Code reads as names, not as a regular expression."""
+
+
 @dataclass(frozen=True)
 class HookGroup:
     """One ``[[hooks.EVENT]]`` entry: a matcher and the hooks it runs."""
@@ -75,7 +81,11 @@ class HookGroup:
     def matches(self, subject: str | None) -> bool:
         if self.pattern is None or self.event not in MATCHED_ON:
             return True
-        return subject is not None and self.pattern.fullmatch(subject) is not None
+        if subject is None:
+            return False
+        if _PLAIN.fullmatch(self.matcher):  # names: exact, as Claude Code reads them
+            return subject in self.matcher.split("|")
+        return self.pattern.search(subject) is not None
 
 
 @dataclass(frozen=True)

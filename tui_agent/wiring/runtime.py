@@ -208,9 +208,10 @@ class Runtime(ServerActions):
     async def reconfigure(self, options: Options) -> Changes:
         """Apply a config reloaded from disk, from the next turn on: the model settings
         (a model picked with ``/model`` stays), ``[agent]``, ``[code_mode]``, the approval
-        rules, and the servers (added ones start, removed ones stop, changed ones restart;
-        one whose definition did not change keeps running as it is, even if only its
-        approval lists changed, or the user switched it off in the servers screen)."""
+        rules, the hooks, and the servers (added ones start, removed ones stop, changed
+        ones restart; one whose definition did not change keeps running as it is, even if
+        only its approval lists changed, or the user switched it off in the servers
+        screen)."""
         from tui_agent.tools.hub import Changes, same_server
 
         old, new = self.settings, options.settings
@@ -228,6 +229,7 @@ class Runtime(ServerActions):
         self.desk.shared_roots = list(new.config.agent.roots)
         agent.code_mode = build.code_mode(new)
         agent.scopes = build.file_scopes(new, Path.cwd())
+        agent.hooks = build.hooks_from(new, Path.cwd())  # checked as the config was read
         if (old.config.model, old.config.models) != (new.config.model, new.config.models):
             self._remake_model(new)
         if self.hub is None:

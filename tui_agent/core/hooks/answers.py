@@ -98,12 +98,16 @@ class HookResult:
 
     @property
     def updated_input(self) -> dict[str, Any] | None:
-        """The arguments a hook replaced: the deciding hook's, else the first given."""
+        """The arguments a hook replaced, as Claude Code honours ``updatedInput``: only
+        with an ``allow`` or ``ask`` decision (the deciding hook's, else the first such);
+        none when a hook denies."""
         best = self.deciding
+        if best is not None and (best.block or best.decision == "deny"):
+            return None
         if best is not None and best.updated_input is not None:
             return best.updated_input
-        return next((a.updated_input for a in self.answers if a.updated_input is not None),
-                    None)
+        return next((a.updated_input for a in self.answers if a.updated_input is not None
+                     and a.decision in ("allow", "ask")), None)
 
     def notes(self) -> list[str]:
         """What the person is told: each hook's warning and ``systemMessage``."""

@@ -108,9 +108,10 @@ class Policy:
 
         The order: the server's allow and deny lists and this run's filter; the deny
         rules (``[permissions]``, every layer's); plan mode (refuses what does not only
-        read); the server's own "always ask"; the ask rules; the allow rules; the
-        server's ask list; its auto list and the tools a person always allowed (a changed
-        definition asks again); auto mode; else ask."""
+        read); the server's own "always ask"; the ask rules and the server's ask list (a
+        project's allow rule never turns a user's ask into a yes); the allow rules; the
+        server's auto list and the tools a person always allowed (a changed definition
+        asks again); auto mode; else ask."""
         if not self.allowed(server, tool):
             rules = self.rules.get(server, ServerRules())
             if _matches(tool, rules.deny):
@@ -128,6 +129,9 @@ class Policy:
             return Judgement("ask", asks, firm=True)
         if rule := self.permission.first("ask", server, tool, arguments):
             return Judgement("ask", f"asks: {rule.said()}", by=rule.said())
+        if _matches(tool, self.rules.get(server, ServerRules()).ask):  # an ask, as a rule's
+            return Judgement("ask", "always asks (the server's ask list)",
+                             by=f"the ask list of {server}")
         if rule := self.permission.first("allow", server, tool, arguments):
             return Judgement("auto", by=rule.said())
         return self._lists(server, tool, fp)

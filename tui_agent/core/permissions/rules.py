@@ -27,7 +27,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from tui_agent.config.rule_text import KINDS, PREFIX, RuleEntry, parse_rule, quote_value
+from tui_agent.config.rule_text import (
+    KINDS,
+    PREFIX,
+    RuleEntry,
+    RuleSyntaxError,
+    parse_rule,
+    quote_value,
+)
 from tui_agent.core.permissions.names import rule_name
 
 LONGEST = 200
@@ -68,7 +75,10 @@ def glob_regex(glob: str, *, path: bool = False) -> re.Pattern[str]:
         else:
             out.append(re.escape(char))
             i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    try:
+        return re.compile("".join(out) + r"\Z", re.DOTALL)
+    except re.error as exc:  # a character class such as [z-a]
+        raise RuleSyntaxError(f"the glob {glob!r} does not compile: {exc}") from None
 
 
 def _path_like(text: str) -> bool:
@@ -76,7 +86,10 @@ def _path_like(text: str) -> bool:
 
 
 def _normal(text: str) -> str:
-    return os.path.normpath(os.path.expanduser(text))
+    """``~`` expanded and normalised; a leading ``//`` (which POSIX's normpath keeps, and
+    the kernel reads as ``/``) made one ``/``."""
+    normal = os.path.normpath(os.path.expanduser(text))
+    return "/" + normal.lstrip("/") if normal.startswith("//") else normal
 
 
 def _text(value: Any) -> str:
@@ -105,13 +118,28 @@ class Condition:
         object.__setattr__(self, "path", glob_regex(glob, path=True))
         object.__setattr__(self, "path_like", _path_like(self.glob))
 
-    def holds(self, arguments: Mapping[str, Any] | None) -> bool:
+    def holds(self, arguments: Mapping[str, Any] | None, *, wide: bool = False) -> bool:
+        """Whether the call's argument meets the condition. Whether it is matched as a
+        path is the rule's to say (its glob is path-like), never the value's. ``wide``
+        (deny and ask rules): what cannot be known holds (a relative path against an
+        absolute glob: the server resolves it from a folder of its own), and a list holds
+        when any item does; otherwise (allow rules) every item must, and a relative path
+        never meets an absolute glob."""
         if arguments is None or self.arg not in arguments:
             return False
-        value = _text(arguments[self.arg])
-        if self.path_like or _path_like(value):
-            return self.path.match(_normal(value)) is not None
-        return self.plain.match(value) is not None
+        value = arguments[self.arg]
+        if isinstance(value, list) and value:
+            found = (self._one(item, wide) for item in value)
+            return any(found) if wide else all(found)
+        return self._one(value, wide)
+
+    def _one(self, value: Any, wide: bool) -> bool:
+        text = _text(value)
+        if not self.path_like:
+            return self.plain.match(text) is not None
+        if self.glob.startswith(("/", "~")) and not text.startswith(("/", "~")):
+            return wide  # relative: against which folder, only the server knows
+        return self.path.match(_normal(text)) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +176,8 @@ class Rule:
         return f'{self.kind} rule "{self.text}"' + (f" ({where})" if where else "")
 
     def holds(self, arguments: Mapping[str, Any] | None) -> bool:
-        return all(c.holds(arguments) for c in self.conditions)
+        wide = self.kind != "allow"  # a doubt denies or asks; it never allows
+        return all(c.holds(arguments, wide=wide) for c in self.conditions)
 
 
 def place(entry: RuleEntry) -> str:
