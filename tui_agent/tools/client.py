@@ -57,6 +57,7 @@ class ClientSide:
     list_roots: ListRootsFnT | None = None
     sampling: SamplingFnT | None = None
     sampling_capabilities: SamplingCapability | None = None
+    """What is declared with ``sampling`` (None: the SDK's plain sampling capability)."""
     logging: LoggingFnT | None = None
     log_level: LoggingLevel | None = None
     """Asked of the server at start (``logging/setLevel``)."""
@@ -82,7 +83,7 @@ def client_over(transport: Any, config: ServerConfig, side: ClientSide,
     """An (unopened) MCP client over ``transport`` with ``side``'s handlers."""
     from mcp import Client
     from mcp.client.extension import advertise
-    from mcp.types import Implementation
+    from mcp.types import Implementation, SamplingCapability
 
     from tui_agent import __version__
     from tui_agent.tools.skills.entries import SKILLS_EXTENSION
@@ -95,7 +96,8 @@ def client_over(transport: Any, config: ServerConfig, side: ClientSide,
                   client_info=Implementation(name="tui-agent", version=__version__),
                   elicitation_callback=side.elicitation, list_roots_callback=side.list_roots,
                   sampling_callback=side.sampling,
-                  sampling_capabilities=side.sampling_capabilities,
+                  sampling_capabilities=side.sampling_capabilities or (
+                      SamplingCapability() if side.sampling is not None else None),
                   logging_callback=side.logging, log_level=side.log_level)
 
 

@@ -282,9 +282,9 @@ def safe_url(url: str) -> str | None:
 def elicitation_handler(server: str, ask: Ask) -> ElicitationFnT:
     """The SDK's elicitation callback for ``server``: the request becomes a :class:`Form`
     or :class:`UrlAsk` for ``ask``; what is accepted is checked against the schema again."""
-    from mcp import types
-
     async def handle(context: Any, params: Any) -> Any:
+        from mcp import types  # here, not at the start: the server spawns before the SDK loads
+
         if getattr(params, "mode", "form") == "url":
             url = safe_url(params.url)
             if url is None:

@@ -41,10 +41,7 @@ class FrontDesk:
             side = replace(side, list_roots=list_roots_handler(
                 lambda: roots_of(config, self.shared_roots, project)))
         if self.sampler is not None:
-            from mcp.types import SamplingCapability
-
-            side = replace(side, sampling=sampling_handler(name, self.sampler),
-                           sampling_capabilities=SamplingCapability())
+            side = replace(side, sampling=sampling_handler(name, self.sampler))
         if config.log_level is not None:
             side = replace(side, log_level=config.log_level)
         return side

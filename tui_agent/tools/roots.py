@@ -31,10 +31,10 @@ def roots_of(config: ServerConfig, shared: list[str], project: Path) -> list[Pat
 
 def list_roots_handler(roots: Callable[[], list[Path]]) -> ListRootsFnT:
     """The SDK's ``roots/list`` callback, answering with ``roots()`` as it is then."""
-    from mcp import types
-    from pydantic import FileUrl
-
     async def handle(context: Any) -> Any:
+        from mcp import types  # here, not at the start: the server spawns before the SDK loads
+        from pydantic import FileUrl
+
         return types.ListRootsResult(roots=[
             types.Root(uri=FileUrl(path.as_uri()), name=path.name or str(path))
             for path in roots()])

@@ -77,9 +77,9 @@ def as_messages(request: SampleRequest) -> list[dict[str, Any]]:
 
 def sampling_handler(server: str, sampler: Sampler) -> SamplingFnT:
     """The SDK's sampling callback for ``server``."""
-    from mcp import types
-
     async def handle(context: Any, params: Any) -> Any:
+        from mcp import types  # here, not at the start: the server spawns before the SDK loads
+
         if getattr(params, "tools", None):
             return types.ErrorData(code=types.INVALID_PARAMS,
                                    message="tui-agent runs no tools inside sampling")

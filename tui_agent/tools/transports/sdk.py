@@ -13,10 +13,12 @@ a close does not wait out the SDK's polite stop (:mod:`.stopping`).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -107,6 +109,19 @@ class Watched(AbstractAsyncContextManager[Any]):
                 stopping.ended(self._pid)
 
 
+async def _never_left(process: Any) -> None:
+    """Last on a stdio server's way out: a server spawned early whose transport never
+    opened (the start failed or was cancelled before) is killed with its process group;
+    one the transport stopped is left as it is."""
+    if process.returncode is None:
+        import anyio
+
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with anyio.move_on_after(2.0), contextlib.suppress(Exception):
+            await process.wait()
+
+
 def server_pid(transport: Any) -> int | None:
     """The pid of the server our ``stdio_client`` (:mod:`.stdio`, which follows the SDK's)
     started (a process group leader), or None. Like the SDK's, it hands out only the
@@ -151,9 +166,7 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
     """The transport for ``config``; what it needs closing later goes on ``stack``.
     ``auth`` (an ``httpx.Auth``) goes with every request of an SSE or HTTP server."""
     if config.transport in ("stdio", "docker-gateway"):
-        from mcp import StdioServerParameters
-
-        from tui_agent.tools.transports.stdio import stdio_client
+        from tui_agent.tools.transports.stdio import spawn, stdio_client
 
         assert errlog is not None
         if config.transport == "docker-gateway":
@@ -166,9 +179,15 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
             assert isinstance(config.command, str)  # the model turns a list into args
             command, args, env = config.command, config.args, config.env
         command, args = dies_with_us(command, args, env)
+        # Spawned before the SDK loads (it takes 1.5 s): the server starts meanwhile.
+        process = await spawn(command, args, env or None, config.cwd, errlog)
+        if process is not None:
+            stack.push_async_callback(_never_left, process)
+        from mcp import StdioServerParameters
+
         params = StdioServerParameters(command=command, args=args, env=env or None,
                                        cwd=config.cwd)
-        return Watched(stdio_client(params, errlog=errlog), on_event)
+        return Watched(stdio_client(params, errlog=errlog, spawned=process), on_event)
     assert config.url is not None
     from tui_agent.tools.transports.http import http_client
 

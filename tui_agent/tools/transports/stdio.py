@@ -16,36 +16,72 @@ and the shutdown the MCP spec orders are the SDK 2.3's private helpers (``mcp`` 
 below 2.4 for them, and a test checks they are there), with the timeouts that
 :mod:`.stopping` shortens; the server's process is held as ``process`` in this
 generator's frame, where :func:`~tui_agent.tools.transports.sdk.server_pid` reads it.
+
+The server may be spawned before the SDK is imported (:func:`spawn`, as the SDK spawns
+it) and handed to :func:`stdio_client`: loading the SDK takes 1.5 s here, and a server
+written with it (our built-in one) spends as long loading it on its side, so the two
+load at once instead of one after the other.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from anyio.abc import Process
     from mcp import StdioServerParameters
 
 log = logging.getLogger("mcp.client.stdio")  # where the SDK logs what goes wrong here
 
+INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+"""The variables a server inherits from us on POSIX (the SDK's
+``DEFAULT_INHERITED_ENV_VARS``, which a test holds this to); the rest of its environment
+is its config's ``env``."""
+
+
+def default_environment() -> dict[str, str]:
+    """The SDK's ``get_default_environment`` on POSIX: :data:`INHERITED`, but for values
+    that are shell functions."""
+    return {key: value for key in INHERITED
+            if (value := os.environ.get(key)) is not None and not value.startswith("()")}
+
+
+async def spawn(command: str, args: list[str], env: dict[str, str] | None,
+                cwd: str | os.PathLike[str] | None, errlog: TextIO) -> Process | None:
+    """Start a server as the SDK's ``stdio_client`` would (its own session, so its
+    process group can be stopped whole), without loading the SDK. None on Windows, where
+    the SDK's own spawn (a Job Object) is used."""
+    if sys.platform == "win32":  # pragma: no cover
+        return None
+    import anyio
+
+    return await anyio.open_process([command, *args], env=default_environment() | (env or {}),
+                                    stderr=errlog, cwd=cwd, start_new_session=True)
+
 
 @asynccontextmanager
-async def stdio_client(server: StdioServerParameters, errlog: TextIO = sys.stderr
-                       ) -> AsyncGenerator[Any, None]:
-    """Spawn ``server`` and connect to it over its stdin and stdout (the SDK's
-    ``stdio_client``, with :func:`read_messages` as its reader)."""
+async def stdio_client(server: StdioServerParameters, errlog: TextIO = sys.stderr,
+                       spawned: Process | None = None) -> AsyncGenerator[Any, None]:
+    """Spawn ``server`` (unless it was ``spawned`` already, by :func:`spawn`)
+    and connect to it over its stdin and stdout (the SDK's ``stdio_client``, with
+    :func:`read_messages` as its reader)."""
     import anyio
     import anyio.lowlevel
     from mcp.client import stdio as sdk
     from mcp.shared.message import SessionMessage
 
-    command = await sdk._get_executable_command(server.command)
-    process = await sdk._create_platform_compatible_process(
-        command=command, args=server.args,
-        env=sdk.get_default_environment() | (server.env or {}), errlog=errlog, cwd=server.cwd)
+    process: Any = spawned  # the name server_pid reads
+    if process is None:
+        command = await sdk._get_executable_command(server.command)
+        process = await sdk._create_platform_compatible_process(
+            command=command, args=server.args,
+            env=sdk.get_default_environment() | (server.env or {}), errlog=errlog,
+            cwd=server.cwd)
     # No awaits until the task group is entered (a cancellation here would leak the server).
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
