@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, fake_server
+from tui_agent.tools.server_log import STARTING
 from tui_agent.tools.transports import sdk, stdio
 
 SCRIPT = """
@@ -93,3 +94,41 @@ async def test_a_server_spawned_early_whose_transport_never_opened_is_killed() -
         assert await ended.wait() == 0
         await sdk._never_left(ended)  # one that ended on its own is left as it is
         assert ended.returncode == 0
+
+
+@pytest.mark.slow
+def test_run_spawns_its_stdio_servers_first_and_charges_them_no_held_time(
+        tmp_path: Path) -> None:
+    """``run`` starts its stdio servers early (:meth:`Hub.start_early`), then holds the
+    loop for its own set-up (here 3 s, past the server's 2 s ``startup_timeout``): the
+    server is not failed for that time, and it is started once, not twice. A remote
+    server waits for :meth:`Hub.start`."""
+    import asyncio
+    import time
+
+    from tui_agent.config.models import ServerConfig
+    from tui_agent.tools.hub import Hub
+
+    servers = {"s": fake_server(startup_timeout=2),
+               "remote": ServerConfig(url="http://127.0.0.1:9/mcp", startup_timeout=2)}
+    hub = Hub(servers, log_dir=tmp_path)
+    with asyncio.Runner() as runner:
+        try:
+            runner.run(hub.start_early())
+            assert hub.connections["s"].spawned.is_set()
+            assert not hub.connections["remote"].started
+            time.sleep(3)  # the run's own set-up, the loop held
+
+            async def then() -> list[str]:
+                hub.start()
+                await asyncio.wait_for(hub.wait_all(), 60)
+                return sorted(s.tool for s in hub.specs() if s.server == "s")
+
+            tools = runner.run(then())
+            assert hub.connections["s"].state == "connected", hub.connections["s"].last_error
+            assert "echo" in tools
+            assert hub.connections["remote"].state == "failed"  # started by start(), then
+        finally:
+            runner.run(hub.close())
+    log = next(tmp_path.glob("s*.log")).read_text()
+    assert log.count(f"{STARTING} s at ") == 1, log[-2000:]

@@ -95,6 +95,43 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     if run.prompt is not None and not init.wanted(run.prompt) \
             and not _user_command(run, err):
         return EXIT_USAGE
+    # One loop for the whole run: the stdio servers are spawned first, and load while
+    # litellm does (the model's check below waits for it); the rest start in _drive.
+    with asyncio.Runner() as runner:
+        made: list[Agent] = []
+        hub = None
+        try:
+            hub = runner.run(_early_hub(run, err, made))
+            return _prepared(run, runner, hub, made, out, err)
+        finally:
+            if hub is not None:  # closed by _drive if it ran: then this is a no-op
+                runner.run(hub.close())
+
+
+async def _early_hub(run: Run, err: IO[str], made: list[Agent]) -> Hub | None:
+    """The run's MCP servers (None: none configured), their stdio ones spawned already.
+    A remote server that needs a login (or a wider scope, for a call) gets one as
+    ``--login`` says (by default on a terminal only: the browser opens); without one it
+    is reported and the turn goes on without it. ``made`` will hold the agent."""
+    from tui_agent.headless.elicit import TerminalAsker
+    from tui_agent.headless.sampling import terminal_sampler
+    from tui_agent.tools.frontdesk import FrontDesk
+
+    complete = build.sampling_complete(lambda: run.settings,
+                                       lambda: made[0].llm.model, lambda: run.settings.secrets)
+    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err, run.login),
+                         desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
+                                        shared_roots=list(run.settings.config.agent.roots),
+                                        sampler=terminal_sampler(run.sampling, complete, err)))
+    if hub is not None:
+        await hub.start_early()
+    return hub
+
+
+def _prepared(run: Run, runner: asyncio.Runner, hub: Hub | None, made: list[Agent],
+              out: IO[str], err: IO[str]) -> int:
+    """The model checked, the prompt's files read, the session opened, the agent made;
+    then the turn(s), in ``runner``'s loop."""
     llm = build.llm(run.settings)
     try:
         llm.check()
@@ -118,12 +155,13 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
     agent = build.agent(run.settings, llm, make_gate(run.approve),
                         build.policy_from(run.settings, run.tool_filter), session=writer,
                         history=conv)
+    made.append(agent)
     build.local_skills(run.settings, agent.skills)
     for problem in agent.skills.problems:  # a broken skill is skipped: the run goes on
         err.write(f"tui-agent: warning: skill not offered: {clean(problem)}\n")
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
-        code = asyncio.run(_drive(run, agent, printer, out, err))
+        code = runner.run(_drive(run, agent, hub, printer, out, err))
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     finally:
@@ -178,23 +216,12 @@ def printer_for(run: Run, out: IO[str], err: IO[str]) -> Printer:
                        reasoning=run.show_reasoning)
 
 
-async def _drive(run: Run, agent: Agent, printer: Printer, out: IO[str], err: IO[str]) -> int:
-    """The run inside one event loop: MCP servers start in the background, the turn (or
-    the line-mode chat) runs, and every server is closed however it ends. SIGTERM and
-    SIGHUP cancel like Ctrl-C does, so the closing still happens; a second one exits at
-    once. A remote server that needs a login (or a wider scope, for a call) gets one as
-    ``--login`` says (by default on a terminal only: the browser opens); without one it is
-    reported and the turn goes on without it."""
-    from tui_agent.headless.elicit import TerminalAsker
-    from tui_agent.headless.sampling import terminal_sampler
-    from tui_agent.tools.frontdesk import FrontDesk
-
-    complete = build.sampling_complete(lambda: run.settings,
-                                       lambda: agent.llm.model, lambda: run.settings.secrets)
-    hub = build.open_hub(run.settings, logins=lambda: terminal_logins(err, run.login),
-                         desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
-                                        shared_roots=list(run.settings.config.agent.roots),
-                                        sampler=terminal_sampler(run.sampling, complete, err)))
+async def _drive(run: Run, agent: Agent, hub: Hub | None, printer: Printer, out: IO[str],
+                 err: IO[str]) -> int:
+    """The run inside the event loop: the MCP servers not started early start in the
+    background, the turn (or the line-mode chat) runs, and every server is closed however
+    it ends. SIGTERM and SIGHUP cancel like Ctrl-C does, so the closing still happens; a
+    second one exits at once."""
     check: asyncio.Task[None] | None = None
     if hub is not None and run.verbose:
         hub.log_listeners.append(lambda line: printer.show(

@@ -52,6 +52,11 @@ class Entry:
     """One of tui-agent's resource tools (run here, as requests to the server)."""
 
 
+EARLY_WAIT = 0.5
+"""Seconds :meth:`Hub.start_early` waits for the stdio servers' processes to be spawned
+(a few loop turns each; the bound is for a loaded machine)."""
+
+
 class Hub(ServerContext, SkillShelf):
     """All servers; routes calls by model-facing name; their resources and prompts
     (:class:`ServerContext`) and skills (:class:`SkillShelf`)."""
@@ -90,7 +95,23 @@ class Hub(ServerContext, SkillShelf):
 
     def start(self) -> None:
         for conn in self.connections.values():
+            conn.restart_clock()  # one started early: see :meth:`start_early`
             conn.start()
+
+    async def start_early(self, within: float = EARLY_WAIT) -> None:
+        """Start the stdio servers (a process of the user's machine: no login, no
+        container) and return once each has been spawned, or has settled, or ``within``
+        seconds have passed: ``run`` calls this before it waits for litellm to load, so
+        those servers load meanwhile; :meth:`start` starts the rest later, and gives a
+        start under way its whole ``startup_timeout`` again (the set-up held the loop)."""
+        early = [c for c in self.connections.values() if c.config.transport == "stdio"]
+        for conn in early:
+            conn.start()
+        waits = [asyncio.ensure_future(c.wait_spawned()) for c in early if not c.settled]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=within)
+            for wait in pending:
+                wait.cancel()
 
     async def close(self) -> None:
         """Close every server at once; what is still running after the grace period

@@ -74,10 +74,13 @@ class ServerLifecycle(Upkeep):
         self._task: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
         self._settled = asyncio.Event()  # the first start finished, either way
+        self.spawned = asyncio.Event()
+        """Set once a stdio server's process has been spawned (:meth:`Hub.start_early`)."""
         self._wake = asyncio.Event()
         self._wake_reason = ""
         self._refresh_wanted = asyncio.Event()
         self._connect_scope: Any = None
+        self._count_afresh: Callable[[], None] | None = None
         self._stopping = False
         self._last_answer = time.monotonic()
         self._ever_connected = False
@@ -92,10 +95,19 @@ class ServerLifecycle(Upkeep):
     # -- lifecycle ---------------------------------------------------------------
 
     def start(self) -> None:
-        if self.config.disabled or self._task is not None or self.refused is not None:
+        if self._task is not None:  # started already (early, or a second start)
+            return
+        if self.config.disabled or self.refused is not None:
             self._settled.set()
             return
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.name}")
+
+    def restart_clock(self) -> None:
+        """The start under way gets its whole ``startup_timeout`` again from now: one
+        begun early (``run`` spawns its stdio servers before its own set-up, which holds
+        the event loop for seconds) is not charged for the time the loop was held."""
+        if self._count_afresh is not None:
+            self._count_afresh()
 
     async def wait_started(self, timeout: float | None = None) -> bool:
         """Wait until the first start has finished (connected or failed); False on timeout.
@@ -110,9 +122,24 @@ class ServerLifecycle(Upkeep):
                     return False
                 timeout = PERSON_POLL
 
+    async def wait_spawned(self) -> None:
+        """Until the server's process has been spawned (``spawned``) or its first start
+        has ended, either way."""
+        waits = [asyncio.ensure_future(e.wait()) for e in (self.spawned, self._settled)]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+
     @property
     def settled(self) -> bool:
         return self._settled.is_set()
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` has been called (its task made)."""
+        return self._task is not None
 
     @property
     def never_started(self) -> bool:
@@ -235,6 +262,12 @@ class ServerLifecycle(Upkeep):
                 life.cancel()
 
             watchdog.append(loop.call_later(self.config.startup_timeout, expire))
+
+            def count_afresh() -> None:
+                watchdog[0].cancel()
+                watchdog[0] = loop.call_later(self.config.startup_timeout, expire)
+
+            self._count_afresh = count_afresh
             try:
                 async with AsyncExitStack() as stack:
                     if self.log_path is not None:
@@ -245,7 +278,7 @@ class ServerLifecycle(Upkeep):
                     client = await self._connect(stack)
                     await self._fetch_tools(client)
                     watchdog[0].cancel()
-                    self._connect_scope = None
+                    self._connect_scope, self._count_afresh = None, None
                     await self._serve(client)
                     return True
             except Exception as exc:  # any failure of one server is that server's state
@@ -257,6 +290,7 @@ class ServerLifecycle(Upkeep):
             finally:
                 watchdog[0].cancel()
                 self._client, self._log, self._connect_scope = None, None, None
+                self._count_afresh = None
                 self._container = None
                 self._connected.clear()
         return False
@@ -322,7 +356,9 @@ class ServerLifecycle(Upkeep):
     # -- what the transport tells -----------------------------------------------
 
     def _transport_event(self, kind: str, detail: str) -> None:
-        if kind == "closed":
+        if kind == "spawned":
+            self.spawned.set()
+        elif kind == "closed":
             self._ended = detail
             self._broken(detail)
 

@@ -183,6 +183,7 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
         process = await spawn(command, args, env or None, config.cwd, errlog)
         if process is not None:
             stack.push_async_callback(_never_left, process)
+            on_event("spawned", str(process.pid))
         from mcp import StdioServerParameters
 
         params = StdioServerParameters(command=command, args=args, env=env or None,
