@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import IO, TYPE_CHECKING
 
-from tui_agent.cli.settings import apply_flags, load_settings, tool_filter
+from tui_agent.cli.settings import apply_flags, load_settings, narrowed, tool_filter
 
 if TYPE_CHECKING:
     from tui_agent.ui.startup import Startup
@@ -68,10 +68,8 @@ def cmd_run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]
     settings = load_settings(args, err)
     if settings is None or not apply_flags(settings, args, err):
         return turn.EXIT_USAGE
-    chosen = tool_filter(args)
-    problem = chosen.narrow(settings)
-    if problem:
-        err.write(f"tui-agent: {problem}\n")
+    chosen = narrowed(settings, args, err)
+    if chosen is None:
         return turn.EXIT_USAGE
     if not settings.config.model.name:
         err.write(f"tui-agent: {NO_MODEL_HELP}\n")
@@ -111,10 +109,8 @@ def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
     settings = load_settings(args, err)
     if settings is None or not apply_flags(settings, args, err):
         return 2
-    chosen = tool_filter(args)
-    problem = chosen.narrow(settings)
-    if problem:
-        err.write(f"tui-agent: {problem}\n")
+    chosen = narrowed(settings, args, err)
+    if chosen is None:
         return 2
     from tui_agent.acp.serve import serve
 
@@ -154,10 +150,8 @@ def cmd_servers(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return 2
     if getattr(args, "level", None):
         settings.config.code_mode.binding_level = args.level
-    chosen = tool_filter(args)
-    problem = chosen.narrow(settings)
-    if problem:
-        err.write(f"tui-agent: {problem}\n")
+    chosen = narrowed(settings, args, err)
+    if chosen is None:
         return 2
     if args.command in ("login", "logout"):
         act = commands.login if args.command == "login" else commands.logout

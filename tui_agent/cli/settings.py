@@ -84,3 +84,15 @@ def tool_filter(args: argparse.Namespace) -> ToolFilter:
                       exclude_servers=split(getattr(args, "exclude_servers", None)) or (),
                       tools=split(getattr(args, "tools", None)),
                       exclude_tools=split(getattr(args, "exclude_tools", None)) or ())
+
+
+def narrowed(settings: Settings, args: argparse.Namespace, err: IO[str]) -> ToolFilter | None:
+    """The tool filter the flags ask for (:func:`tool_filter`), with the servers it leaves
+    out taken out of ``settings``; None (with the error printed) when a server pattern
+    names no configured server."""
+    chosen = tool_filter(args)
+    problem = chosen.narrow(settings)
+    if problem:
+        err.write(f"tui-agent: {problem}\n")
+        return None
+    return chosen
