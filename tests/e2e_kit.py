@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, TAG_VAR
+from tests.conftest import FAKE_MODEL, ROOT, TAG_VAR
+from tests.local_kit import local_table
 from tests.zygote import module
 from tui_agent.cli import main
 from tui_agent.core.session import Conversation, load
@@ -65,6 +66,17 @@ def write_config(path: Path, model: str, api_base: str, *, api_key: str | None =
         if auto:
             lines.append('auto = ["add"]')
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def local_config(tmp_path: Path, base_url: str, table: str | None = None) -> Path:
+    """``tmp_path/c.toml``: the scripted model at ``base_url`` and no server but the
+    built-in one, configured by ``table`` (:func:`~tests.local_kit.local_table` unless
+    given)."""
+    path = write_config(tmp_path / "c.toml", FAKE_MODEL, base_url, api_key="sk-test-key",
+                        server=False)
+    with path.open("a") as f:
+        f.write(local_table() if table is None else table)
     return path
 
 

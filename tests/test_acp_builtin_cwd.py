@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -17,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.acp_kit import Editor, config, prompt, running
-from tests.conftest import TAG_VAR, host_visible
+from tests.conftest import host_visible
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_table
 from tests.shell_kit import need_bwrap
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
 
@@ -51,8 +51,7 @@ def test_each_session_has_its_own_builtin_server_in_its_folder(
         calls("b", ("read", {"path": "which.txt"})),
         Reply(text="b done"))
     editor = Editor(answers=["allow_once", "allow_once"])
-    local = (f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
-             "startup_timeout = 30\n")
+    local = local_table()
 
     async def scenario() -> None:
         async with running(editor, config(tmp_path, fake_llm, local),

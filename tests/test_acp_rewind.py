@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from tests.acp_kit import Editor, config, prompt, running
-from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project, local_table
 from tui_agent.config import paths
 from tui_agent.core.session import load
 
@@ -29,17 +28,13 @@ def edit(old: str, new: str, call_id: str) -> Reply:
 
 def test_rewind_files_restores_and_goes_on_from_before_the_message(
         fake_llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = local_project(tmp_path, monkeypatch, {"app.py": "v = 1\n"}, enter=False)
     target = project / "app.py"
-    target.write_text("v = 1\n", encoding="utf-8")
     fake_llm.push(edit("v = 1", "v = 2", "e1"), Reply(text="two"),
                   edit("v = 2", "v = 3", "e2"), Reply(text="three"),
                   Reply(text="back at two"))
     editor = Editor(answers=["allow_once", "allow_once"])
-    local = (f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
-             "startup_timeout = 30\n")
+    local = local_table()
 
     async def scenario() -> tuple[str, list[str]]:
         async with running(editor, config(tmp_path, fake_llm, local), cwd=project) as (conn, _):
@@ -80,15 +75,11 @@ def test_rewind_files_restores_and_goes_on_from_before_the_message(
 
 def test_rewind_without_files_names_the_files_it_leaves(
         fake_llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = local_project(tmp_path, monkeypatch, {"app.py": "v = 1\n"}, enter=False)
     target = project / "app.py"
-    target.write_text("v = 1\n", encoding="utf-8")
     fake_llm.push(edit("v = 1", "v = 2", "e1"), Reply(text="two"))
     editor = Editor(answers=["allow_once"])
-    local = (f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
-             "startup_timeout = 30\n")
+    local = local_table()
 
     async def scenario() -> str:
         async with running(editor, config(tmp_path, fake_llm, local), cwd=project) as (conn, _):

@@ -4,17 +4,16 @@ its diff), and an edit made from a script is kept for ``/rewind`` like one made 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import tagged_env
 from tests.fakes.llm_server import FakeLLM, Reply
+from tests.local_kit import local_server
 from tests.test_agent import RecordingGate
 from tests.test_codemode import coded, inner, result_of, script, turn
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
-from tui_agent.config.builtin_server import READ_ONLY, builtin_server
+from tui_agent.config.builtin_server import READ_ONLY
 from tui_agent.core.permissions import Decision, ServerRules
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -26,8 +25,7 @@ async def test_a_script_reads_and_edits_through_the_builtin_server(
     project.mkdir()
     (project / "notes.md").write_text("# Notes\ncolour = red\n")
     monkeypatch.chdir(project)
-    local = builtin_server().model_copy(update={
-        "env": tagged_env(XDG_DATA_HOME=os.environ["XDG_DATA_HOME"]), "startup_timeout": 30})
+    local = local_server()
     code = ('text = local.read(path="notes.md")\n'
             'print("read", len(text.splitlines()), "lines")\n'
             'result = local.edit(path="notes.md", old_string="red", new_string="blue")')

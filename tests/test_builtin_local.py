@@ -6,15 +6,13 @@ the read runs without asking, an edit asks (here: denied, the file untouched).""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FAKE_MODEL, TAG_VAR
-from tests.e2e_kit import entry_point, ok, run, write_config
+from tests.e2e_kit import entry_point, local_config, ok, run
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project
 from tui_agent.config import ConfigError, load
 from tui_agent.config.builtin_server import is_builtin
 
@@ -76,19 +74,12 @@ def test_no_builtin_and_add_dir_on_the_command_line(tmp_path: Path,
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("builtin_on")
 def test_summarise_the_readme_on_a_fresh_install(tmp_path: Path, fake_llm: FakeLLM,
                                                  capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "README.md").write_text("# Demo\nA tool that says hello.\n")
-    monkeypatch.chdir(project)
-    config = write_config(tmp_path / "c.toml", FAKE_MODEL, fake_llm.base_url,
-                          api_key="sk-test-key", server=False)
-    with config.open("a") as f:  # tagged, so the test sees the server ended with the run
-        f.write(f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}"
-                "\nstartup_timeout = 30\n")
+    readme = "# Demo\nA tool that says hello.\n"
+    project = local_project(tmp_path, monkeypatch, {"README.md": readme})
+    config = local_config(tmp_path, fake_llm.base_url)  # tagged: the server ends with the run
     fake_llm.push(Reply(tool_calls=[FakeToolCall("local__read", {"path": "README.md"},
                                                  id="r")]),
                   Reply(tool_calls=[FakeToolCall("local__edit", {
@@ -100,5 +91,5 @@ def test_summarise_the_readme_on_a_fresh_install(tmp_path: Path, fake_llm: FakeL
     assert decisions == {"r": "auto", "e": "denied"}, result.of("approval")
     results = {e["id"]: e["text"] for e in result.of("tool_result")}
     assert results["r"] == "     1\t# Demo\n     2\tA tool that says hello."
-    assert (project / "README.md").read_text() == "# Demo\nA tool that says hello.\n"
+    assert (project / "README.md").read_text() == readme
     assert result.text() == "It is a demo tool that says hello."

@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import host_visible, need, tagged_env
 from tests.shell_kit import alive, call, docker_running, need_bwrap, shell_hub, shell_server
+from tui_agent.builtin.secrets import secret_places
 from tui_agent.config import ConfigError, load
 from tui_agent.config.builtin_server import OFF_VARIABLE
 
@@ -415,6 +416,29 @@ async def test_the_apps_own_places_are_hidden_wherever_they_are(
                                                    f"ls {state}/tui-agent")
         assert "SECRET-CONFIG" not in text and "SECRET-STATE" not in text, text
         assert "trusted.json" not in text, text
+
+
+async def test_the_shell_hides_each_place_the_file_tools_refuse(
+        tmp_path: Path, place: tuple[Path, Path], outside: Path) -> None:
+    """One list of the places that hold secrets serves the file tools and the shell: the
+    app's state folder where it is by default (trust and history kept there before
+    ``XDG_STATE_HOME`` moved it, as the server's environment does here) is refused by the
+    file tools and hidden from a command alike, and so is ``$DOCKER_HOST``'s socket."""
+    need_bwrap()
+    project, home = place
+    server = shell_server(project, home)
+    engine = outside / "engine.sock"
+    server.env["DOCKER_HOST"] = f"unix://{engine}"
+    kept = home / ".local" / "state" / "tui-agent"
+    assert Path(server.env["XDG_STATE_HOME"]) != kept.parent
+    kept.mkdir(parents=True)
+    (kept / "trusted.json").write_text("SECRET-STATE\n")
+    refused = secret_places(server.env)  # what the file tools refuse
+    assert kept in refused and engine in refused, refused
+    async with shell_hub(server, tmp_path) as hub:
+        text, _ = await call(hub, "shell", command=f"cat {kept}/trusted.json 2>/dev/null; "
+                                                   f"ls -A {kept}; echo looked")
+    assert text == "looked", text  # an empty folder in its place
 
 
 @pytest.mark.parametrize("sandbox", ["bwrap", "none"])

@@ -17,12 +17,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import ROOT, tagged_env
+from tests.conftest import ROOT
+from tests.local_kit import local_server
 from tui_agent.builtin.checkpoints import Checkpoints, store_for
 from tui_agent.builtin.checkpoints.caller import KEY, stores_of
 from tui_agent.builtin.checkpoints.journal import read
 from tui_agent.config import paths
-from tui_agent.config.builtin_server import builtin_server
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.hub import Hub
@@ -202,8 +202,7 @@ async def test_the_builtin_server_keeps_before_it_writes_tagged_with_the_convers
     project.mkdir()
     (project / "README.md").write_text("# original\n")
     monkeypatch.chdir(project)
-    config = builtin_server().model_copy(update={
-        "env": tagged_env(XDG_DATA_HOME=os.environ["XDG_DATA_HOME"]), "startup_timeout": 30})
+    config = local_server()
     other = ServerConfig(command=sys.executable,
                          args=[str(ROOT / "tests" / "fakes" / "tiny_server.py"), "--echo-meta"])
     hub = Hub({"local": config, "other": other}, log_dir=tmp_path / "logs", default_timeout=20)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from tui_agent.core.events import (
     TurnDone,
 )
 from tui_agent.core.llm import LLM
-from tui_agent.core.permissions import Decision, Policy, ServerRules
+from tui_agent.core.permissions import Decision, Judgement, Policy, ServerRules
 from tui_agent.core.scripts import UNMARKED, CodeMode
 from tui_agent.tools.hub import Hub
 
@@ -214,6 +214,50 @@ async def test_s_never_covers_a_tool_an_ask_rule_asks_for(fake_llm: FakeLLM,
     first = gate.asked[0]
     assert first.script_tools == ()
     assert first.script_held == (("calc.add", 'ask rule "mcp__calc__add"'),)
+
+
+class CountingPolicy(Policy):
+    """The real policy, noting each judgement of a call made without arguments (how a
+    question weighs the other tools a script names)."""
+
+    def __init__(self, rules: dict[str, ServerRules]) -> None:
+        super().__init__(rules)
+        self.ahead: list[tuple[str, str]] = []
+
+    def judge(self, server: str, tool: str, fp: str = "", *, asks: str = "",
+              hints: Sequence[str] = (), arguments: Mapping[str, Any] | None = None
+              ) -> Judgement:
+        if arguments is None:
+            self.ahead.append((server, tool))
+        return super().judge(server, tool, fp, asks=asks, hints=hints, arguments=arguments)
+
+
+async def test_each_tool_a_script_names_is_judged_once_per_question(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A question weighs the other tools the script names: whether each asks, and why it
+    is held back. Each is judged once for both (the first question weighs add, which an
+    ask rule names; the second, echo); the tool asked about is weighed by this call's
+    judgement, not judged again."""
+    from tui_agent.config.rule_text import RuleEntry
+    from tui_agent.core.permissions.rules import RuleSet
+
+    fake_llm.push(script('calc.echo(text="1")\nresult = calc.add(a=1, b=1)'), Reply(text="ok"))
+    gate = RecordingGate(Decision.whole_script(), Decision.approve())
+    async with coded(fake_llm, tmp_path, {"calc": fake_server()}, gate) as agent:
+        policy = CountingPolicy({})
+        policy.permission = RuleSet([RuleEntry("ask", "mcp__calc__add")])
+        agent.policy = policy
+        events = await turn(agent)
+    assert not result_of(events).is_error, result_of(events).text
+    first = gate.asked[0]
+    assert (first.tool, first.script_tools) == ("echo", ())
+    assert first.script_held == (("calc.echo", UNMARKED),
+                                 ("calc.add", 'ask rule "mcp__calc__add"'))
+    second = gate.asked[1]
+    assert (second.tool, second.script_held) == ("add", (
+        ("calc.add", 'ask rule "mcp__calc__add"'), ("calc.echo", UNMARKED)))
+    # the tool asked about is weighed with this call's judgement; each other one, once
+    assert policy.ahead == [("calc", "add"), ("calc", "echo")]
 
 
 async def test_tool_errors_and_bad_arguments_name_the_call(

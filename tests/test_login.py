@@ -11,10 +11,10 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,6 +22,9 @@ from tests.conftest import ROOT
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.reference import free_port, http_server
 from tests.zygote import TUI_AGENT, module
+
+if TYPE_CHECKING:
+    from tui_agent.tools.hub import Hub
 
 pytestmark = pytest.mark.slow
 
@@ -66,6 +69,25 @@ def use_browser(monkeypatch: Any, command: str) -> None:
 
 def token_file() -> Path:
     return Path(os.environ["XDG_STATE_HOME"]) / "tui-agent" / "oauth-tokens.json"
+
+
+@asynccontextmanager
+async def waiting_for_login(url: str, tmp_path: Path) -> AsyncIterator[Hub]:
+    """The chat app's hub, with its logins, started on the guarded server at ``url``, which
+    failed for want of a login. One failure opens the circuit: nothing retries by itself,
+    a reconnect is what brings the server back."""
+    from tui_agent.config.models import ServerConfig
+    from tui_agent.tools.hub import Hub
+    from tui_agent.wiring.build import open_logins
+
+    logins = open_logins(None)
+    server = ServerConfig(url=url, transport="http", max_attempts=1, circuit_cooldown=300)
+    async with Hub({"guarded": server}, log_dir=tmp_path / "logs",
+                   client_side=logins.client_side) as hub:
+        await hub.wait_all()
+        status = hub.statuses()[0]
+        assert status.state == "failed" and "needs login" in (status.last_error or ""), status
+        yield hub
 
 
 def test_login_keeps_the_tokens_privately_and_servers_says_who(tmp_path: Path) -> None:
@@ -220,21 +242,9 @@ async def test_a_server_waiting_for_a_login_connects_after_one_made_elsewhere(
     ``tui-agent login`` in a terminal, then reconnects the server, which finds the tokens."""
     import asyncio
 
-    from tui_agent.config.models import ServerConfig
-    from tui_agent.tools.hub import Hub
-    from tui_agent.wiring.build import open_logins
-
     with guarded() as url:
         conf = config(tmp_path, url)
-        logins = open_logins(None)
-        # One failure opens the circuit: nothing retries by itself, the reconnect is what
-        # brings the server back.
-        server = ServerConfig(url=url, transport="http", max_attempts=1, circuit_cooldown=300)
-        async with Hub({"guarded": server}, log_dir=tmp_path / "logs",
-                       client_side=logins.client_side) as hub:
-            await hub.wait_all()
-            status = hub.statuses()[0]
-            assert status.state == "failed" and "needs login" in (status.last_error or "")
+        async with waiting_for_login(url, tmp_path) as hub:
             done = await asyncio.to_thread(tui_agent, "login", "guarded", "--config", str(conf))
             assert done.returncode == 0, done.stderr
             hub.connections["guarded"].reconnect()
@@ -350,10 +360,7 @@ async def test_a_login_whose_registered_port_is_taken_registers_anew(tmp_path: P
     import re
     import socket
 
-    from tui_agent.config.models import ServerConfig
     from tui_agent.tools.auth.callback import CALLBACK_PATH
-    from tui_agent.tools.hub import Hub
-    from tui_agent.wiring.build import open_logins
 
     def registered_ports() -> list[int]:
         text = token_file().read_text().replace("\\/", "/")
@@ -361,12 +368,8 @@ async def test_a_login_whose_registered_port_is_taken_registers_anew(tmp_path: P
 
     with guarded() as url:
         conf = config(tmp_path, url)
-        logins = open_logins(None)
-        server = ServerConfig(url=url, transport="http", max_attempts=1, circuit_cooldown=300)
-        async with Hub({"guarded": server}, log_dir=tmp_path / "logs",
-                       client_side=logins.client_side) as hub:
-            await hub.wait_all()
-            assert "needs login" in (hub.statuses()[0].last_error or "")
+        async with waiting_for_login(url, tmp_path):
+            pass  # connecting registered a client on a free port for the login
         first = set(registered_ports())
         assert len(first) == 1, token_file().read_text()
         with socket.socket() as holder:  # another program on the registered port

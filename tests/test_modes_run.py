@@ -8,39 +8,27 @@ the JSONL ``approval`` event and the session file say what decided each call (``
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FAKE_MODEL, TAG_VAR
-from tests.e2e_kit import entry_point, ok, run, write_config
+from tests.conftest import FAKE_MODEL
+from tests.e2e_kit import entry_point, local_config, ok, run, write_config
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project
 from tui_agent.core.permissions.modes import PLAN_PROMPT, PLAN_REFUSAL
 
 _ = entry_point
 pytestmark = pytest.mark.slow
 
-
-@pytest.fixture
-def builtin_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
+README = "# Demo\nA tool that says hello.\n"
 
 
-@pytest.mark.usefixtures("builtin_on")
 def test_run_in_plan_mode_reads_and_refuses_the_edit_without_asking(
         tmp_path: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "README.md").write_text("# Demo\nA tool that says hello.\n")
-    monkeypatch.chdir(project)
-    config = write_config(tmp_path / "c.toml", FAKE_MODEL, fake_llm.base_url,
-                          api_key="sk-test-key", server=False)
-    with config.open("a") as f:
-        f.write(f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}"
-                "\nstartup_timeout = 30\n")
+    project = local_project(tmp_path, monkeypatch, {"README.md": README})
+    config = local_config(tmp_path, fake_llm.base_url)
     fake_llm.push(Reply(tool_calls=[
         FakeToolCall("local__read", {"path": "README.md"}, id="r"),
         FakeToolCall("local__edit", {"path": "README.md", "old_string": "hello",
@@ -49,7 +37,7 @@ def test_run_in_plan_mode_reads_and_refuses_the_edit_without_asking(
     result = ok(run(capsys, config, "say bye instead", "--mode", "plan"))  # --approve auto
     decided = {e["id"]: (e["decision"], e.get("by")) for e in result.of("approval")}
     assert decided == {"r": ("auto", "the auto list of local"), "e": ("denied", "plan mode")}
-    assert (project / "README.md").read_text() == "# Demo\nA tool that says hello.\n"
+    assert (project / "README.md").read_text() == README
     sent = fake_llm.requests[0]["messages"][-1]["content"]
     assert sent.startswith("say bye instead") and PLAN_PROMPT in sent
     assert PLAN_PROMPT not in (fake_llm.requests[0]["messages"][0].get("content") or "")

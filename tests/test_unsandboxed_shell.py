@@ -7,15 +7,14 @@ says why. The app's modal: tests/ui/test_unsandboxed_modal.py."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FAKE_MODEL, TAG_VAR
-from tests.e2e_kit import entry_point, run, write_config
+from tests.e2e_kit import entry_point, local_config, run
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project, local_table
 from tests.shell_kit import broken_bwrap
 
 _ = entry_point
@@ -28,25 +27,15 @@ UNSANDBOXED = "commands run without a sandbox on this machine"
 def unsandboxed_local(tmp_path: Path) -> str:
     """A ``[servers.local]`` table: the built-in server, with a broken ``bwrap`` first in
     its ``PATH`` and ``shell`` in its ``auto`` list."""
-    env = {TAG_VAR: os.environ[TAG_VAR],
-           "PATH": f"{broken_bwrap(tmp_path / 'bin')}:{os.environ['PATH']}"}
-    pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-    return (f"\n[servers.local]\nenv = {{ {pairs} }}\nstartup_timeout = 30\n"
-            'auto = ["read", "list", "glob", "grep", "shell"]\n')
+    return (local_table(PATH=f"{broken_bwrap(tmp_path / 'bin')}:{os.environ['PATH']}")
+            + 'auto = ["read", "list", "glob", "grep", "shell"]\n')
 
 
 def test_run_refuses_an_unsandboxed_command_that_auto_would_run(
         tmp_path: Path, fake_llm: FakeLLM, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "notes.txt").write_text("hello\n")
-    monkeypatch.chdir(project)
-    config = write_config(tmp_path / "c.toml", FAKE_MODEL, fake_llm.base_url,
-                          api_key="sk-test-key", server=False)
-    with config.open("a") as f:
-        f.write(unsandboxed_local(tmp_path))
+    project = local_project(tmp_path, monkeypatch, {"notes.txt": "hello\n"})
+    config = local_config(tmp_path, fake_llm.base_url, unsandboxed_local(tmp_path))
     fake_llm.push(Reply(tool_calls=[
         FakeToolCall("local__read", {"path": "notes.txt"}, id="r"),
         FakeToolCall("local__shell", {"command": "echo ran > ran.txt"}, id="s")]),

@@ -5,14 +5,12 @@ model; the real app with the pilot."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project, local_table
 from tests.ui.kit import SIZE, finish, make_app, noted, ready, send, until, write_config
 from tui_agent.ui.screens.approval import ApprovalScreen
 
@@ -21,9 +19,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 def local_config(tmp_path: Path, base_url: str) -> Path:
     """A config whose built-in server carries the test's tag (and time to start)."""
-    return write_config(tmp_path / "c.toml", base_url=base_url, extra=(
-        f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
-        "startup_timeout = 30\n"))
+    return write_config(tmp_path / "c.toml", base_url=base_url, extra=local_table())
 
 
 def tool_results(fake_llm: FakeLLM, request: int) -> list[str]:
@@ -33,12 +29,10 @@ def tool_results(fake_llm: FakeLLM, request: int) -> list[str]:
 
 async def test_an_added_folder_is_read_by_the_builtin_tools(
         tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project, other = tmp_path / "proj", tmp_path / "notes"
-    project.mkdir()
+    local_project(tmp_path, monkeypatch)
+    other = tmp_path / "notes"
     other.mkdir()
     (other / "todo.md").write_text("buy milk\n", encoding="utf-8")
-    monkeypatch.chdir(project)
     read = {"path": str(other / "todo.md")}
     fake_llm.push(Reply(tool_calls=[FakeToolCall("local__read", read, id="r1")]),
                   Reply(text="I may not read it"),

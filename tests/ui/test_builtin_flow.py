@@ -5,14 +5,12 @@ without asking."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project, local_table
 from tests.ui.kit import SIZE, finish, make_app, ready, send, until, write_config
 from tui_agent.ui.screens.approval import ApprovalScreen
 
@@ -21,21 +19,15 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 async def test_an_edit_of_local_asks_with_its_diff(tmp_path: Path, fake_llm: FakeLLM,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project = tmp_path / "proj"
-    (project / "src").mkdir(parents=True)
+    project = local_project(tmp_path, monkeypatch, {"src/app.py": "def main():\n    return 42\n"})
     target = project / "src" / "app.py"
-    target.write_text("def main():\n    return 42\n", encoding="utf-8")
-    monkeypatch.chdir(project)
     fake_llm.push(
         Reply(tool_calls=[FakeToolCall("local__read", {"path": "src/app.py"}, id="r")]),
         Reply(tool_calls=[FakeToolCall("local__edit", {
             "path": "src/app.py", "old_string": "return 42", "new_string": "return 43"},
             id="e")]),
         Reply(text="done"))
-    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
-        f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
-        "startup_timeout = 30\n"))
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=local_table())
     app = make_app(config)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)

@@ -6,14 +6,12 @@ was, and the conversation goes on from before the message in a new branch."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import TAG_VAR
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project, local_table
 from tests.ui.kit import SIZE, finish, make_app, noted, ready, send, until, write_config
 from tests.ui.test_rewind import picker_open, rows
 from tui_agent.core.session import load
@@ -24,20 +22,13 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 async def test_rewind_puts_back_a_file_the_real_local_server_edited(
         tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project = tmp_path / "proj"
-    project.mkdir()
-    target = project / "app.py"
-    target.write_text("print('hello')\n", encoding="utf-8")
-    monkeypatch.chdir(project)
+    target = local_project(tmp_path, monkeypatch, {"app.py": "print('hello')\n"}) / "app.py"
     fake_llm.push(
         Reply(text="hi"),
         Reply(tool_calls=[FakeToolCall("local__edit", {
             "path": "app.py", "old_string": "hello", "new_string": "HELLO"}, id="e")]),
         Reply(text="it shouts now"))
-    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=(
-        f"\n[servers.local]\nenv = {{ {TAG_VAR} = {json.dumps(os.environ[TAG_VAR])} }}\n"
-        "startup_timeout = 30\n"))
+    config = write_config(tmp_path / "c.toml", base_url=fake_llm.base_url, extra=local_table())
     app = make_app(config)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.local_kit import local_project
 from tests.test_unsandboxed_shell import UNSANDBOXED, unsandboxed_local
 from tests.ui.kit import SIZE, finish, make_app, ready, send, until, write_config
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -19,10 +20,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 async def test_the_modal_asks_for_every_unsandboxed_command(
         tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TUI_AGENT_NO_BUILTIN")
-    project = tmp_path / "proj"
-    project.mkdir()
-    monkeypatch.chdir(project)
+    project = local_project(tmp_path, monkeypatch)
     fake_llm.push(
         Reply(tool_calls=[FakeToolCall("local__shell", {"command": "echo one > one.txt"},
                                        id="s1")]),

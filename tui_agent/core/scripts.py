@@ -239,13 +239,11 @@ class ScriptBridge:
             self.emit(ApprovalDecided(call_id, "approved", decision.reason,
                                       "you (approving the script)"))
             return decision
-        name = self.tools[key].call_name
-        named = {name: key, **{n: k for n, k in self.listed.items()
-                               if k not in self.approved and self._asks(k)}}
-        held = {n: why for n, k in named.items()
+        named = self._weighed(key, judged)
+        held = {n: why for n, (k, weighed) in named.items()
                 if (why := held_back(self._spec(k), args if k == key else None)
-                    or self._outright(k, judged if k == key else None))}
-        covered = {n: k for n, k in named.items() if n not in held}
+                    or asks_outright(weighed))}
+        covered = {n: k for n, (k, _) in named.items() if n not in held}
         self._asking_since = time.monotonic()
         try:
             decision = await self.agent.ask(spec, PendingCall(
@@ -266,22 +264,28 @@ class ScriptBridge:
         assert isinstance(spec, ToolSpec)
         return spec
 
-    def _outright(self, key: str, judged: Judgement | None) -> str | None:
-        """Why every call of the tool ``key`` asks whatever approving the script says (an
-        ask rule or list, a hook's ask: ``judged``, this call's, when it is the one asked
-        about), or None."""
-        if judged is None:
-            spec = self._spec(key)
-            judged = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
-                                             asks=spec.asks, hints=spec.hints)
-        return judged.by if judged.verdict == "ask" and judged.by \
-            else None
+    def _weighed(self, key: str, judged: Judgement) -> dict[str, tuple[str, Judgement]]:
+        """The tools a question about a call of ``key`` names, by their names in the
+        script, each with its key and judgement: that tool, with this call's ``judged``,
+        first; then each other tool the script names that is not approved yet and whose
+        calls stop at the gate now (judged once, without arguments: for whether it asks
+        and, in :func:`asks_outright`, why)."""
+        named = {self.tools[key].call_name: (key, judged)}
+        for name, other in self.listed.items():
+            if other == key or other in self.approved:
+                continue
+            spec = self._spec(other)
+            weighed = self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
+                                              asks=spec.asks, hints=spec.hints)
+            if weighed.verdict == "ask":
+                named[name] = (other, weighed)
+        return named
 
-    def _asks(self, key: str) -> bool:
-        """Whether a call of the tool ``key`` would stop at the gate now."""
-        spec = self._spec(key)
-        return self.agent.policy.judge(spec.server, spec.tool, spec.fingerprint,
-                                       asks=spec.asks, hints=spec.hints).verdict == "ask"
+
+def asks_outright(judged: Judgement) -> str | None:
+    """What makes every call ``judged`` covers ask whatever approving the script says (an
+    ask rule or list, a hook's ask: its ``by``), or None."""
+    return judged.by if judged.verdict == "ask" and judged.by else None
 
 
 WRITES_FILES = "writes files: each write shows its diff"
