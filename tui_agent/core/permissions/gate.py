@@ -45,6 +45,11 @@ class PendingCall:
     change: FileChange | None = None
     """The file the call would write, as a diff against the file as it is (computed here
     from the arguments)."""
+    rule_helps: bool = False
+    """Whether an allow rule for the call would stop it asking (it only lacked an
+    allowance: :attr:`~tui_agent.core.permissions.policy.Judgement.lacks_allowance`).
+    Only then does the question offer to write one ("always allow with these
+    arguments")."""
 
     @property
     def script_approvable(self) -> bool:
