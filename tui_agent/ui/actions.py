@@ -81,6 +81,7 @@ async def _new(app: ChatApp, command: Command) -> None:
     app.status.usage, app.status.context = app.backend.agent.usage, None
     app.show_price()
     await app.transcript.note("new conversation")
+    app.hear_start()  # what its SessionStart hooks say, after the clear
 
 
 async def _resume(app: ChatApp, command: Command) -> None:

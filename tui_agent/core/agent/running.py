@@ -70,9 +70,11 @@ class ToolCalls(Hooked):
             decision = Decision.deny(judged.why, by=judged.by)
         else:
             try:
-                self.fire_and_forget("Notification", {
-                    "message": clean(f"tui-agent needs your permission to use {spec.name}"),
-                    "notification_type": "permission_prompt"})
+                if self.gate.asks_person:
+                    self.fire_and_forget("Notification", {
+                        "message": clean(f"tui-agent needs your permission to use "
+                                         f"{spec.name}"),
+                        "notification_type": "permission_prompt"})
                 decision = await self.gate.decide(await with_change(pending, self.scopes))
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "

@@ -127,11 +127,21 @@ class Decision:
 class Gate(Protocol):
     """Decides calls the policy does not settle. Supplied by the front end."""
 
+    @property
+    def asks_person(self) -> bool:
+        """Whether :meth:`decide` puts the question to a person waiting at this terminal
+        (the app's modal, ``run --approve ask``): only then do the ``Notification`` hooks
+        of a ``permission_prompt`` fire. Not a flag's answer (``--approve auto|deny``),
+        nor an editor's (ACP: the editor shows and notifies its own prompt)."""
+        ...
+
     async def decide(self, call: PendingCall) -> Decision: ...
 
 
 class ApproveAll:
     """``--approve auto``: every allowed tool runs."""
+
+    asks_person = False
 
     async def decide(self, call: PendingCall) -> Decision:
         return Decision.approve("--approve auto", by="--approve auto")
@@ -139,6 +149,8 @@ class ApproveAll:
 
 class DenyAll:
     """``--approve deny``: only auto-approved tools run."""
+
+    asks_person = False
 
     async def decide(self, call: PendingCall) -> Decision:
         return Decision.deny(f"{call.why}, and this run denies every tool that would ask "
