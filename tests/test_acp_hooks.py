@@ -1,10 +1,12 @@
 """Hooks over ACP: a PreToolUse hook's deny refuses the call before the editor is asked
-(the server never sees it, the model reads the hook's reason), and the session's start and
-end fire SessionStart and SessionEnd."""
+(the server never sees it, the model reads the hook's reason), the session's start and
+end fire SessionStart and SessionEnd, what SessionStart says reaches the editor, and the
+editor's own question fires no Notification hook."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,35 @@ def test_a_pre_tool_use_deny_over_acp(fake_llm: FakeLLM, tmp_path: Path) -> None
         fake_llm.requests[1]["messages"][-1]["content"])
     assert [line.split('"')[-2] for line in log.read_text().splitlines()] == [
         "SessionStart", "SessionEnd"]
+
+
+def test_session_start_notices_reach_the_editor_and_no_notification_fires(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """What a SessionStart hook says to the person (``systemMessage``) reaches the editor
+    with the session's first updates, and its ``additionalContext`` the model; the editor
+    asks about a call itself, so no ``permission_prompt`` Notification hook fires."""
+    told = tmp_path / "told.log"
+    start = script(tmp_path, "start.sh", "#!/bin/bash\nINPUT=$(cat)\n"
+                   f"echo SessionStart >> {told}\n"
+                   "echo '{\"systemMessage\": \"welcome back: 3 tests fail\", "
+                   "\"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", "
+                   "\"additionalContext\": \"the branch is main\"}}'\n")
+    notify = script(tmp_path, "notify.sh", f"#!/bin/bash\nINPUT=$(cat)\necho Notification >> "
+                                           f"{told}\n")
+    hooks = hooks_toml("SessionStart", str(start)) + hooks_toml("Notification", str(notify))
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("fake__echo", {"text": "hi"}, id="c1")]),
+                  Reply(text="said"))
+    editor = Editor(["allow_once"])
+    conf = config(tmp_path, fake_llm, fake_server_toml("fake"), extra="\n" + hooks)
+
+    async def scenario() -> str:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await editor.until(lambda: "welcome back" in editor.text())
+            return await prompt(conn, sid, "echo")
+
+    assert asyncio.run(scenario()) == "end_turn"
+    assert "welcome back: 3 tests fail\n" in editor.text()
+    assert len(editor.asked) == 1  # the editor asked about the call
+    assert "the branch is main" in json.dumps(fake_llm.requests[0]["messages"])
+    assert told.read_text().splitlines() == ["SessionStart"]

@@ -39,6 +39,8 @@ NUMBERS = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"typ
 class RecordingGate:
     """Answers from a script, in order, and remembers every call it was shown."""
 
+    asks_person = True
+
     def __init__(self, *answers: Decision) -> None:
         self.answers = list(answers)
         self.asked: list[PendingCall] = []
@@ -388,6 +390,8 @@ async def test_cut_before_any_text_records_nothing(fake_llm: FakeLLM) -> None:
 
 async def test_a_failing_gate_denies(fake_llm: FakeLLM) -> None:
     class BrokenGate:
+        asks_person = True
+
         async def decide(self, call: PendingCall) -> Decision:
             raise OSError("terminal went away")
 

@@ -170,3 +170,47 @@ def test_a_projects_hook_never_runs_before_the_project_is_trusted(
     assert "hooks = UserPromptSubmit: touch" in first.err  # the warning lists them
     ok(run(capsys, path, "hi", "--trust-project"))
     assert ran.exists()
+
+
+def test_post_tool_use_failure_gets_the_call_and_its_error(
+        capsys: pytest.CaptureFixture[str], fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A call that fails fires PostToolUseFailure (not PostToolUse) with Claude Code's
+    input: ``tool_name``, ``tool_input``, ``tool_use_id`` and the ``error`` the model
+    reads; its context joins that result."""
+    log = script(tmp_path, "failed.py", "#!/usr/bin/env python3\nimport json, sys\n"
+                 "data = json.load(sys.stdin)\n"
+                 f"open({str(tmp_path / 'seen.jsonl')!r}, 'a').write(json.dumps(data) + "
+                 "'\\n')\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': "
+                 "data['hook_event_name'], 'additionalContext': 'check the types'}}))\n")
+    path = config(tmp_path, fake_llm, hooks_toml("PostToolUseFailure", str(log), "mcp__t__add")
+                  + hooks_toml("PostToolUse", str(log), "mcp__t__add"))
+    fake_llm.push(call("t__add", {"a": "two", "b": 3}, "f1"), Reply(text="sorry"))
+    result = ok(run(capsys, path, "go"))
+    (failed,) = result.of("tool_result")
+    assert failed["is_error"] and failed["text"].endswith(
+        "\n\n[PostToolUseFailure hook] check the types")
+    (heard,) = seen(tmp_path)
+    assert (heard["hook_event_name"], heard["tool_name"], heard["tool_input"],
+            heard["tool_use_id"]) == ("PostToolUseFailure", "mcp__t__add",
+                                      {"a": "two", "b": 3}, "f1")
+    assert heard["error"] and failed["text"].startswith(heard["error"])
+    assert "tool_response" not in heard and heard["session_id"] == result.session
+
+
+def test_no_permission_prompt_notification_where_no_person_is_asked(
+        capsys: pytest.CaptureFixture[str], fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``--approve auto`` and ``--approve deny`` answer for the person: the Notification
+    hooks of a ``permission_prompt`` do not fire (the app's modal fires them:
+    tests/ui/test_hooks_app.py)."""
+    told = tmp_path / "told.jsonl"
+    notify = script(tmp_path, "notify.sh",
+                    f"#!/bin/bash\nINPUT=$(cat)\necho \"$INPUT\" >> {told}\n")
+    hooks = hooks_toml("Notification", str(notify)) + hooks_toml("Stop", str(notify))
+    path = config(tmp_path, fake_llm, hooks)
+    for answer in ("auto", "deny"):
+        fake_llm.push(call("t__echo", {"text": "hi"}), Reply(text="done"))
+        result = ok(run(capsys, path, "go", "--approve", answer))
+        (approval,) = result.of("approval")
+        assert approval["by"] == f"--approve {answer}"
+    events = [json.loads(line)["hook_event_name"] for line in told.read_text().splitlines()]
+    assert events == ["Stop", "Stop"]  # the hooks ran, and no Notification among them

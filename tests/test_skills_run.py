@@ -87,3 +87,45 @@ def test_a_skill_with_allowed_tools_asks_and_a_denial_loads_nothing(
     assert "git__git_status" in approval["reason"] and "Bash(git:*)" in approval["reason"]
     assert not [e for e in events if e["type"] == "skill"]
     assert "Do it well" not in json.dumps(fake_llm.requests[1])
+
+
+def test_rules_and_modes_apply_to_the_skill_tool(
+        fake_llm: FakeLLM, isolated_env: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``skill`` is judged like any tool where the person said so: a deny rule refuses it
+    (nothing is read), an ask rule asks (``--approve deny`` answers no), an allow rule or
+    auto mode lets a skill that would ask load; plan mode lets it load (reading a skill only
+    reads)."""
+    pdf_skill(user_skills(isolated_env))
+    skill(user_skills(isolated_env), "git-helper", "Commits for you.",
+          extra="allowed-tools: git__git_status\n")
+    config = tmp_path / "c.toml"
+
+    def approvals(rules: str, *flags: str, name: str = "pdf") -> list[dict[str, object]]:
+        config.write_text(f'[model]\napi_key = "sk-test"\n[permissions]\n{rules}\n')
+        fake_llm.push(Reply(tool_calls=[FakeToolCall("skill", {"name": name}, id="s1")]),
+                      Reply(text="ok"))
+        assert main(["run", "--config", str(config), "--model", "openai/fake-model",
+                     "--api-base", fake_llm.base_url, "--output", "jsonl", *flags,
+                     "fill in the form"]) == 0
+        events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        loaded = [e["name"] for e in events if e["type"] == "skill"]
+        return [{"decision": e["decision"], "by": e.get("by"), "loaded": loaded}
+                for e in events if e["type"] == "approval"]
+
+    denied = approvals('deny = ["mcp__tui-agent__skill(name=pdf)"]')
+    assert denied == [{"decision": "denied", "loaded": [],
+                       "by": f'deny rule "mcp__tui-agent__skill(name=pdf)" ({config}:4)'}]
+    assert "PDF processing guide" not in json.dumps(fake_llm.requests[-1]["messages"])
+    asked = approvals('ask = ["mcp__tui-agent__*"]', "--approve", "deny")
+    assert [(a["decision"], a["loaded"]) for a in asked] == [("denied", [])]
+    planned = approvals('deny = ["mcp__tui-agent__skill(name=other)"]', "--mode", "plan")
+    assert [(a["decision"], a["loaded"]) for a in planned] == [("auto", ["pdf"])]
+    allowed = approvals('allow = ["mcp__tui-agent__skill(name=git-helper)"]',
+                        "--approve", "deny", name="git-helper")
+    assert allowed == [{"decision": "auto", "loaded": ["git-helper"],
+                        "by": f'allow rule "mcp__tui-agent__skill(name=git-helper)" '
+                              f'({config}:4)'}]
+    auto = approvals("", "--mode", "auto", "--approve", "deny", name="git-helper")
+    assert [(a["decision"], a["by"], a["loaded"]) for a in auto] == [
+        ("auto", "auto mode", ["git-helper"])]

@@ -49,6 +49,8 @@ SUMMARY = ("Summary: the user has sent a series of numbered field notes (alpha, 
 
 
 class DenyAll:
+    asks_person = False
+
     async def decide(self, call: PendingCall) -> Decision:
         return Decision.deny("benchmark")
 

@@ -1,6 +1,6 @@
 """Hooks in the app: a Notification hook runs when the approval modal opens (the person is
-being asked), a PreToolUse hook's ``ask`` brings the modal with its reason, and the
-session's start fires SessionStart."""
+being asked), a PreToolUse hook's ``ask`` brings the modal with its reason, the session's
+start fires SessionStart, and so does /new, whose message and context arrive."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
 from tests.hook_kit import decider, hooks_toml, script
-from tests.ui.kit import SIZE, finish, make_app, ready, send, until, write_config
+from tests.ui.kit import SIZE, finish, make_app, noted, ready, send, until, write_config
 from tui_agent.ui.screens.approval import ApprovalScreen
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -79,4 +79,30 @@ async def test_a_notification_hook_runs_when_a_servers_form_opens(fake_llm: Fake
         assert note["message"].startswith("asking asks for your input: ")
         await pilot.press("ctrl+d")  # declined: the turn goes on
         await until(pilot, lambda: app.turns_ended == 1, 60)
+        await finish(app)
+
+
+async def test_session_start_after_new_shows_its_message_and_adds_its_context(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``/new`` (Claude Code's ``/clear``) fires SessionStart with source ``clear``: what
+    the hook says to the person (``systemMessage``) shows in the new transcript, and its
+    ``additionalContext`` reaches the model before the next prompt, even one sent while
+    the hook still runs."""
+    start = script(tmp_path, "start.sh", "#!/bin/bash\nINPUT=$(cat)\nsleep 4\n"
+                   "echo '{\"systemMessage\": \"fresh start: 3 tests fail\", "
+                   "\"hookSpecificOutput\": {\"hookEventName\": \"SessionStart\", "
+                   "\"additionalContext\": \"the branch is main\"}}'\n")
+    config = write_config(tmp_path / "config.toml", base_url=fake_llm.base_url,
+                          extra="\n" + hooks_toml("SessionStart", str(start), "clear"))
+    fake_llm.push(Reply(text="hello"))
+    app = make_app(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await send(pilot, app, "/new")
+        await send(pilot, app, "which branch?")  # at once: the turn waits for the hook
+        await noted(pilot, app, "fresh start: 3 tests fail", 30)
+        await until(pilot, lambda: app.turns_ended == 1, 60, "the turn")
+        sent = fake_llm.requests[0]["messages"]
+        assert "the branch is main" in json.dumps(sent[:-1])
+        assert sent[-1]["content"] == "which branch?"
         await finish(app)

@@ -210,7 +210,7 @@ def test_approval_modal_with_the_servers_hints(snap_compare: Snap, tmp_path: Pat
     """The server's hints as badges under the title, destructive in the error colour."""
     call = PendingCall("c1", "shop__cancel_order", "shop", "cancel_order", {"order": 1182},
                        "Cancel an order and refund it.", fingerprint="f" * 32,
-                       hints=("destructive", "idempotent", "open-world"))
+                       hints=("destructive", "idempotent", "open-world"), rule_helps=True)
     assert snap_compare(app_for(tmp_path), terminal_size=SIZE,
                         run_before=pushing(ApprovalScreen(call, remember_in="config.toml")))
 

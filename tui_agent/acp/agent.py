@@ -152,13 +152,14 @@ class TuiAgent:
                     history: Any = None) -> AcpSession:
         session = self._opened(cwd, servers, roots, history)
         await self.sessions.add(session)
-        # SessionStart hooks: their context joins the conversation (their notices have no
-        # place in ACP before the first turn, so they are not sent).
-        await session.agent.session_start("resume" if history is not None else "startup")
+        # SessionStart hooks: their context joins the conversation; what they say to the
+        # person (systemMessage, a warning) is sent with the session's first updates.
+        heard = await session.agent.session_start("resume" if history is not None
+                                                  else "startup")
         # After the response that names the session: a client drops updates of a session
         # it does not know yet.
         asyncio.get_running_loop().call_soon(
-            self._later, offered.advertise(session, self._sender(session)))
+            self._later, offered.advertise(session, self._sender(session), heard))
         return session
 
     def _opened(self, cwd: str, servers: list[Any], roots: list[str], history: Any = None,

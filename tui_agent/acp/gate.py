@@ -44,6 +44,10 @@ ALLOW_ONCE, ALLOW_ALWAYS, ALLOW_SCRIPT, REJECT = "allow_once", "allow_always", "
 class EditorGate:
     """Asks the editor about each call of one ACP session."""
 
+    asks_person = False
+    """The editor asks its person, and tells them so its own way: no ``Notification``
+    hook fires for it here."""
+
     def __init__(self, client: Client, session_id: str, cwd: Path,
                  secrets: frozenset[str] = frozenset()) -> None:
         self.client, self.session_id, self.cwd = client, session_id, cwd

@@ -1,24 +1,38 @@
 """What an editor is told when a session opens, after the response that names it (a
 client drops updates of a session it does not know yet): what the project holds back
-until trusted (:mod:`.trust`), then the commands, at once (with the command files, read
-first) and again once the servers have listed their prompts."""
+until trusted (:mod:`.trust`), what the session's SessionStart hooks said, then the
+commands, at once (with the command files, read first) and again once the servers have
+listed their prompts."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
+
+from acp.helpers import update_agent_message_text
 
 from tui_agent.acp import commands, trust
 from tui_agent.acp.sessions import AcpSession
+from tui_agent.core.events import Event, EventMasker, Notice
+from tui_agent.tools.text import clean
 from tui_agent.wiring import user_commands
 
 log = logging.getLogger(__name__)
 
 
-async def advertise(session: AcpSession, send: commands.Send) -> None:
-    """The notice of a held project, then the commands (again with the servers' prompts)."""
+async def advertise(session: AcpSession, send: commands.Send,
+                    heard: Sequence[Event] = ()) -> None:
+    """The notice of a held project, what the SessionStart hooks said (``heard``: their
+    notices, as agent text: there is no turn yet to think in), then the commands (again
+    with the servers' prompts)."""
     await trust.notice(session, send)
+    masker = EventMasker(session.settings.secrets)  # as a turn's events are
+    for event in heard:
+        for said in masker(event):
+            if isinstance(said, Notice):
+                await send(update_agent_message_text(f"{clean(said.message)}\n"))
     await offer_commands(session, send)
     if session.hub is None:
         return

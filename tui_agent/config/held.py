@@ -93,13 +93,19 @@ def project_held(found: Project) -> bool:
 def held_on_disk(found: Project) -> dict[Path, dict[str, Any]]:
     parts: dict[Path, dict[str, Any]] = {}
     for file in found.files:
-        text = read_config_text(file)
-        try:
-            raw = json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
-        except ValueError:
-            continue
-        parts[file] = held_parts(file, raw) if isinstance(raw, dict) else {}
+        if (held := held_in_text(file, read_config_text(file))) is not None:
+            parts[file] = held
     if skills := project_skills(found.root):
         parts[found.root / SKILLS_PART] = {"skills": skills}
     parts.update(content_parts(found))
     return parts
+
+
+def held_in_text(file: Path, text: str) -> dict[str, Any] | None:
+    """What ``text``, the content of the project file ``file``, asks for (None: it does
+    not parse, and so counts for nothing)."""
+    try:
+        raw = json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
+    except ValueError:
+        return None
+    return held_parts(file, raw) if isinstance(raw, dict) else {}

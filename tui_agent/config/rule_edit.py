@@ -12,21 +12,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui_agent.config.atomic import write_text
 from tui_agent.config.errors import ConfigError
 from tui_agent.config.locate import toml_line
 from tui_agent.config.reading import read_config_text
 from tui_agent.config.rule_text import RuleEntry
 from tui_agent.config.rule_where import rule_line
+from tui_agent.config.writeback import replace_file
 
 
 class TomlRuleFiles:
-    """Rules kept in TOML files: new ones in ``user`` (created when missing).
-    ``edited`` is told of each file changed (a project's, to keep it trusted)."""
+    """Rules kept in TOML files: new ones in ``user`` (created when missing). ``write``
+    puts each changed file's new text in place (default
+    :func:`~tui_agent.config.writeback.replace_file`; the app's keeps a trusted project
+    trusted over its own edit, :func:`~tui_agent.config.trust.trusted_writer`)."""
 
-    def __init__(self, user: Path, edited: Callable[[Path], None] | None = None) -> None:
+    def __init__(self, user: Path, write: Callable[[Path, str], None] | None = None) -> None:
         self.user = user
-        self.edited = edited
+        self.write = write or replace_file
 
     def add(self, kind: str, text: str) -> RuleEntry:
         """Append ``text`` to ``[permissions] KIND`` of the user's config (kept once);
@@ -45,7 +47,7 @@ class TomlRuleFiles:
             rules.append(text)
         new = _dump(doc)
         if new != source:
-            self._write(self.user, new)
+            self.write(self.user, new)
         line = rule_line(new, text, toml_line(new, ("permissions", kind)) or 0)
         return RuleEntry(kind, text, self.user, line)
 
@@ -62,7 +64,7 @@ class TomlRuleFiles:
             raise ConfigError(f"permissions.{entry.kind} holds no rule {entry.text!r} "
                               "any more (was the file edited?)", entry.file)
         del rules[found[0]]
-        self._write(entry.file, _dump(doc))
+        self.write(entry.file, _dump(doc))
 
     def _parse(self, file: Path, *, missing_ok: bool = False) -> tuple[Any, str]:
         import tomlkit
@@ -78,14 +80,6 @@ class TomlRuleFiles:
             return tomlkit.parse(text), text
         except TOMLKitError as exc:
             raise ConfigError(f"not valid TOML: {exc}", file) from None
-
-    def _write(self, file: Path, text: str) -> None:
-        try:
-            write_text(file, text)
-        except OSError as exc:
-            raise ConfigError(f"cannot write it: {exc}", file) from None
-        if self.edited is not None:
-            self.edited(file)
 
 
 def _dump(doc: Any) -> str:

@@ -7,17 +7,20 @@ and its content: what is not trusted yet joins :attr:`Settings.held`, the trust 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from tui_agent.config.held import HeldProject, project_digest
+from tui_agent.config.errors import ConfigError
+from tui_agent.config.held import HeldProject, held_in_text, held_on_disk
 from tui_agent.config.loader import Settings
 from tui_agent.config.project import (
     CONTENT_TRUSTED,
     Project,
     content_trust_store,
+    digest,
     trust_store,
 )
+from tui_agent.config.writeback import replace_file
 
 
 def hold_content(settings: Settings, root: Path, content: Sequence[tuple[str, Path]],
@@ -59,9 +62,34 @@ def trust_content(root: Path, env: Mapping[str, str] = os.environ) -> None:
     content_trust_store(env).record(root, CONTENT_TRUSTED)
 
 
-def retrust(settings: Settings, env: Mapping[str, str] = os.environ) -> None:
-    """Keep a trusted project trusted after the app edited one of its files (an "always
-    allow" the user just gave is their own agreement, not a change to ask about)."""
-    if settings.project is not None and settings.held is None:
-        trust_store(env).record(
-            settings.project.root, project_digest(settings.project))
+def trusted_writer(settings: Settings, env: Mapping[str, str] = os.environ
+                   ) -> Callable[[Path, str], None]:
+    """How the app writes its own edit into a config file (an "always allow", a rule
+    removed in ``/permissions``): atomically, and, for a file of a trusted project, keeping
+    the project trusted over that edit only. The edit is the person's own agreement, not a
+    change to ask about; but when the project's files, as they are on disk just before it,
+    are not the ones the person trusted (someone else changed one since), trust is left
+    alone and the next start asks again. The new digest counts the file as written here,
+    never as read back, so nothing that lands on disk meanwhile is trusted with it.
+    Raises :class:`~tui_agent.config.errors.ConfigError` naming the file."""
+
+    def write(file: Path, text: str) -> None:
+        project = settings.project
+        if project is None or settings.held is not None or file not in project.files:
+            replace_file(file, text)
+            return
+        store = trust_store(env)
+        try:
+            parts = held_on_disk(project)
+        except ConfigError:  # a file that cannot be read now: not what was trusted
+            parts, was = {}, False
+        else:
+            was = not any(parts.values()) or store.trusted(project.root,
+                                                           digest(project, parts))
+        replace_file(file, text)
+        now = held_in_text(file, text)
+        if was and now is not None:
+            parts[file] = now
+            store.record(project.root, digest(project, parts))
+
+    return write

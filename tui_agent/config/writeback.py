@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,11 @@ _JSON_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def edit_list(origin: Origin, field: str, tool: str, *, add: bool) -> None:
+def edit_list(origin: Origin, field: str, tool: str, *, add: bool,
+              write: Callable[[Path, str], None] | None = None) -> None:
     """Add ``tool`` to (or remove it from) the server's ``field`` list in its file.
+    ``write`` puts the new text in place (default :func:`replace_file`; the app's keeps a
+    trusted project trusted, :func:`~tui_agent.config.trust.trusted_writer`).
 
     Raises :class:`ConfigError` naming the file when it cannot be read, parsed or written."""
     if field not in Lists:
@@ -44,7 +48,7 @@ def edit_list(origin: Origin, field: str, tool: str, *, add: bool) -> None:
     else:
         new = _edit_toml(text, origin, field, tool, add)
     if new != text:
-        _replace(origin.file, new)
+        (write or replace_file)(origin.file, new)
 
 
 def _walk(doc: Any, path: tuple[str | int, ...], file: Path) -> Any:
@@ -109,7 +113,8 @@ def _json_indent(text: str) -> int | str:
     return unit if "\t" in unit else len(unit)
 
 
-def _replace(path: Path, text: str) -> None:
+def replace_file(path: Path, text: str) -> None:
+    """Write ``text`` over ``path`` atomically. Raises :class:`ConfigError` naming it."""
     try:
         write_text(path, text)
     except OSError as exc:

@@ -45,7 +45,7 @@ def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str
     loaded skill's approved ``allowed-tools`` cover runs without asking (a denial, and a
     server's own "always ask", still stand)."""
     if spec.server == BUILTIN_SERVER:
-        return skills.judge(arguments, policy.store)
+        return _skill(policy, skills, spec, arguments)
     judged = policy.judge(spec.server, spec.tool, spec.fingerprint, asks=spec.asks,
                           hints=spec.hints, arguments=arguments)
     if judged.verdict == "ask" and not judged.firm and not judged.by and \
@@ -53,6 +53,28 @@ def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str
         return Judgement("auto", f"allowed by the skill '{skill}' (you approved its "
                                  "allowed-tools)", by=f"the skill '{skill}' (its allowed-tools)")
     return judged
+
+
+def _skill(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str, Any]
+           ) -> Judgement:
+    """A ``skill`` call, judged like any tool's where the person said so: a deny rule
+    refuses it, an ask rule asks, an allow rule or auto mode lets it run; the skill's own
+    judgement (a project's skill, or one whose ``allowed-tools`` are not approved yet,
+    asks) decides the rest. Plan mode lets it run: loading a skill only reads its files
+    (it is annotated read-only), and whatever tools it names are judged in plan mode
+    before its ``allowed-tools`` count."""
+    rules = policy.permission
+    if rule := rules.first("deny", spec.server, spec.tool, arguments):
+        return Judgement("deny", f"refused by {rule.said()}", by=rule.said())
+    if rule := rules.first("ask", spec.server, spec.tool, arguments):
+        return Judgement("ask", f"asks: {rule.said()}", by=rule.said())
+    own = skills.judge(arguments, policy.store)
+    if own.verdict == "ask" and (rule := rules.first("allow", spec.server, spec.tool,
+                                                     arguments)):
+        return Judgement("auto", by=rule.said())
+    if own.verdict == "ask" and policy.mode == "auto":
+        return Judgement("auto", by="auto mode")
+    return own
 
 
 def skill_news(call_id: str, outcome: ToolOutcome, emit: Callable[[Event], None]

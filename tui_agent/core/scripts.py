@@ -251,7 +251,8 @@ class ScriptBridge:
                 why=judged.why, parent=self.parent,
                 fingerprint="" if judged.firm else spec.fingerprint,
                 script=self.code, hints=spec.hints, script_tools=tuple(covered),
-                script_held=tuple(held.items())), judged, self.emit)
+                script_held=tuple(held.items()), rule_helps=judged.lacks_allowance),
+                judged, self.emit)
         finally:
             self._paused += time.monotonic() - self._asking_since
             self._asking_since = None

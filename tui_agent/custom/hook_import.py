@@ -2,12 +2,17 @@
 tui-agent's config, so the scripts people already have run here unchanged.
 
 Claude Code keeps hooks in ``~/.claude/settings.json`` (the user's) and in a project's
-``.claude/settings.json`` and ``.claude/settings.local.json``. The user's go into the user
-config, a project's into the project's ``.tui-agent/config.toml`` (held, like every
-project hook, until the project is trusted). The TOML is edited with tomlkit, so comments
-and layout stay; a hook already there (same event, matcher and command) is not added
-again, and what cannot be mapped (an event tui-agent does not have, a hook of another type
-than ``command``, a matcher that does not compile) is reported, not copied.
+``.claude/settings.json`` (shared, committed) and ``.claude/settings.local.json``
+(personal, not committed). The user's and the personal ones go into the user config
+(tui-agent has no personal file per project, and the project's config is shared), the
+shared ones into the project's ``.tui-agent/config.toml`` (held, like every project hook,
+until the project is trusted). The TOML is edited with tomlkit, so comments and layout
+stay; a hook already there (same event, matcher and command) is not added again, and
+what cannot be mapped (an event tui-agent does not have, a hook of another type than
+``command``, a matcher that does not compile) is reported, not copied. A matcher naming
+Claude Code's own tools (``Bash``, ``Edit|Write``) is copied naming tui-agent's
+equivalents (:mod:`~tui_agent.custom.claude_tools`), and the renaming reported; one that
+names only tools tui-agent does not have is not copied.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 
 from tui_agent.config.atomic import write_text
 from tui_agent.config.errors import ConfigError
+from tui_agent.custom.claude_tools import TOOL_EVENTS, map_matcher
 from tui_agent.custom.hooks import EVENTS
 
 
@@ -32,14 +38,17 @@ class Imported:
     added: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    mapped: list[str] = field(default_factory=list)
+    """Matchers copied naming tui-agent's tools where Claude Code's named its own."""
 
 
 def claude_files(home: Path, project: Path | None) -> list[tuple[str, Path]]:
-    """Claude Code's settings files that exist, each with its scope (user, project)."""
+    """Claude Code's settings files that exist, each with its scope (``user``,
+    ``project``, or ``local``: the project's personal file)."""
     files = [("user", home / ".claude" / "settings.json")]
     if project is not None and project != home:
-        files += [("project", project / ".claude" / name)
-                  for name in ("settings.json", "settings.local.json")]
+        files += [("project", project / ".claude" / "settings.json"),
+                  ("local", project / ".claude" / "settings.local.json")]
     return [(scope, path) for scope, path in files if path.is_file()]
 
 
@@ -63,6 +72,9 @@ def read_claude(path: Path, report: Imported) -> list[tuple[str, str, dict[str, 
             if not _compiles(matcher):
                 report.skipped.append(f"{path}: {event}: matcher {matcher!r} is not a "
                                       "regular expression Python reads")
+                continue
+            if event in TOOL_EVENTS and (matcher := _mapped(path, event, matcher,
+                                                            report)) is None:
                 continue
             for hook in group.get("hooks") or () if isinstance(group, dict) else ():
                 kind = hook.get("type") if isinstance(hook, dict) else None
@@ -116,6 +128,20 @@ def add_to_toml(target: Path, hooks: list[tuple[str, str, dict[str, Any]]],
     new = tomlkit.dumps(doc)
     if new != text:
         write_text(target, new)
+
+
+def _mapped(path: Path, event: str, matcher: str, report: Imported) -> str | None:
+    """``matcher`` naming tui-agent's tools (reported when it changed), or None when it
+    names only Claude Code's own tools, which no call here matches (reported)."""
+    mapped = map_matcher(matcher)
+    said = "; ".join(mapped.notes())
+    if mapped.matcher is None:
+        report.skipped.append(f"{path}: {event}: matcher {matcher!r} names only Claude "
+                              f"Code's own tools ({said})")
+    elif said:
+        report.mapped.append(f"{path}: {event}: matcher {matcher!r} copied as "
+                             f"{mapped.matcher!r} ({said})")
+    return mapped.matcher
 
 
 def _has(entries: Any, matcher: str, command: str) -> bool:

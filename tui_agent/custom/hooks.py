@@ -62,7 +62,7 @@ class HookCommand:
         return f"{self.file}:{self.line}" if self.line else str(self.file)
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9_|]+")
+PLAIN = re.compile(r"[A-Za-z0-9_|]+")
 """A matcher Claude Code reads as names, not as a regular expression."""
 
 
@@ -83,7 +83,7 @@ class HookGroup:
             return True
         if subject is None:
             return False
-        if _PLAIN.fullmatch(self.matcher):  # names: exact, as Claude Code reads them
+        if PLAIN.fullmatch(self.matcher):  # names: exact, as Claude Code reads them
             return subject in self.matcher.split("|")
         return self.pattern.search(subject) is not None
 

@@ -20,6 +20,8 @@ T = TypeVar("T")
 class TerminalGate:
     """``--approve ask``: asks on the controlling terminal, even when stdin is a pipe."""
 
+    asks_person = True
+
     def __init__(self, tty_path: str = "/dev/tty") -> None:
         self.tty_path = tty_path
 

@@ -31,9 +31,9 @@ def list_hooks(settings: Settings, out: IO[str]) -> int:
 
 
 def import_hooks(out: IO[str], err: IO[str], cwd: Path | None = None) -> int:
-    """Copy the hooks of Claude Code's settings (user into the user config, project into
-    the project's ``.tui-agent/config.toml``); 0 done, 2 a file that cannot be read or
-    written."""
+    """Copy the hooks of Claude Code's settings (the user's and the project's personal
+    ``settings.local.json`` into the user config, the project's shared ones into its
+    ``.tui-agent/config.toml``); 0 done, 2 a file that cannot be read or written."""
     cwd = cwd or Path.cwd()
     found = find_project(cwd)
     root = found.root if found is not None else cwd
@@ -43,16 +43,23 @@ def import_hooks(out: IO[str], err: IO[str], cwd: Path | None = None) -> int:
         out.write("no Claude Code settings with hooks found (~/.claude/settings.json, "
                   ".claude/settings.json, .claude/settings.local.json)\n")
         return 0
+    user = paths.default_config_file()
     try:
         for scope, path in files:
-            target = paths.default_config_file() if scope == "user" \
-                else root / ".tui-agent" / "config.toml"
-            add_to_toml(target, read_claude(path, report), report, path)
+            target = root / ".tui-agent" / "config.toml" if scope == "project" else user
+            hooks = read_claude(path, report)
+            add_to_toml(target, hooks, report, path)
+            if scope == "local" and hooks:
+                report.mapped.append(f"{path} is personal (not committed): its hooks "
+                                     f"went to your user config, {user}, and run in "
+                                     "every project")
     except ConfigError as exc:
         err.write(f"tui-agent: {clean(str(exc))}\n")
         return 2
     for line in report.added:
         out.write(clean(f"added {line}") + "\n")
+    for line in report.mapped:
+        out.write(clean(f"note: {line}") + "\n")
     for line in report.already:
         out.write(clean(f"already there: {line}") + "\n")
     for line in report.skipped:

@@ -342,6 +342,18 @@ class ChatApp(WaysOut):
     async def resume(self, ref: str) -> None:
         await self.turns.resume(ref)
 
+    @work(group="hooks", exit_on_error=False)
+    async def hear_start(self) -> None:
+        """Show what the SessionStart hooks of a new conversation (``/clear``, a resume),
+        run in the background, say to the person, once they are done."""
+        starting = self.backend.agent.starting
+        if starting is None:
+            return
+        await asyncio.wait({starting})
+        if not starting.cancelled() and starting.exception() is None:
+            for event in starting.result():
+                await self.transcript.note(getattr(event, "message", ""), "warning")
+
 
 FRAME_OUT_WITHIN = 0.5
 """Seconds the loading waits for the first frame to reach the terminal, at most."""

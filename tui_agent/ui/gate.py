@@ -23,6 +23,8 @@ T = TypeVar("T")
 
 
 class ModalGate:
+    asks_person = True
+
     def __init__(self, app: App[Any], *, remember_in: Callable[[str], str | None],
                  on_waiting: Callable[[PendingCall], None]) -> None:
         self.app = app

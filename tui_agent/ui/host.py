@@ -49,6 +49,10 @@ class ChatHost(Protocol):
 
     def show_price(self) -> None: ...
 
+    def hear_start(self) -> object:
+        """Show what a new conversation's SessionStart hooks say, once done (a worker)."""
+        ...
+
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
 

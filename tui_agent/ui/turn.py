@@ -226,3 +226,4 @@ class Turns:
         app.status.usage, app.status.context = app.backend.agent.usage, None
         app.show_price()
         await app.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")
+        app.hear_start()

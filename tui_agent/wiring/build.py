@@ -47,15 +47,15 @@ LATEST = "\0latest"
 def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Policy:
     """The config's per-server rules. "Always allow" answers are written back to the file
     each server came from, and the definitions they trust are pinned in the state dir."""
-    from tui_agent.config.trust import retrust
+    from tui_agent.config.trust import trusted_writer
     from tui_agent.config.writeback import edit_list
+
+    write = trusted_writer(settings)
 
     def persist(server: str, field: str, tool: str, add: bool) -> None:
         origin = settings.origins.get(server)
         if origin is not None:
-            edit_list(origin, field, tool, add=add)
-            if settings.project is not None and origin.file in settings.project.files:
-                retrust(settings)
+            edit_list(origin, field, tool, add=add, write=write)
 
     rules = {name: ServerRules(tuple(s.allow), tuple(s.auto), tuple(s.ask), tuple(s.deny))
              for name, s in settings.config.servers.items()}
@@ -71,14 +71,10 @@ def policy_from(settings: Settings, tool_filter: ToolFilter | None = None) -> Po
 
 def rule_files(settings: Settings) -> TomlRuleFiles:
     """Rules made in a session go to the user's config; removing one from a trusted
-    project's file keeps the project trusted (the person's own edit)."""
-    from tui_agent.config.trust import retrust
+    project's file keeps the project trusted over that edit (the person's own)."""
+    from tui_agent.config.trust import trusted_writer
 
-    def edited(file: Path) -> None:
-        if settings.project is not None and file in settings.project.files:
-            retrust(settings)
-
-    return TomlRuleFiles(paths.default_config_file(), edited)
+    return TomlRuleFiles(paths.default_config_file(), trusted_writer(settings))
 
 
 def open_hub(settings: Settings, *, with_disabled: bool = False,

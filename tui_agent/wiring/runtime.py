@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui_agent.codemode import spare
 from tui_agent.config import Settings
@@ -31,6 +31,8 @@ from tui_agent.wiring.app_logins import AppLogins
 from tui_agent.wiring.model_choice import ModelChoice
 from tui_agent.wiring.notify import notifying_ask, notifying_review
 from tui_agent.wiring.server_actions import ServerActions
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from tui_agent.tools.auth.logins import Logins
@@ -303,17 +305,20 @@ class Runtime(ServerActions):
         if history is not None:
             self.agent.session = build.resumed_session(self.settings, history)
         self.resumed = history
-        self._later(self.agent.session_start("resume" if history is not None else "clear"))
+        self.agent.starting = self._later(self.agent.session_start(
+            "resume" if history is not None else "clear"))
 
-    def _later(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Run a hook event in the background (a sync caller: the app's /clear)."""
+    def _later(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T] | None:
+        """Run a hook event in the background (a sync caller: the app's /clear); its
+        task, or None without a running loop."""
         try:
             task = asyncio.get_running_loop().create_task(work)
         except RuntimeError:  # no loop running (a test building the runtime alone)
             work.close()
-            return
+            return None
         self._hooks_running.add(task)
         task.add_done_callback(self._hooks_running.discard)
+        return task
 
     def resume(self, ref: str | None) -> Conversation:
         """Load a saved conversation (None: the latest) and continue it. Raises

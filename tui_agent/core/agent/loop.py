@@ -107,6 +107,11 @@ class Agent(ToolCalls):
         """The user's hooks (:mod:`tui_agent.core.agent.hooked` fires them)."""
         self.halted: str | None = None
         self._background: set[asyncio.Task[HookResult]] = set()
+        self.starting: asyncio.Task[list[Event]] | None = None
+        """``SessionStart`` run in the background by a front end that could not wait for
+        it (the app's ``/clear``, a resume): the next turn waits for it first, so what its
+        hooks add to the conversation comes before the prompt. The front end shows its
+        notices when it ends."""
 
     @property
     def tools(self) -> ToolSource:
@@ -197,6 +202,9 @@ class Agent(ToolCalls):
         with ``TurnDone`` unless the caller stops it first. A ``UserPromptSubmit`` hook
         that blocks keeps ``text`` from being sent (or recorded)."""
         self.halted = None
+        if self.starting is not None:  # not awaited itself: a cancelled turn leaves it be
+            starting, self.starting = self.starting, None
+            await asyncio.wait({starting})
         heard: list[Event] = []
         said = await self.fire("UserPromptSubmit", {"prompt": prompt_text(text)}, heard.append)
         for note in heard:

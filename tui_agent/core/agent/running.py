@@ -70,15 +70,17 @@ class ToolCalls(Hooked):
             decision = Decision.deny(judged.why, by=judged.by)
         else:
             try:
-                self.fire_and_forget("Notification", {
-                    "message": clean(f"tui-agent needs your permission to use {spec.name}"),
-                    "notification_type": "permission_prompt"})
+                if self.gate.asks_person:
+                    self.fire_and_forget("Notification", {
+                        "message": clean(f"tui-agent needs your permission to use "
+                                         f"{spec.name}"),
+                        "notification_type": "permission_prompt"})
                 decision = await self.gate.decide(await with_change(pending, self.scopes))
             except Exception as exc:  # a broken gate must fail closed, not crash the turn
                 decision = Decision.deny(f"the approval prompt failed ({type(exc).__name__}: "
                                          f"{clean(str(exc))})", by="tui-agent")
             problem = None
-            if decision.approved and decision.rule and not judged.firm:
+            if decision.approved and decision.rule and judged.lacks_allowance:
                 problem = self.policy.add_rule("allow", decision.rule)
             elif decision.approved and decision.always and judged.trust:
                 problem = self._skill_tool.always(judged.trust, self.policy.store)
@@ -109,7 +111,8 @@ class ToolCalls(Hooked):
         events = []
         decision = await self.ask(spec, PendingCall(
             req.id, req.name, spec.server, spec.tool, call.arguments, spec.description,
-            why=judged.why, fingerprint=always_of(spec, judged), hints=spec.hints), judged,
+            why=judged.why, fingerprint=always_of(spec, judged), hints=spec.hints,
+            rule_helps=judged.lacks_allowance), judged,
             events.append)
         for event in events:
             yield event

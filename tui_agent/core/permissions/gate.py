@@ -45,6 +45,11 @@ class PendingCall:
     change: FileChange | None = None
     """The file the call would write, as a diff against the file as it is (computed here
     from the arguments)."""
+    rule_helps: bool = False
+    """Whether an allow rule for the call would stop it asking (it only lacked an
+    allowance: :attr:`~tui_agent.core.permissions.policy.Judgement.lacks_allowance`).
+    Only then does the question offer to write one ("always allow with these
+    arguments")."""
 
     @property
     def script_approvable(self) -> bool:
@@ -122,11 +127,21 @@ class Decision:
 class Gate(Protocol):
     """Decides calls the policy does not settle. Supplied by the front end."""
 
+    @property
+    def asks_person(self) -> bool:
+        """Whether :meth:`decide` puts the question to a person waiting at this terminal
+        (the app's modal, ``run --approve ask``): only then do the ``Notification`` hooks
+        of a ``permission_prompt`` fire. Not a flag's answer (``--approve auto|deny``),
+        nor an editor's (ACP: the editor shows and notifies its own prompt)."""
+        ...
+
     async def decide(self, call: PendingCall) -> Decision: ...
 
 
 class ApproveAll:
     """``--approve auto``: every allowed tool runs."""
+
+    asks_person = False
 
     async def decide(self, call: PendingCall) -> Decision:
         return Decision.approve("--approve auto", by="--approve auto")
@@ -134,6 +149,8 @@ class ApproveAll:
 
 class DenyAll:
     """``--approve deny``: only auto-approved tools run."""
+
+    asks_person = False
 
     async def decide(self, call: PendingCall) -> Decision:
         return Decision.deny(f"{call.why}, and this run denies every tool that would ask "

@@ -60,6 +60,15 @@ class Judgement:
     something asks outright (an ask rule or list, a changed definition), which a hook's
     ``allow`` does not override."""
 
+    @property
+    def lacks_allowance(self) -> bool:
+        """An ``ask`` only for want of an allowance: an allow rule would let such a call
+        run. Not so when something asks outright (``by``: an ask rule or list, a hook's
+        ask, a changed definition; ``firm``: the server asks every time) or a built-in
+        tool judges its own calls (``trust``): a rule written then would change nothing,
+        or skip what the question is there for."""
+        return self.verdict == "ask" and not self.firm and not self.by and self.trust is None
+
 
 @dataclass
 class Policy:

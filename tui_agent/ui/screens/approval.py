@@ -78,9 +78,11 @@ class ApprovalScreen(Question[Decision]):
         self.heading = heading
         """In place of "Allow TOOL from SERVER?" (``/init``: "Write AGENTS.md?")."""
         self.rule, self.left_out = rule_for(call.server, call.tool, call.arguments) \
-            if call.fingerprint and scalar_arguments(call.arguments) else ("", [])
+            if call.fingerprint and call.rule_helps and scalar_arguments(call.arguments) \
+            else ("", [])
         """The allow rule ``w`` writes (this tool with these arguments), and the
-        arguments it cannot hold: empty when the call has no plain argument."""
+        arguments it cannot hold: empty when the call has no plain argument, or when a
+        rule would not stop it asking (an ask rule, a hook's ask, a skill)."""
 
     def compose(self) -> ComposeResult:
         call = self.call
