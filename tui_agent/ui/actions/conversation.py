@@ -25,6 +25,7 @@ async def new(app: ChatApp, command: Command) -> None:
     app.status.usage, app.status.context = app.backend.agent.usage, None
     app.show_price()
     await app.transcript.note("new conversation")
+    app.hear_start()  # what its SessionStart hooks say, after the clear
 
 
 async def resume(app: ChatApp, command: Command) -> None:
