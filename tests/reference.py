@@ -96,3 +96,9 @@ def http_server(command: list[str], port: int, env: dict[str, str] | None = None
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(30)
+
+
+START = 60
+"""Seconds a reference server may take to start (``startup_timeout``): npx's and uvx's
+servers load a runtime first, and with a second suite on the 2 CPUs a 10 s start ran out
+(code mode's two-server test then found no time server). A bound, not a speed test."""

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import fake_server, model_for, tagged_env, tagged_processes
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.reference import python_server
+from tests.reference import START, python_server
 from tests.test_agent import RecordingGate
 from tui_agent.config.models import CodeModeSettings, ServerConfig
 from tui_agent.core.agent import Agent
@@ -102,7 +102,8 @@ async def test_a_script_chains_calls_across_two_servers(fake_llm: FakeLLM, tmp_p
     fake_llm.push(script(code), Reply(text="done"))
     servers = {"calc": fake_server(),
                "time": ServerConfig(command=python_server("mcp-server-time"),
-                                    args=["--local-timezone", "UTC"], env=tagged_env())}
+                                    args=["--local-timezone", "UTC"], env=tagged_env(),
+                                    startup_timeout=START)}
     gate = RecordingGate()
     async with coded(fake_llm, tmp_path, servers, gate,
                      {"calc": ServerRules(auto=["add"]), "time": ServerRules(auto=["*"])}) as agent:

@@ -100,7 +100,7 @@ async def test_a_server_spawned_early_whose_transport_never_opened_is_killed() -
 def test_run_spawns_its_stdio_servers_first_and_charges_them_no_held_time(
         tmp_path: Path) -> None:
     """``run`` starts its stdio servers early (:meth:`Hub.start_early`), then holds the
-    loop for its own set-up (here 3 s, past the server's 2 s ``startup_timeout``): the
+    loop for its own set-up (here 9 s, past the server's 8 s ``startup_timeout``): the
     server is not failed for that time, and it is started once, not twice. A remote
     server waits for :meth:`Hub.start`."""
     import asyncio
@@ -109,15 +109,16 @@ def test_run_spawns_its_stdio_servers_first_and_charges_them_no_held_time(
     from tui_agent.config.models import ServerConfig
     from tui_agent.tools.hub import Hub
 
-    servers = {"s": fake_server(startup_timeout=2),
-               "remote": ServerConfig(url="http://127.0.0.1:9/mcp", startup_timeout=2)}
+    # 8 s: time enough for the handshake after the hold, with a second suite on the CPUs.
+    servers = {"s": fake_server(startup_timeout=8),
+               "remote": ServerConfig(url="http://127.0.0.1:9/mcp", startup_timeout=8)}
     hub = Hub(servers, log_dir=tmp_path)
     with asyncio.Runner() as runner:
         try:
             runner.run(hub.start_early())
             assert hub.connections["s"].spawned.is_set()
             assert not hub.connections["remote"].started
-            time.sleep(3)  # the run's own set-up, the loop held
+            time.sleep(9)  # the run's own set-up, the loop held
 
             async def then() -> list[str]:
                 hub.start()
@@ -132,3 +133,32 @@ def test_run_spawns_its_stdio_servers_first_and_charges_them_no_held_time(
             runner.run(hub.close())
     log = next(tmp_path.glob("s*.log")).read_text()
     assert log.count(f"{STARTING} s at ") == 1, log[-2000:]
+
+
+def test_a_ctrl_c_out_of_the_turns_loop_lets_the_turn_end_first() -> None:
+    """``run`` keeps one loop for its whole life: a Ctrl-C raised out of it (the line-mode
+    chat's prompt) cancels what still runs there and waits for it (the turn's SessionEnd
+    hooks, the servers' close) before the session file is closed, as leaving
+    ``asyncio.run`` did."""
+    import asyncio
+
+    from tui_agent.headless.run import _wind_down
+
+    ended: list[str] = []
+
+    async def turn() -> None:
+        try:
+            await asyncio.sleep(60)
+        finally:
+            await asyncio.sleep(0.01)  # an ending that awaits, as closing servers does
+            ended.append("turn")
+
+    async def begin() -> None:
+        asyncio.get_running_loop().create_task(turn())
+        await asyncio.sleep(0.05)
+
+    with asyncio.Runner() as runner:
+        runner.run(begin())
+        assert ended == []
+        _wind_down(runner)
+        assert ended == ["turn"]

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import ROOT, TAG_VAR, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.reference import everything
+from tests.reference import START, everything
 from tests.test_client_side import hub_of
 from tests.test_elicitation import everything_config, run
 from tui_agent.config.models import ServerConfig
@@ -46,7 +46,8 @@ def test_roots_progress_and_an_image(tmp_path: Path, fake_llm: FakeLLM) -> None:
 
 @pytest.mark.anyio
 async def test_the_hints_of_its_tools(tmp_path: Path) -> None:
-    server = ServerConfig(command=everything(), args=["stdio"], env=tagged_env())
+    server = ServerConfig(command=everything(), args=["stdio"], env=tagged_env(),
+                          startup_timeout=START)
     async with hub_of({"every": server}, tmp_path,
                       client_side=lambda n, c: ClientSide()) as hub:
         hints = {s.tool: s.hints for s in hub.specs()}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, tagged_env
-from tests.reference import everything, free_port, http_server, python_server
+from tests.reference import START, everything, free_port, http_server, python_server
 from tests.test_hub import call, hub_of
 from tests.zygote import module
 from tui_agent.config.models import ServerConfig
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 async def test_mcp_server_time(tmp_path: Path) -> None:
     server = ServerConfig(command=python_server("mcp-server-time"),
-                          args=["--local-timezone", "UTC"], env=tagged_env())
+                          args=["--local-timezone", "UTC"], env=tagged_env(), startup_timeout=START)
     async with hub_of({"time": server}, tmp_path) as hub:
         assert {s.name for s in hub.specs()} == {"time__get_current_time",
                                                  "time__convert_time"}
@@ -42,7 +42,7 @@ async def test_mcp_server_git(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "first commit"], check=True)
     (repo / "b.txt").write_text("untracked\n")
     server = ServerConfig(command=python_server("mcp-server-git"),
-                          args=["--repository", str(repo)], env=tagged_env())
+                          args=["--repository", str(repo)], env=tagged_env(), startup_timeout=START)
     async with hub_of({"git": server}, tmp_path) as hub:
         names = {s.name for s in hub.specs()}
         assert {"git__git_status", "git__git_log", "git__git_commit"} <= names
@@ -73,7 +73,8 @@ async def check_everything(name: str, server: ServerConfig, tmp_path: Path) -> N
 
 
 async def test_server_everything_over_stdio(tmp_path: Path) -> None:
-    server = ServerConfig(command=everything(), args=["stdio"], env=tagged_env())
+    server = ServerConfig(command=everything(), args=["stdio"], env=tagged_env(),
+                          startup_timeout=START)
     await check_everything("every", server, tmp_path)
 
 

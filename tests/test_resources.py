@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.reference import everything
+from tests.reference import START, everything
 from tests.test_client_side import hub_of
 from tests.test_elicitation import everything_config, run
 from tui_agent.config.models import ServerConfig
@@ -23,7 +23,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.anyio
 async def test_a_server_with_resources_gets_the_two_tools(tmp_path: Path) -> None:
-    server = ServerConfig(command=everything(), args=["stdio"], env=tagged_env())
+    server = ServerConfig(command=everything(), args=["stdio"], env=tagged_env(),
+                          startup_timeout=START)
     async with hub_of({"every": server}, tmp_path,
                       client_side=lambda n, c: ClientSide()) as hub:
         by_tool = {s.tool: s for s in hub.specs()}

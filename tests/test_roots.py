@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import tagged_env
-from tests.reference import filesystem
+from tests.reference import START, filesystem
 from tests.test_hub import call
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
@@ -42,7 +42,8 @@ async def test_server_filesystem_without_a_directory_works_in_the_project(
     (project / "README.md").write_text("hello from the project\n")
     (other / "todo.txt").write_text("water the plants\n")
     desk = FrontDesk(project=project)
-    server = ServerConfig(command=filesystem(), env=tagged_env(), protocol="legacy",
+    server = ServerConfig(command=filesystem(), env=tagged_env(),
+                          startup_timeout=START, protocol="legacy",
                           auto=["*"])
     async with Hub({"fs": server}, log_dir=tmp_path / "logs", default_timeout=20,
                    client_side=lambda n, c: desk.side(n, c, ClientSide())) as hub:

@@ -14,7 +14,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from tests.conftest import ROOT, tagged_env
-from tests.reference import everything, python_server
+from tests.reference import START, everything, python_server
 from tests.test_hub import hub_of
 from tests.zygote import TUI_AGENT, module
 from tui_agent.codemode.names import identifier
@@ -131,10 +131,12 @@ async def test_reference_server_stubs(name: str, tmp_path: Path,
                                       snapshot: SnapshotAssertion) -> None:
     servers = {
         "time": lambda: ServerConfig(command=python_server("mcp-server-time"),
-                                     args=["--local-timezone", "UTC"], env=tagged_env()),
-        "git": lambda: ServerConfig(command=python_server("mcp-server-git"), env=tagged_env()),
+                                     args=["--local-timezone", "UTC"], env=tagged_env(),
+                                     startup_timeout=START),
+        "git": lambda: ServerConfig(command=python_server("mcp-server-git"), env=tagged_env(),
+                                    startup_timeout=START),
         "everything": lambda: ServerConfig(command=everything(), args=["stdio"],
-                                           env=tagged_env()),
+                                           env=tagged_env(), startup_timeout=START),
     }
     async with hub_of({name: servers[name]()}, tmp_path) as hub:
         specs = hub.specs()

@@ -97,22 +97,31 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
         return EXIT_USAGE
     # One loop for the whole run: the stdio servers are spawned first, and load while
     # litellm does (the model's check below waits for it); the rest start in _drive.
+    # A Ctrl-C (or SIGTERM) before the turn ends it there: the servers are stopped at once.
     with asyncio.Runner() as runner:
         made: list[Agent] = []
-        hub = None
+        hub = runner.run(_hub(run, err, made))
         try:
-            hub = runner.run(_early_hub(run, err, made))
+            if hub is not None:
+                runner.run(hub.start_early())
             return _prepared(run, runner, hub, made, out, err)
+        except BaseException:
+            stopping.hurry()  # the run ends: no server gets the polite seconds to stop
+            raise
         finally:
             if hub is not None:  # closed by _drive if it ran: then this is a no-op
-                runner.run(hub.close())
+                try:
+                    runner.run(hub.close())
+                except KeyboardInterrupt:  # a second one: leave at once
+                    stopping.end_now()
+                    raise
 
 
-async def _early_hub(run: Run, err: IO[str], made: list[Agent]) -> Hub | None:
-    """The run's MCP servers (None: none configured), their stdio ones spawned already.
-    A remote server that needs a login (or a wider scope, for a call) gets one as
-    ``--login`` says (by default on a terminal only: the browser opens); without one it
-    is reported and the turn goes on without it. ``made`` will hold the agent."""
+async def _hub(run: Run, err: IO[str], made: list[Agent]) -> Hub | None:
+    """The run's MCP servers (None: none configured), not started yet. A remote server
+    that needs a login (or a wider scope, for a call) gets one as ``--login`` says (by
+    default on a terminal only: the browser opens); without one it is reported and the
+    turn goes on without it. ``made`` will hold the agent."""
     from tui_agent.headless.elicit import TerminalAsker
     from tui_agent.headless.sampling import terminal_sampler
     from tui_agent.tools.frontdesk import FrontDesk
@@ -123,8 +132,6 @@ async def _early_hub(run: Run, err: IO[str], made: list[Agent]) -> Hub | None:
                          desk=FrontDesk(ask=TerminalAsker(run.elicit, err), project=Path.cwd(),
                                         shared_roots=list(run.settings.config.agent.roots),
                                         sampler=terminal_sampler(run.sampling, complete, err)))
-    if hub is not None:
-        await hub.start_early()
     return hub
 
 
@@ -164,6 +171,8 @@ def _prepared(run: Run, runner: asyncio.Runner, hub: Hub | None, made: list[Agen
         code = runner.run(_drive(run, agent, hub, printer, out, err))
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
+        stopping.hurry()
+        _wind_down(runner)  # _drive's own ending first (SessionEnd, the servers' close)
     finally:
         writer.close()
     if code == EXIT_INTERRUPTED and writer.blank:  # its file is gone: nothing to resume
@@ -172,6 +181,23 @@ def _prepared(run: Run, runner: asyncio.Runner, hub: Hub | None, made: list[Agen
         err.write("\ntui-agent: interrupted; the conversation so far is saved "
                   f"(tui-agent run --resume {writer.id} ...)\n")
     return code
+
+
+def _wind_down(runner: asyncio.Runner) -> None:
+    """Cancel what still runs in ``runner``'s loop and wait for it to end, as leaving
+    ``asyncio.run`` would: a Ctrl-C raised out of the turn's loop lets ``_drive`` end
+    (its SessionEnd hooks, the servers' close) before the session file is closed."""
+    loop = runner.get_loop()
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    if not tasks:
+        return
+    for task in tasks:
+        task.cancel()
+
+    async def ended() -> None:
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    runner.run(ended())
 
 
 def _user_command(run: Run, err: IO[str]) -> bool:

@@ -99,12 +99,14 @@ class Hub(ServerContext, SkillShelf):
             conn.start()
 
     async def start_early(self, within: float = EARLY_WAIT) -> None:
-        """Start the stdio servers (a process of the user's machine: no login, no
-        container) and return once each has been spawned, or has settled, or ``within``
-        seconds have passed: ``run`` calls this before it waits for litellm to load, so
-        those servers load meanwhile; :meth:`start` starts the rest later, and gives a
-        start under way its whole ``startup_timeout`` again (the set-up held the loop)."""
-        early = [c for c in self.connections.values() if c.config.transport == "stdio"]
+        """Start the stdio servers that are not lazy (a process of the user's machine: no
+        login, no container) and return once each has been spawned (the SDK then loads in
+        a thread), or has settled, or ``within`` seconds have passed: ``run`` calls this
+        before it waits for litellm to load, so those servers load meanwhile;
+        :meth:`start` starts the rest later, and gives a start under way its whole
+        ``startup_timeout`` again (the set-up held the loop)."""
+        early = [c for c in self.connections.values()
+                 if c.config.transport == "stdio" and not c.lazy]
         for conn in early:
             conn.start()
         waits = [asyncio.ensure_future(c.wait_spawned()) for c in early if not c.settled]

@@ -13,7 +13,9 @@ a close does not wait out the SDK's polite stop (:mod:`.stopping`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import importlib
 import io
 import logging
 import os
@@ -184,6 +186,8 @@ async def open_transport(config: ServerConfig, stack: AsyncExitStack, errlog: Te
         if process is not None:
             stack.push_async_callback(_never_left, process)
             on_event("spawned", str(process.pid))
+        if "mcp" not in sys.modules:  # off the loop: what else runs (a Ctrl-C) is not held
+            await asyncio.to_thread(importlib.import_module, "mcp")
         from mcp import StdioServerParameters
 
         params = StdioServerParameters(command=command, args=args, env=env or None,
