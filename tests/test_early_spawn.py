@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.conftest import ROOT, fake_server
@@ -91,7 +92,8 @@ async def test_a_server_spawned_early_whose_transport_never_opened_is_killed() -
         assert process.returncode is not None  # killed, with its process group, and reaped
         ended = await stdio.spawn(sys.executable, ["-c", "pass"], None, None, errlog)
         assert ended is not None
-        assert await ended.wait() == 0
+        with anyio.fail_after(60):  # a bound: `python -c pass` ends at once
+            assert await ended.wait() == 0
         await sdk._never_left(ended)  # one that ended on its own is left as it is
         assert ended.returncode == 0
 
