@@ -133,7 +133,7 @@ async def test_a_container_killed_mid_call_is_an_error_then_a_fresh_one_works(
 
 async def test_a_server_that_stops_answering_is_restarted(client: Any,
                                                           tmp_path: Path) -> None:
-    config = dockerkit.boxed(heartbeat_interval=0.2, stale_timeout=1.0, timeout=0.3,
+    config = dockerkit.boxed(heartbeat_interval=0.2, stale_timeout=2.0, timeout=1.0,
                              backoff=0.1)
     async with hub_of({"z": config}, tmp_path) as hub:
         # On a loaded machine the first start can miss the short timeouts; a retry lists it.

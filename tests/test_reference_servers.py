@@ -98,9 +98,9 @@ async def test_our_server_over_http_transports(transport: str, tmp_path: Path) -
     command = module("tests.fakes.mcp_server", "--transport", transport, "--port", str(port))
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, path) as url:
         server = ServerConfig(url=url, transport=transport,  # type: ignore[arg-type]
-                              headers={"Authorization": "Bearer t"}, timeout=0.5)
+                              headers={"Authorization": "Bearer t"}, timeout=5)
         async with hub_of({"web": server}, tmp_path) as hub:
             assert await call(hub, "web__add", a=1, b=2) == ("3", False)
             text, is_error = await call(hub, "web__hang")
-            assert is_error and "did not answer within 0.5 s" in text
+            assert is_error and "did not answer within 5 s" in text
             assert await call(hub, "web__echo", text="still fine") == ("still fine", False)
