@@ -57,11 +57,26 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentTag:
+    """Which sub-agent an event comes from: ``id`` is the parent's ``agent`` tool call
+    that started it (its card, its ACP tool call), ``name`` the agent's name."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     type: ClassVar[str] = "event"
+    agent: AgentTag | None = field(default=None, kw_only=True)
+    """Set on everything a sub-agent emits (the innermost one, for a sub-agent's own
+    sub-agent); None for the conversation's own events. In JSON only when set."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, **asdict(self)}
+        data = asdict(self)
+        if data.get("agent") is None:
+            data.pop("agent", None)
+        return {"type": self.type, **data}
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +293,44 @@ class Compacted(Event):
         return (f"compacted the conversation{why}: {self.done()}; "
                 f"{self.tokens_before:,} → {self.tokens_after:,} tokens. Every message "
                 "stays in the session file")
+
+
+AgentStatus = Literal["done", "failed", "max_turns", "stopped"]
+"""How a sub-agent ended: ``done`` it answered; ``failed`` its model or set-up failed;
+``max_turns`` it was still calling tools at its bound; ``stopped`` the person (or the
+parent's cancelled turn) stopped it. Whatever the status, the parent's model reads what it
+had by then, and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStarted(Event):
+    """A sub-agent began the task of the parent's ``agent`` call ``id``. Its own events
+    follow, each with ``agent`` set to ``AgentTag(id, name)``."""
+
+    type: ClassVar[str] = "agent_start"
+    id: str
+    name: str
+    model: str
+    task: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFinished(Event):
+    """The sub-agent of the ``agent`` call ``id`` ended: ``usage`` is its own (its turns,
+    and those of its own sub-agents), already counted in the parent's turn; ``tools`` the
+    tools it called, in order, each once; ``reason`` why it ended when not ``done``. The
+    parent's ``tool_result`` for ``id`` follows."""
+
+    type: ClassVar[str] = "agent_end"
+    id: str
+    name: str
+    status: AgentStatus
+    usage: Usage = field(default_factory=Usage)
+    duration: float = 0.0
+    turns: int = 0
+    tools: tuple[str, ...] = ()
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

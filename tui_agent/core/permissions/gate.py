@@ -28,6 +28,9 @@ class PendingCall:
     why: str = "not auto-approved"
     parent: str | None = None
     """For a call made by a code-mode script: the script's own call id."""
+    agent: str | None = None
+    """For a call a sub-agent makes: who asks (the agent's name and id, ``explore
+    (call_1)``), for the question to say."""
     fingerprint: str = ""
     script: str = ""
     """For a call made by a code-mode script: the script's source, to show beside it."""
