@@ -353,31 +353,44 @@ class EventMasker:
 
     def __init__(self, secrets: frozenset[str]) -> None:
         self.secrets = secrets
-        self._stream = StreamMasker(secrets)
-        self._thinking = StreamMasker(secrets)
+        self._streams: dict[AgentTag | None, tuple[StreamMasker, StreamMasker]] = {}
+        """The text and the reasoning streams of the conversation (None) and of each
+        sub-agent: streams that interleave are masked apart."""
+
+    def _of(self, agent: AgentTag | None) -> tuple[StreamMasker, StreamMasker]:
+        found = self._streams.get(agent)
+        if found is None:
+            found = self._streams[agent] = (StreamMasker(self.secrets),
+                                            StreamMasker(self.secrets))
+        return found
 
     def __call__(self, event: Event) -> list[Event]:
         """What to show for ``event``: nothing (text held back), or one to three events
-        (what the other stream held back comes first)."""
+        (what the other stream of the same agent held back comes first)."""
+        who = event.agent
+        stream, thinking = self._of(who)
         if isinstance(event, TextDelta):
-            text = self._stream.feed(event.delta)
-            return self._held(text=False) + ([TextDelta(text)] if text else [])
+            text = stream.feed(event.delta)
+            return self._held(who, text=False) + ([TextDelta(text, agent=who)] if text else [])
         if isinstance(event, ReasoningDelta):
-            text = self._thinking.feed(event.delta)
-            return self._held(reasoning=False) + ([ReasoningDelta(text)] if text else [])
-        return self._held() + [self._fields(event)]
+            text = thinking.feed(event.delta)
+            return self._held(who, reasoning=False) + (
+                [ReasoningDelta(text, agent=who)] if text else [])
+        return self._held(who) + [self._fields(event)]
 
     def flush(self) -> list[Event]:
         """What the streams still hold, when the turn ends (a cancelled one included)."""
-        return self._held()
+        return [e for who in list(self._streams) for e in self._held(who)]
 
-    def _held(self, *, text: bool = True, reasoning: bool = True) -> list[Event]:
-        """What the streams held back, now that something else came."""
+    def _held(self, who: AgentTag | None, *, text: bool = True, reasoning: bool = True
+              ) -> list[Event]:
+        """What ``who``'s streams held back, now that something else of it came."""
+        stream, thinking = self._of(who)
         held: list[Event] = []
-        if reasoning and (thought := self._thinking.flush()):
-            held.append(ReasoningDelta(thought))
-        if text and (said := self._stream.flush()):
-            held.append(TextDelta(said))
+        if reasoning and (thought := thinking.flush()):
+            held.append(ReasoningDelta(thought, agent=who))
+        if text and (said := stream.flush()):
+            held.append(TextDelta(said, agent=who))
         return held
 
     def _fields(self, event: Event) -> Event:
