@@ -7,6 +7,7 @@ in the parent's turn."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ You are the helper. Echo what you are asked to, then report.
 
 
 @pytest.fixture
-def models() -> tuple[FakeLLM, FakeLLM]:
+def models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
     with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
         yield parent, child
 

@@ -94,9 +94,9 @@ def agent_files(settings: Settings) -> tuple[tuple[AgentDef, ...], tuple[AgentPr
     """The agent files of the user and (trusted) the project, read; blocking (the app
     calls it in a thread)."""
     from tui_agent.custom.agents.reader import load
-    from tui_agent.wiring.build import trusted_project
 
-    files = load(trusted_project(settings), os.environ)
+    trusted = settings.project is not None and settings.held is None  # as build's
+    files = load(settings.project.root if trusted and settings.project else None, os.environ)
     return files.found, files.problems
 
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
 from tui_agent.config.models import AgentSettings
@@ -27,14 +27,12 @@ from tui_agent.core.rewind import call_meta
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, SavedCall, SessionWriter
 from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
-from tui_agent.core.subagents import AGENT_TOOL, Subagents
+from tui_agent.core.subagents import AGENT_TOOL, Subagents, run_agent
+from tui_agent.core.subagents.manager import Agent
 from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 from tui_agent.tools.text import clean
-
-if TYPE_CHECKING:
-    from tui_agent.core.agent import Agent
 
 
 def always_of(spec: ToolSpec, judged: Judgement) -> str:
@@ -227,8 +225,8 @@ class ToolCalls(Hooked):
         assert spec is not None and call.arguments is not None
         if spec.server == BUILTIN_SERVER and spec.tool == AGENT_TOOL:
             try:
-                outcome = await self.subagents.run(self.agent_self(), call.request.id,
-                                                   call.arguments, emit)
+                outcome = await run_agent(self.subagents, self.agent_self(),
+                                          call.request.id, call.arguments, emit)
             except asyncio.CancelledError:  # the turn stopped: it answers with what it had
                 call.outcome = self.subagents.answers.pop(call.request.id, None)
                 raise

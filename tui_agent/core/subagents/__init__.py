@@ -5,6 +5,7 @@ prompt, model and tools, behind the parent's gate (:mod:`.definitions` the tool 
 
 from tui_agent.core.subagents.definitions import AGENT_TOOL, GENERAL, judge_agent_call
 from tui_agent.core.subagents.manager import Child, ChildFactory, ChildParts, Subagents
+from tui_agent.core.subagents.run import run_agent
 
 __all__ = ["AGENT_TOOL", "GENERAL", "Child", "ChildFactory", "ChildParts", "Subagents",
-           "judge_agent_call"]
+           "judge_agent_call", "run_agent"]

@@ -2,8 +2,9 @@
 first, then the files'), the ``agent`` tool that starts them, how many run at once
 (``[agents] max_parallel``: the others wait, and say so), how deep they nest
 (``[agents] max_depth``: a sub-agent at that depth has no ``agent`` tool), and stopping one
-(:meth:`Subagents.stop`). One run is :mod:`.run`'s; the child :class:`Agent` itself is made
-by the factory the wiring gives (:class:`ChildParts` in, :class:`Child` out), so the
+(:meth:`Subagents.stop`). One run is :mod:`.run`'s (:func:`~.run.run_agent`); the child
+:class:`~tui_agent.core.agent.Agent` itself is made by the factory the wiring gives
+(:class:`ChildParts` in, :class:`Child` out), so the
 model, its settings and the system prompt's environment part come from the settings the
 way the parent's did.
 """
@@ -11,24 +12,54 @@ way the parent's did.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tui_agent.config.models import AgentSettings, AgentsSettings
-from tui_agent.core.events import Usage
+from tui_agent.core.diffs import Scopes
+from tui_agent.core.events import Event, Usage
 from tui_agent.core.hooks import Hooks
-from tui_agent.core.permissions import Gate
-from tui_agent.core.scripts import Emit
+from tui_agent.core.llm import ChatModel
+from tui_agent.core.permissions import Gate, Policy
+from tui_agent.core.scripts import CodeMode
+from tui_agent.core.session import SessionWriter
 from tui_agent.core.session.calls import SavedAgent
 from tui_agent.core.subagents.definitions import GENERAL, agent_spec
 from tui_agent.core.subagents.view import ToolView
 from tui_agent.custom.agents import AgentDef, AgentProblem
-from tui_agent.tools.spec import ToolOutcome, ToolSpec
+from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 
-if TYPE_CHECKING:
-    from tui_agent.core.agent import Agent
+
+class Agent(Protocol):
+    """What sub-agents read of an :class:`~tui_agent.core.agent.Agent` (a parent's parts
+    to share, a child's turn and what it left): this package is below the loop's."""
+
+    @property
+    def llm(self) -> ChatModel: ...
+    @property
+    def tools(self) -> ToolSource: ...
+    @property
+    def gate(self) -> Gate: ...
+    @property
+    def policy(self) -> Policy: ...
+    @property
+    def hooks(self) -> Hooks | None: ...
+    @property
+    def settings(self) -> AgentSettings: ...
+    @property
+    def session(self) -> SessionWriter | None: ...
+    @property
+    def code_mode(self) -> CodeMode | None: ...
+    @property
+    def scopes(self) -> Scopes | None: ...
+    @property
+    def messages(self) -> list[dict[str, Any]]: ...
+    @property
+    def usage(self) -> Usage: ...
+
+    def run_turn(self, text: str) -> AsyncGenerator[Event, None]: ...
 
 
 @dataclass(frozen=True)
@@ -148,10 +179,3 @@ class Subagents:
         """The usage of the sub-agents that ended since the last call (the turn's)."""
         usage, self.turn_usage = self.turn_usage, Usage()
         return usage
-
-    async def run(self, parent: Agent, call_id: str, arguments: dict[str, Any],
-                  emit: Emit) -> ToolOutcome:
-        """An ``agent`` call of ``parent``: see :func:`~.run.run_agent`."""
-        from tui_agent.core.subagents.run import run_agent
-
-        return await run_agent(self, parent, call_id, arguments, emit)

@@ -24,7 +24,7 @@ import os
 import time
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui_agent.core.events import (
     AgentFinished,
@@ -39,14 +39,11 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.scripts import Emit
 from tui_agent.core.session.calls import SavedAgent
-from tui_agent.core.subagents.manager import Child, ChildParts, Running, Subagents
+from tui_agent.core.subagents.manager import Agent, Child, ChildParts, Running, Subagents
 from tui_agent.core.subagents.view import AskingAs, matches, tool_hooks, tool_view
 from tui_agent.custom.agents import AgentDef
 from tui_agent.tools.spec import ToolOutcome
 from tui_agent.tools.text import clean
-
-if TYPE_CHECKING:
-    from tui_agent.core.agent import Agent
 
 NOTHING = "(it had written nothing yet)"
 
