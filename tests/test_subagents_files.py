@@ -178,3 +178,28 @@ def test_the_agents_table_reads_from_the_config(home: Path, tmp_path: Path) -> N
     settings = load(config, cwd=tmp_path)
     assert (settings.config.agents.max_parallel, settings.config.agents.max_turns,
             settings.config.agents.max_depth) == (2, 9, 1)
+
+
+@pytest.mark.parametrize(("rules", "mode", "verdict"), [
+    ((), "default", "auto"), ((), "plan", "auto"),
+    ((("ask", "mcp__tui-agent__agent"),), "auto", "ask"),
+    ((("deny", "mcp__tui-agent__agent"),), "default", "deny"),
+    ((("allow", "mcp__tui-agent__*"), ("deny", "mcp__tui-agent__agent")), "auto", "deny")])
+def test_the_agent_call_is_judged_by_the_rules_and_else_runs(
+        rules: tuple[tuple[str, str], ...], mode: str, verdict: str) -> None:
+    """Starting a sub-agent runs without asking, plan mode included (each of its calls is
+    judged on its own); a deny or ask rule naming ``mcp__tui-agent__agent`` applies."""
+    from tui_agent.config.rule_text import RuleEntry
+    from tui_agent.core.builtins import judge
+    from tui_agent.core.permissions import Policy
+    from tui_agent.core.permissions.rules import RuleSet
+    from tui_agent.core.skills.catalog import Catalog
+    from tui_agent.core.skills.tool import SkillTool
+    from tui_agent.core.subagents import Subagents
+
+    policy = Policy(permission=RuleSet(RuleEntry(k, t) for k, t in rules),
+                    mode=mode)  # type: ignore[arg-type]
+    spec = Subagents().spec()
+    assert (spec.name, spec.server, spec.tool) == ("agent", "tui-agent", "agent")
+    judged = judge(policy, SkillTool(Catalog()), spec, {"prompt": "x"})
+    assert judged.verdict == verdict, judged
