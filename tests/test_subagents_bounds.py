@@ -104,6 +104,35 @@ async def test_one_agent_is_stopped_by_id_and_the_others_go_on(
     assert agent.subagents.stop("s1") is False, "it ended"
 
 
+async def test_a_waiting_agent_is_stopped_before_it_starts(
+        models: tuple[FakeLLM, FakeLLM], tmp_path: Path) -> None:
+    parent, child = models
+    parent.push(reply(calls=[call_agent("w1", "first", "slow"), call_agent("w2", "second",
+                                                                           "slow")]),
+                reply("both stopped"))
+    child.push(Reply(hang=True))
+    agent_file("slow", SLOW)
+    settings = config(tmp_path, parent, child, "[agents]\nmax_parallel = 1\n")
+    agent = parent_agent(settings, RecordingGate(), cwd=tmp_path)
+    events: list[Event] = []
+    task = asyncio.create_task(_consume(agent, "go", events))
+    try:
+        await _until(lambda: len(child.requests) == 1 and any(
+            isinstance(e, Notice) and e.agent is not None for e in events), "one waits")
+        waiting = next(e.agent.id for e in events if isinstance(e, Notice) and e.agent)
+        running = "w1" if waiting == "w2" else "w2"
+        assert agent.subagents.stop(waiting) is True
+        await _until(lambda: waiting in endings(events), "the waiting one ended")
+        assert agent.subagents.stop(running) is True
+        await asyncio.wait_for(task, 60)
+    finally:
+        task.cancel()
+    assert {k: e.status for k, e in endings(events).items()} == {"w1": "stopped",
+                                                                 "w2": "stopped"}
+    assert len(child.requests) == 1, "the waiting one never asked its model"
+    assert isinstance(events[-1], TurnDone) and events[-1].reason == "end"
+
+
 async def test_cancelling_the_turn_stops_every_agent_and_each_is_answered(
         models: tuple[FakeLLM, FakeLLM], tmp_path: Path) -> None:
     parent, child = models

@@ -96,7 +96,8 @@ ChildFactory = Callable[[ChildParts], Child]
 
 @dataclass
 class Running:
-    """A sub-agent running now: its task, and whether the person stopped it."""
+    """A sub-agent running now (its turn's task) or waiting for a slot (the task of the
+    call that waits), and whether the person stopped it."""
 
     task: asyncio.Task[None]
     stopped: bool = False

@@ -132,18 +132,28 @@ async def run_agent(subagents: Subagents, parent: Agent, call_id: str,
     state = _State()
     started = time.monotonic()
     status: AgentStatus = "stopped"
+    me = asyncio.current_task()
+    waiting = Running(me) if me is not None and subagents.slots.locked() else None
     try:
-        if subagents.slots.locked():
+        if waiting is not None:  # stop() may end it before it starts
+            subagents.tree.running[call_id] = waiting
             emit(Notice(f"waiting: {subagents.active} sub-agents are running "
                         f"([agents] max_parallel = {subagents.limits.max_parallel})", agent=tag))
-        async with subagents.slots:
-            subagents.active += 1
-            started = time.monotonic()
-            try:
-                status = await _drive(subagents, child, call_id, task, tag, state, emit)
-            finally:
-                subagents.active -= 1
+        try:
+            async with subagents.slots:
+                subagents.active += 1
+                started = time.monotonic()
+                try:
+                    status = await _drive(subagents, child, call_id, task, tag, state, emit)
+                finally:
+                    subagents.active -= 1
+        except asyncio.CancelledError:
+            if waiting is None or not waiting.stopped or subagents.tree.running.get(
+                    call_id) is not waiting or me is None or me.uncancel() > 0:
+                raise  # the parent's turn was cancelled
     finally:  # a cancelled parent turn too: its usage counted, its ending kept
+        if waiting is not None and subagents.tree.running.get(call_id) is waiting:
+            del subagents.tree.running[call_id]
         outcome = _finish(subagents, child, built, definition, call_id, status, state,
                           time.monotonic() - started, emit)
         if child.session is not None:
