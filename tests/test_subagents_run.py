@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import fake_server
 from tests.fakes.llm_server import FakeLLM, FakeToolCall
+from tests.hook_kit import guard, hooks_toml, seen
 from tests.subagent_kit import (
     CHILD,
     CHILD_USAGE,
@@ -168,3 +169,30 @@ async def test_the_general_agent_inherits_the_parents_model_and_tools(
     assert child.requests == []
     started = next(e for e in events if isinstance(e, AgentStarted))
     assert (started.name, started.model) == ("general", "openai/parent-model")
+
+
+async def test_the_parents_hooks_judge_the_sub_agents_calls_and_only_those(
+        models: tuple[FakeLLM, FakeLLM], tmp_path: Path) -> None:
+    """A ``PreToolUse`` hook blocks the sub-agent's call as it would the parent's (the
+    reason reaches the sub-agent); its task fires no ``UserPromptSubmit``."""
+    parent, child = models
+    parent.push(reply(calls=[call_agent("h1", "Echo the forbidden word.", "helper")]),
+                reply("ok"))
+    child.push(reply(calls=[FakeToolCall("r__echo", {"text": "forbidden"}, id="c1")]),
+               reply("The hook stopped me."))
+    agent_file("helper", HELPER)
+    script = guard(tmp_path)
+    extra = (hooks_toml("PreToolUse", str(script), "mcp__r__echo")
+             + hooks_toml("UserPromptSubmit", str(script)))
+    hub = Hub({"r": fake_server()}, log_dir=tmp_path)
+    hub.start()
+    try:
+        agent = parent_agent(config(tmp_path, parent, child, extra), RecordingGate(), hub,
+                             cwd=tmp_path)
+        await turn(agent, "go")
+    finally:
+        await hub.close()
+    assert [(s["hook_event_name"], s.get("tool_name")) for s in seen(tmp_path)] == [
+        ("UserPromptSubmit", None), ("PreToolUse", "mcp__r__echo")]
+    assert "Blocked: the input mentions a forbidden word" in tool_message(child.requests[1],
+                                                                          "c1")

@@ -3,7 +3,7 @@ the tag of the sub-agent an event comes from."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from tui_agent.tools.wording import counted
@@ -67,8 +67,10 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        if data.get("agent") is None:
-            data.pop("agent", None)
+        inner = [data[f.name] for f in fields(self) if isinstance(getattr(self, f.name), Event)]
+        for part in (data, *inner):  # an event inside one (done's context) too
+            if "agent" in part and part["agent"] is None:
+                del part["agent"]
         return {"type": self.type, **data}
 
 
