@@ -26,6 +26,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from tui_agent.acp.agent_calls import nested_id
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
 from tui_agent.acp.shown import shown_change, shown_input
 from tui_agent.config.interpolate import mask
@@ -78,6 +79,8 @@ class EditorGate:
         if call.parent:
             lines.append(f"called by the script {clean(call.parent)}")
             lines.extend(call.script_scope("'Allow the script'"))
+        if call.agent:
+            lines.append(f"asked by the sub-agent {clean(call.agent)}")
         content: list[ContentToolCallContent | FileEditToolCallContent
                       | TerminalToolCallContent] = [
             ContentToolCallContent(type="content", content=TextContentBlock(
@@ -87,8 +90,10 @@ class EditorGate:
             where, new, old = shown_change(change, self.secrets)
             content.append(FileEditToolCallContent(type="diff", path=where, new_text=new,
                                                    old_text=old))
+        whose = f" (for the agent {clean(call.agent)})" if call.agent else ""
         return ToolCallUpdate(
-            tool_call_id=call.id, title=title_of(call.name, call.server, call.tool, call.parent),
+            tool_call_id=nested_id(call.agent_id, call.id),
+            title=title_of(call.name, call.server, call.tool, call.parent) + whose,
             kind="edit" if change is not None else kind_of(call.tool, call.arguments, call.hints),
             status="pending",
             raw_input=shown_input(call.arguments, self.secrets), content=content,

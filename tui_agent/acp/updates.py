@@ -27,10 +27,13 @@ from acp.helpers import (
 )
 from acp.schema import ToolCallLocation, ToolCallStatus
 
+from tui_agent.acp.agent_calls import AgentCalls, agent_title, is_agent_call
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
 from tui_agent.acp.shown import shown_change, shown_input
 from tui_agent.core.diffs import FileChange, Scopes, change_of
 from tui_agent.core.events import (
+    AgentFinished,
+    AgentStarted,
     ApprovalDecided,
     ErrorOccurred,
     Event,
@@ -44,6 +47,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.permissions.modes import without_mode_note
 from tui_agent.core.session import SavedCall
+from tui_agent.core.subagents.definitions import AGENT_TOOL
 from tui_agent.tools.text import StreamCleaner, clean
 
 RESULT_CHARS = 20_000
@@ -57,6 +61,7 @@ class Updates:
         self._mask = EventMasker(secrets)
         self._text, self._thought = StreamCleaner(), StreamCleaner()
         self.cwd, self.scopes = cwd, scopes
+        self._agents = AgentCalls(self._call, self._started)
 
     def __call__(self, event: Event) -> list[Any]:
         return [u for shown in self._mask(event) for u in self._one(shown)]
@@ -71,6 +76,8 @@ class Updates:
             ([update_agent_message_text(text)] if text else [])
 
     def _one(self, event: Event) -> list[Any]:
+        if event.agent is not None:  # a sub-agent's: shown on its agent call
+            return self._agents.of(event)
         match event:
             case TextDelta(delta=delta):
                 text = self._text.feed(delta)
@@ -80,36 +87,52 @@ class Updates:
                 return [update_agent_thought_text(text)] if text else []
             case ToolCallStarted():
                 return [self._started(event)]
-            case ApprovalDecided(id=call_id, decision="denied", reason=reason):
-                why = f"denied: {clean(reason)}" if reason else "denied"
-                return [update_tool_call(call_id, status="failed",
-                                         content=[tool_content(text_block(why))])]
-            case ApprovalDecided(id=call_id):
-                return [update_tool_call(call_id, status="in_progress")]
-            case ToolProgress(id=call_id, progress=done, total=total, message=message):
-                what = f"{done:g}/{total:g}" if total else f"{done:g}"
-                note = f"{what}{f' {clean(message)}' if message else ''}"
-                return [update_tool_call(call_id, status="in_progress",
-                                         content=[tool_content(text_block(note))])]
-            case ToolResult(id=call_id, is_error=failed, text=text):
-                shown = clean(text[:RESULT_CHARS]) + ("…" if len(text) > RESULT_CHARS else "")
-                return [update_tool_call(call_id, status="failed" if failed else "completed",
-                                         content=[tool_content(text_block(shown))],
-                                         raw_output=shown)]
+            case AgentStarted() | AgentFinished():
+                return self._agents.own(event)
             case ErrorOccurred(message=message):
                 return [update_agent_message_text(f"\n\n⚠ {clean(message)}\n")]
             case Notice(message=message):
                 return [update_agent_thought_text(f"{clean(message)}\n")]
+        call_id = getattr(event, "id", None)
+        return self._call(event, call_id) if isinstance(call_id, str) else []
+
+    def _call(self, event: Event, call_id: str) -> list[Any]:
+        """The update of a call's approval, progress or result (``call_id``: the call's
+        id as the editor knows it)."""
+        match event:
+            case ApprovalDecided(decision="denied", reason=reason):
+                why = f"denied: {clean(reason)}" if reason else "denied"
+                return [update_tool_call(call_id, status="failed",
+                                         content=[tool_content(text_block(why))])]
+            case ApprovalDecided():
+                return [update_tool_call(call_id, status="in_progress")]
+            case ToolProgress(progress=done, total=total, message=message):
+                what = f"{done:g}/{total:g}" if total else f"{done:g}"
+                note = f"{what}{f' {clean(message)}' if message else ''}"
+                return [update_tool_call(call_id, status="in_progress",
+                                         content=[tool_content(text_block(note))])]
+            case ToolResult(is_error=failed, text=text):
+                shown = clean(text[:RESULT_CHARS]) + ("…" if len(text) > RESULT_CHARS else "")
+                return [update_tool_call(call_id, status="failed" if failed else "completed",
+                                         content=[tool_content(text_block(shown))],
+                                         raw_output=shown)]
         return []
 
-    def _started(self, event: ToolCallStarted) -> Any:
+    def _started(self, event: ToolCallStarted, call_id: str | None = None, whose: str = ""
+                 ) -> Any:
+        """A call's ``tool_call`` (``call_id``: its id as the editor knows it, default the
+        event's; ``whose``: added to the title, for a sub-agent's call)."""
         content = []
         change = self._change(event)
         if change is not None:
             content.append(tool_diff_content(*shown_change(change, self._mask.secrets)))
+        agent = is_agent_call(event.server, event.tool)
+        title = agent_title(event.arguments) if agent else \
+            title_of(event.name, event.server, event.tool, event.parent)
         return start_tool_call(
-            event.id, title_of(event.name, event.server, event.tool, event.parent),
-            kind=kind_of(event.tool, event.arguments), status="pending", content=content or None,
+            call_id or event.id, title + whose,
+            kind="think" if agent else kind_of(event.tool, event.arguments), status="pending",
+            content=content or None,
             locations=[ToolCallLocation(path=p) for p in paths_of(event.arguments, self.cwd)],
             raw_input=shown_input(event.arguments, self._mask.secrets))
 
@@ -151,6 +174,12 @@ def replay(messages: list[dict[str, Any]],
                 args = arguments if isinstance(arguments, dict) else {}
                 call_id = str(call.get("id"))
                 saved = calls.get(call_id)
+                if name == AGENT_TOOL or (saved and saved.agent):  # titled as live
+                    title = agent_title(args, saved.agent.name if saved and saved.agent
+                                        else None)
+                    updates.append(start_tool_call(call_id, title, kind="think",
+                                                   status=_status(saved), raw_input=args))
+                    continue
                 updates.append(start_tool_call(
                     call_id, title_of(name, server if tool else None, tool or name),
                     kind=kind_of(tool or name, args), status=_status(saved), raw_input=args))

@@ -17,7 +17,6 @@ from tui_agent.core.events import (
     Notice,
     ToolCallStarted,
     ToolResult,
-    Usage,
 )
 from tui_agent.tools.text import clean
 
@@ -29,12 +28,6 @@ def is_agents(event: Event) -> bool:
     """Whether ``event`` is a sub-agent's (or its start or end): :func:`agent_line` says
     what of it is shown."""
     return event.agent is not None or isinstance(event, AgentStarted | AgentFinished)
-
-
-def spent(usage: Usage) -> str:
-    """``1,234 tokens, $0.0012`` (``cost unknown`` for an unpriced model)."""
-    cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
-    return f"{usage.total_tokens:,} tokens, {cost}"
 
 
 def agent_line(event: Event, first_line: str = "") -> str | None:
@@ -49,7 +42,7 @@ def agent_line(event: Event, first_line: str = "") -> str | None:
                            turns=turns, reason=reason):
             why = f": {clean(reason)}" if reason else ""
             return (f"{who}⇠ agent {clean(name)} {status}{why} ({turns} turns, "
-                    f"{spent(usage)}, {took:.1f} s)")
+                    f"{usage.spent_text()}, {took:.1f} s)")
         case ToolCallStarted(name=name, arguments=args):
             shown = clean(json.dumps(args, ensure_ascii=False))
             more = "…" if len(shown) > ARGUMENTS else ""

@@ -39,6 +39,11 @@ class Usage:
             return ""
         return f"cache {min(self.cache_read_tokens / self.prompt_tokens, 1.0):.0%}"
 
+    def spent_text(self) -> str:
+        """``1,234 tokens, $0.0012`` (``cost unknown`` for an unpriced model)."""
+        cost = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
+        return f"{self.total_tokens:,} tokens, {cost}"
+
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         return Usage(self.prompt_tokens + other.prompt_tokens,

@@ -31,6 +31,10 @@ class PendingCall:
     agent: str | None = None
     """For a call a sub-agent makes: who asks (the agent's name and id, ``explore
     (call_1)``), for the question to say."""
+    agent_id: str | None = None
+    """For a call a sub-agent makes: the id of the ``agent`` call that started it (the
+    innermost one), which front ends that show a sub-agent's calls apart use with ``id``
+    (a sub-agent's call ids are its model's, and may repeat the parent's)."""
     fingerprint: str = ""
     script: str = ""
     """For a call made by a code-mode script: the script's source, to show beside it."""

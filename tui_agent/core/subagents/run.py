@@ -103,7 +103,7 @@ def _build(subagents: Subagents, parent: Agent, call_id: str, definition: AgentD
         "max_depth": definition.max_turns or subagents.limits.max_turns})
     transcript = transcript_path(parent, call_id)
     parts = ChildParts(definition, call_id, parent,
-                       AskingAs(parent.gate, f"{definition.name} ({call_id})"),
+                       AskingAs(parent.gate, f"{definition.name} ({call_id})", call_id),
                        tool_hooks(parent.hooks), settings, view, deeper, transcript)
     assert subagents.factory is not None
     try:

@@ -48,9 +48,10 @@ def tool_view(tools: Sequence[str] | None, disallowed: Sequence[str] = ()) -> To
 class AskingAs:
     """The parent's gate, each question saying which sub-agent asks."""
 
-    def __init__(self, gate: Gate, who: str) -> None:
+    def __init__(self, gate: Gate, who: str, call_id: str) -> None:
         self.gate = gate
         self.who = who
+        self.call_id = call_id
 
     @property
     def asks_person(self) -> bool:
@@ -58,7 +59,7 @@ class AskingAs:
 
     async def decide(self, call: PendingCall) -> Decision:
         if call.agent is None:  # a sub-agent's own sub-agent already said who it is
-            call = dataclasses.replace(call, agent=self.who)
+            call = dataclasses.replace(call, agent=self.who, agent_id=self.call_id)
         return await self.gate.decide(call)
 
 
