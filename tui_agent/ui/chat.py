@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from tui_agent.core.attachments import Attachment, Prepared
     from tui_agent.core.permissions import PendingCall
     from tui_agent.custom.registry import Registry
+    from tui_agent.ui.widgets.agent_card import AgentCard
     from tui_agent.wiring.runtime import Options, Runtime
 
 
@@ -318,7 +319,13 @@ class ChatApp(WaysOut):
         return origin.file.name if origin else None
 
     def _waiting(self, call: PendingCall) -> None:
-        self.transcript.waiting(call.id)
+        self.transcript.waiting(call.id, call.agent)
+
+    def on_agent_card_stop_asked(self, message: AgentCard.StopAsked) -> None:
+        """``x`` on an agent card: that one sub-agent stops (``agent_actions.py``)."""
+        from tui_agent.ui import agent_actions
+
+        agent_actions.stop(self, message.card)
 
     # -- the turn (turn.py) --------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from tui_agent.ui.gcpause import FullCollections
+from tui_agent.ui.widgets.agents import Agents
 from tui_agent.ui.widgets.fold import Folded, Folder
 from tui_agent.ui.widgets.history import PAGE, first_shown, marker_text, page_start
 from tui_agent.ui.widgets.thinking import Thoughts
@@ -48,6 +49,8 @@ class Transcript(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cards: dict[str, ToolCard] = {}
+        self.agents = Agents(self)
+        """The sub-agents' cards; their events go there, never into the reply."""
         self.reply: AssistantMessage | None = None
         self.thoughts = Thoughts()
         """The turn's thinking blocks (the model's reasoning, above its reply)."""
@@ -157,6 +160,9 @@ class Transcript(VerticalScroll):
             TurnDone,
         )
 
+        if self.agents.takes(event):  # a sub-agent's: to its card
+            await self.agents.show(event)
+            return
         if not isinstance(event, ReasoningDelta):
             self.thoughts.end()  # whatever comes after the thinking ends it
         match event:
@@ -224,7 +230,11 @@ class Transcript(VerticalScroll):
             await self.mount(card)
         return card
 
-    def waiting(self, call_id: str) -> None:
+    def waiting(self, call_id: str, agent: str | None = None) -> None:
+        """The call waits for the person (``agent``: the sub-agent that asks, if one
+        does)."""
+        if self.agents.waiting(call_id, agent):
+            return
         if call_id in self.cards:
             self.cards[call_id].set_status("waiting")
 
@@ -237,12 +247,14 @@ class Transcript(VerticalScroll):
         for card in self.cards.values():
             if card.status in ("pending", "waiting", "running"):
                 card.set_status("cancelled")
+        self.agents.stopped()
         await self.mount(Note("stopped; what arrived so far is kept", "warning"))
 
     async def clear(self) -> None:
         await self.end_reply()
         self.thoughts.settle(None)
         self.cards.clear()
+        self.agents.clear()
         self._earlier, self._calls = [], {}
         self.unfold()
         await self.remove_children()
