@@ -20,7 +20,7 @@ string is cleaned and shown as plain content.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -121,11 +121,12 @@ class AgentCard(Vertical, can_focus=True):
         """Its own tool calls' cards, by call id (ids are the sub-agent's model's: they
         may repeat the parent's)."""
         self.reply: AssistantMessage | None = None
-        self.loader: Callable[[AgentCard], object] | None = None
+        self.loader: Callable[[AgentCard], Awaitable[None]] | None = None
         """For a resumed card: fills the body the first time it unfolds."""
         self._live: Static | None = None
         self._head: Static | None = None
         self._reason: Static | None = None
+        self._hint: Static | None = None
 
     # -- drawing ----------------------------------------------------------------------
 
@@ -140,8 +141,17 @@ class AgentCard(Vertical, can_focus=True):
         self._reason = Static(plain(self.reason), classes="reason")
         self._reason.display = bool(self.reason)
         yield self._reason
-        yield Static(plain("enter shows/hides its transcript · x stops it"), classes="hint")
+        self._hint = Static(self._hint_text(), classes="hint")
+        yield self._hint
         yield Vertical(classes="body")
+
+    def _hint_text(self) -> Content:
+        keys = "enter shows/hides its transcript"
+        return plain(keys + " · x stops it" if self.status == "running" else keys)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``x`` is offered (in the footer) while the sub-agent runs."""
+        return self.status == "running" if action == "stop" else True
 
     def _title(self) -> str:
         return f"⧉ agent {self.agent_name} · {self.model}" if self.model \
@@ -193,6 +203,9 @@ class AgentCard(Vertical, can_focus=True):
         if self._reason is not None:
             self._reason.update(plain(self.reason))
             self._reason.display = bool(self.reason)
+        if self._hint is not None:
+            self._hint.update(self._hint_text())
+        self.refresh_bindings()
         self.repaint()
 
     # -- what happens to it -----------------------------------------------------------
@@ -229,6 +242,12 @@ class AgentCard(Vertical, can_focus=True):
                 card.set_status("cancelled")
         self.set_status(event.status, event.reason)
 
+    def restore(self, status: str, usage: Usage, duration: float, turns: int,
+                tools: tuple[str, ...]) -> None:
+        """End as a resumed session says it ended (before the card is mounted)."""
+        self.usage, self.duration, self.turns, self.tools = usage, duration, turns, list(tools)
+        self.set_status(status if status in LABELS else "done")
+
     def stopped(self) -> None:
         """The parent's turn was stopped: a card still running says so (its calls
         too)."""
@@ -255,7 +274,7 @@ class AgentCard(Vertical, can_focus=True):
         expanding = not self.has_class("-expanded")
         if expanding and self.loader is not None:
             loader, self.loader = self.loader, None
-            await loader(self)  # type: ignore[misc]
+            await loader(self)
         self.set_class(expanding, "-expanded")
 
     def action_stop(self) -> None:

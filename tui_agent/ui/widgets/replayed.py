@@ -5,12 +5,16 @@ How a call ended comes from the session file (:class:`~tui_agent.core.session.Sa
 failed, denied with its reason, cancelled, its duration, a script's own calls nested under
 its card). A file written before tui-agent kept that has only the result's words: its
 cards are guessed from them (``error:``, ``The user denied``, ``cancelled by the user``).
+A call that started a sub-agent (its record has ``agent``, a
+:class:`~tui_agent.core.session.SavedAgent`) is an agent card with the ending it had,
+whose transcript is read from its own session file the first time it is unfolded.
 The transcript (``transcript.py``) pages these widgets in; this module only builds them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
@@ -20,13 +24,16 @@ from tui_agent.ui.widgets.thinking import thinking_of
 
 if TYPE_CHECKING:
     from tui_agent.core.session import SavedCall
+    from tui_agent.ui.widgets.agent_card import AgentCard
     from tui_agent.ui.widgets.tool_card import ToolCard
 
 
 def saved_widgets(messages: Sequence[dict[str, Any]], calls: Mapping[str, SavedCall],
-                  cards: dict[str, ToolCard]) -> list[Widget]:
+                  cards: dict[str, ToolCard], source: Path | None = None) -> list[Widget]:
     """The widgets of ``messages``; each call's card is added to ``cards`` (by call id),
-    where its result, further on, finds it."""
+    where its result, further on, finds it. A call that started a sub-agent is its agent
+    card instead, which reads the agent's transcript beside ``source`` (the session file)
+    when it is first unfolded."""
     from tui_agent.core.attachments import split_message
     from tui_agent.core.permissions.modes import without_mode_note
     from tui_agent.ui.widgets.messages import AssistantMessage, CompactedMarker, UserMessage
@@ -43,6 +50,10 @@ def saved_widgets(messages: Sequence[dict[str, Any]], calls: Mapping[str, SavedC
             if text_of(content).strip():
                 out.append(AssistantMessage(text_of(content)))
             for call in message.get("tool_calls") or []:
+                agent = getattr(calls.get(str(call.get("id", ""))), "agent", None)
+                if agent is not None:
+                    out.append(saved_agent(call, agent, source))
+                    continue
                 card = saved_card(call)
                 cards[card.call_id] = card
                 out.append(card)
@@ -66,3 +77,40 @@ def saved_card(call: dict[str, Any]) -> ToolCard:
         server, tool = META_SERVER, server
     return ToolCard(str(call.get("id", "")), server if tool else "", tool or server,
                     arguments(function.get("arguments")))
+
+
+def saved_agent(call: dict[str, Any], agent: Any, source: Path | None) -> AgentCard:
+    """The card of a sub-agent as the session saved it (``agent``: its ``SavedAgent``):
+    how it ended, its totals, and its transcript on demand."""
+    from tui_agent.ui.widgets.agent_card import AgentCard
+
+    function = call.get("function") or {}
+    task = arguments(function.get("arguments")).get("prompt")
+    card = AgentCard(str(call.get("id", "")), str(agent.name), str(agent.model or ""),
+                     task if isinstance(task, str) else "")
+    card.restore(agent.status, agent.usage, agent.duration, agent.turns, tuple(agent.tools))
+    if source is not None:
+        card.loader = transcript_loader(source, agent)
+    return card
+
+
+def transcript_loader(source: Path, agent: Any) -> Callable[[AgentCard], Awaitable[None]]:
+    """What fills a resumed agent card once unfolded: the sub-agent's conversation, read
+    off the UI thread from its file beside ``source``, its own sub-agents as cards too."""
+
+    async def load(card: AgentCard) -> None:
+        import asyncio
+
+        from tui_agent.core import session
+        from tui_agent.ui.widgets.messages import Note
+
+        read = getattr(session, "agent_transcript", None)
+        conv = await asyncio.to_thread(read, source, agent) if read is not None else None
+        if conv is None:
+            where = f"could not be read ({source.parent / str(agent.file)})" if agent.file \
+                else "was not saved"
+            await card.body.mount(Note(f"its transcript {where}", "warning"))
+            return
+        widgets = saved_widgets(conv.messages, conv.calls, {}, conv.path)
+        await card.body.mount_all(widgets or [Note("(its transcript is empty)")])
+    return load

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -56,6 +57,7 @@ class Transcript(VerticalScroll):
         """The turn's thinking blocks (the model's reasoning, above its reply)."""
         self._earlier: list[dict[str, Any]] = []
         self._calls: Mapping[str, SavedCall] = {}
+        self._source: Path | None = None
         """How each call of a resumed conversation ended (its cards show the same)."""
         self._keep_on_top: Widget | None = None
         self._loading = False
@@ -255,7 +257,7 @@ class Transcript(VerticalScroll):
         self.thoughts.settle(None)
         self.cards.clear()
         self.agents.clear()
-        self._earlier, self._calls = [], {}
+        self._earlier, self._calls, self._source = [], {}, None
         self.unfold()
         await self.remove_children()
         self.folder.reset()
@@ -263,11 +265,13 @@ class Transcript(VerticalScroll):
     # -- a resumed conversation ---------------------------------------------------
 
     async def replay(self, messages: Sequence[dict[str, Any]],
-                     calls: Mapping[str, SavedCall] | None = None) -> None:
+                     calls: Mapping[str, SavedCall] | None = None,
+                     source: Path | None = None) -> None:
         """Show a saved conversation: the last messages that fill the screen, the rest on
-        demand. ``calls``: how each tool call ended, by id (the session file's word)."""
+        demand. ``calls``: how each tool call ended, by id (the session file's word);
+        ``source``: the session file (its sub-agents' transcripts are beside it)."""
         await self.clear()
-        self._calls = calls or {}
+        self._calls, self._source = calls or {}, source
         # The estimate of each message's height errs high (two rows of margin where
         # there is one); if it still falls short, the "show earlier" button is in view.
         rows = max(self.size.height or self.app.size.height, 10)
@@ -344,7 +348,7 @@ class Transcript(VerticalScroll):
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
         from tui_agent.ui.widgets.replayed import saved_widgets
 
-        return saved_widgets(messages, self._calls, self.cards)
+        return saved_widgets(messages, self._calls, self.cards, self._source)
 
 
 def _is_markdown(widget: Widget) -> bool:
