@@ -16,7 +16,7 @@ from tui_agent.tools.text import clean
 
 if TYPE_CHECKING:
     from tui_agent.custom.agents import AgentDef, AgentProblem
-    from tui_agent.ui.chat import ChatApp
+    from tui_agent.ui.host import ChatHost
     from tui_agent.ui.widgets.agent_card import AgentCard
 
 DESCRIPTION_CHARS = 60
@@ -24,12 +24,12 @@ NO_AGENTS = ("no sub-agents: this tui-agent has no agent tool (the model cannot 
              "to another agent)")
 
 
-def subagents_of(app: ChatApp) -> Any:
+def subagents_of(app: ChatHost) -> Any:
     """The conversation's sub-agents (None when the core has none to offer)."""
     return getattr(app.backend.agent, "subagents", None)
 
 
-def stop(app: ChatApp, card: AgentCard) -> None:
+def stop(app: ChatHost, card: AgentCard) -> None:
     """Stop the sub-agent of ``card`` (it answers its parent with what it had)."""
     stopper = getattr(subagents_of(app), "stop", None)
     if stopper is None:
@@ -44,7 +44,7 @@ def stop(app: ChatApp, card: AgentCard) -> None:
         app.notify(f"the sub-agent {clean(card.agent_name)} is not running", markup=False)
 
 
-async def listing(app: ChatApp) -> None:
+async def listing(app: ChatHost) -> None:
     """``/agents``: into the transcript."""
     subagents = subagents_of(app)
     if subagents is None:

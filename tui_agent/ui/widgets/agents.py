@@ -13,6 +13,7 @@ streams, calls and is told goes into that card's folded transcript
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the cards (and Markdown, for their replies) load with the first agent
@@ -21,7 +22,6 @@ if TYPE_CHECKING:  # the cards (and Markdown, for their replies) load with the f
     from tui_agent.core.events import AgentStarted, Event, ToolCallStarted
     from tui_agent.ui.widgets.agent_card import AgentCard
     from tui_agent.ui.widgets.tool_card import ToolCard
-    from tui_agent.ui.widgets.transcript import Transcript
 
 
 def asker_id(agent: str | None) -> str | None:
@@ -36,8 +36,13 @@ class Agents:
     """The sub-agents' cards of one transcript, by call id, and the routing of their
     events."""
 
-    def __init__(self, transcript: Transcript) -> None:
-        self.transcript = transcript
+    def __init__(self, view: Widget, calls: dict[str, ToolCard],
+                 servers: Callable[[], list[str]]) -> None:
+        self.view = view
+        """Where a sub-agent of the conversation's own calls shows (the transcript)."""
+        self.calls = calls
+        """The conversation's own tool cards, by call id (the transcript's)."""
+        self.servers = servers
         self.cards: dict[str, AgentCard] = {}
 
     def clear(self) -> None:
@@ -89,13 +94,12 @@ class Agents:
         outer = self.cards.get(event.agent.id) if event.agent is not None else None
         if event.agent is not None and outer is None:
             return
-        calls: dict[str, ToolCard] = outer.cards if outer is not None else \
-            self.transcript.cards
+        calls = outer.cards if outer is not None else self.calls
         card = AgentCard(event.id, event.name, event.model, event.task,
                          nested=outer is not None)
         self.cards[event.id] = card
         call = calls.pop(event.id, None)
-        where: Widget = outer.body if outer is not None else self.transcript
+        where: Widget = outer.body if outer is not None else self.view
         if call is not None and call.parent is where:
             await where.mount(card, after=call)
             await call.remove()
@@ -177,7 +181,7 @@ class Agents:
         from tui_agent.ui.widgets.tool_card import ToolCard
 
         call = ToolCard(event.id, event.server or "", event.tool, event.arguments,
-                        servers=self.transcript.script_servers(),
+                        servers=self.servers(),
                         nested=event.parent is not None)
         card.cards[event.id] = call
         script = card.cards.get(event.parent or "")

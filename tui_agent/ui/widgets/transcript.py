@@ -50,7 +50,7 @@ class Transcript(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cards: dict[str, ToolCard] = {}
-        self.agents = Agents(self)
+        self.agents = Agents(self, self.cards, lambda: self.script_servers())
         """The sub-agents' cards; their events go there, never into the reply."""
         self.reply: AssistantMessage | None = None
         self.thoughts = Thoughts()
