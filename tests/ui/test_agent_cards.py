@@ -31,8 +31,6 @@ from tui_agent.core.events import (
     Usage,
 )
 from tui_agent.core.permissions import PendingCall
-from tui_agent.custom.agents import AgentDef, AgentProblem
-from tui_agent.ui.agent_actions import agents_report
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
 from tui_agent.ui.widgets.agent_card import AgentCard
@@ -273,24 +271,6 @@ async def test_a_waiting_call_of_a_sub_agent_is_marked_in_its_card(tmp_path: Pat
         assert app.transcript.cards["c1"].status == "pending"
 
 
-def test_the_agents_report_names_each_agent_and_each_problem(tmp_path: Path) -> None:
-    agents = [AgentDef("general", "Any task, with every tool.", "", "builtin"),
-              AgentDef("explore", "Reads code fast.\nNever writes.", "", "user",
-                       model="openai/cheap", tools=("time__*", "mcp__fs__read"),
-                       max_turns=5, file=tmp_path / "explore.md", line=1)]
-    problems = [AgentProblem(tmp_path / "broken.md", 3, "the frontmatter is not YAML")]
-    lines = agents_report(agents, problems)
-    assert lines[0].startswith("2 agents: the model starts one with the agent tool")
-    assert lines[1].split() == ["general", "builtin", "the", "session's", "model", "tools:",
-                                "all"]
-    assert lines[4].split() == ["explore", "user", "openai/cheap", "tools:", "time__*,",
-                                "mcp__fs__read"]
-    assert lines[5].strip() == "Reads code fast. Never writes. · max 5 turns"
-    assert lines[6].strip() == f"{tmp_path / 'explore.md'}:1"
-    assert lines[-2:] == ["not used (1):", f"  {tmp_path / 'broken.md'}:3: the frontmatter "
-                          "is not YAML"]
-
-
 @pytest.mark.anyio
 async def test_agents_command_says_what_there_is(tmp_path: Path) -> None:
     app = app_for(tmp_path)
@@ -302,4 +282,4 @@ async def test_agents_command_says_what_there_is(tmp_path: Path) -> None:
         if getattr(app.backend.agent, "subagents", None) is None:
             assert said.startswith("no sub-agents")
         else:
-            assert "general" in said and "builtin" in said
+            assert "general (builtin)" in said

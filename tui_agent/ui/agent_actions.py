@@ -3,23 +3,20 @@ files that could not be used) and ``x`` on an agent card (stop that one sub-agen
 still stops the whole turn, every sub-agent with it).
 
 Both go through the core's :class:`~tui_agent.core.subagents.Subagents`
-(``agent.subagents``). Names, descriptions, models and paths come from agent files: each
-is cleaned and shown as plain text.
+(``agent.subagents``); the listing is the one ``tui-agent agents`` prints. Names and ids
+come from agent files and models: each is cleaned and shown as plain text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.tools.text import clean
 
 if TYPE_CHECKING:
-    from tui_agent.custom.agents import AgentDef, AgentProblem
     from tui_agent.ui.host import ChatHost
     from tui_agent.ui.widgets.agent_card import AgentCard
 
-DESCRIPTION_CHARS = 60
 NO_AGENTS = ("no sub-agents: this tui-agent has no agent tool (the model cannot hand work "
              "to another agent)")
 
@@ -44,45 +41,22 @@ def stop(app: ChatHost, card: AgentCard) -> None:
         app.notify(f"the sub-agent {clean(card.agent_name)} is not running", markup=False)
 
 
+async def tell_problems(app: ChatHost) -> None:
+    """At start: each agent file that could not be used, with its file and line."""
+    from tui_agent.core.skills.report import tilde
+
+    for problem in getattr(subagents_of(app), "problems", ()):
+        await app.transcript.note(f"agent file not used: {tilde(clean(str(problem)))}",
+                                  "warning")
+
+
 async def listing(app: ChatHost) -> None:
     """``/agents``: into the transcript."""
     subagents = subagents_of(app)
     if subagents is None:
         await app.transcript.note(NO_AGENTS)
         return
+    from tui_agent.core.subagents.report import agents_report  # as tui-agent agents says
+
     lines = agents_report(subagents.definitions(), subagents.problems)
     await app.transcript.note("\n".join(lines))
-
-
-def agents_report(agents: Sequence[AgentDef], problems: Sequence[AgentProblem]) -> list[str]:
-    """One agent a few lines: name, origin, model, tools, description; then where it is
-    defined. Then the files not used, ``file:line: what was wrong``."""
-    from tui_agent.core.skills.report import tilde
-    from tui_agent.tools.wording import counted
-
-    lines = [f"{counted(len(agents), 'agent')}: the model starts one with the agent tool "
-             "(the agent's name and a task); each sees only its task"]
-    wide = max((len(clean(a.name)) for a in agents), default=0)
-    for agent in agents:
-        model = clean(agent.model) if agent.model else "the session's model"
-        tools = clean(", ".join(agent.tools)) if agent.tools is not None else "all"
-        lines.append(f"  {clean(agent.name):<{wide}}  {clean(agent.origin):<7}  {model}  "
-                     f"tools: {tools}")
-        more = [short(agent.description)]
-        if agent.max_turns:
-            more.append(f"max {agent.max_turns} turns")
-        if agent.reasoning_effort:
-            more.append(f"reasoning {clean(agent.reasoning_effort)}")
-        lines.append(f"  {'':<{wide}}  {' · '.join(more)}")
-        where = tilde(clean(f"{agent.file}:{agent.line}")) if agent.file else "built in"
-        lines.append(f"  {'':<{wide}}  {where}")
-    if problems:
-        lines.append(f"not used ({len(problems)}):")
-        lines += [f"  {tilde(clean(str(p)))}" for p in problems]
-    return lines
-
-
-def short(text: str) -> str:
-    """A description's first line, at most :data:`DESCRIPTION_CHARS` characters."""
-    line = " ".join(clean(text).split())
-    return line if len(line) <= DESCRIPTION_CHARS else line[:DESCRIPTION_CHARS - 1] + "…"

@@ -296,6 +296,9 @@ class ChatApp(WaysOut):
 
         for problem in self.backend.agent.skills.problems:
             await self.transcript.note(f"skill not offered: {tilde(problem)}", "warning")
+        from tui_agent.ui import agent_actions
+
+        await agent_actions.tell_problems(self)
         self.listeners.refresh_servers()
         await self.backend_started()
         if self.backend.hub is not None:

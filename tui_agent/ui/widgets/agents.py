@@ -44,9 +44,13 @@ class Agents:
         """The conversation's own tool cards, by call id (the transcript's)."""
         self.servers = servers
         self.cards: dict[str, AgentCard] = {}
+        self.asked: set[tuple[str, str]] = set()
+        """Calls (agent id, call id) the gate asks about before their card came: a
+        sub-agent runs beside the stream that carries its events to the screen."""
 
     def clear(self) -> None:
         self.cards.clear()
+        self.asked.clear()
 
     def stopped(self) -> None:
         """The turn was stopped: every sub-agent with it."""
@@ -56,10 +60,14 @@ class Agents:
     def waiting(self, call_id: str, agent: str | None) -> bool:
         """A sub-agent's call waits for the person: its card says so. False when the call
         is not a sub-agent's."""
-        card = self.cards.get(asker_id(agent) or "")
-        if card is None or call_id not in card.cards:
+        asker = asker_id(agent)
+        if asker is None:
             return False
-        card.cards[call_id].set_status("waiting")
+        card = self.cards.get(asker)
+        if card is not None and call_id in card.cards:
+            card.cards[call_id].set_status("waiting")
+        else:  # its card comes with the call's event, still on its way
+            self.asked.add((asker, call_id))
         return True
 
     def takes(self, event: Event) -> bool:
@@ -184,6 +192,9 @@ class Agents:
                         servers=self.servers(),
                         nested=event.parent is not None)
         card.cards[event.id] = call
+        if (card.call_id, event.id) in self.asked:
+            self.asked.discard((card.call_id, event.id))
+            call.set_status("waiting")
         script = card.cards.get(event.parent or "")
         if script is not None:
             await script.nest(call)
