@@ -116,7 +116,7 @@ async def test_a_card_follows_its_sub_agent_and_none_of_it_reaches_the_reply(
         assert text_of(agent.query_one(".status", Static)) == "● running"
         await feed(app, working("call_1"))
         assert live(app, "call_1").startswith(
-            "tool time · get_current_time · 1 tool · context 1.2k tokens · ")
+            "calling time · get_current_time · 1 tool · context 1.2k tokens · ")
         assert not parent_replies(app), "a sub-agent's text is not the parent's reply"
         await feed(app, done("call_1"))
         assert text_of(agent.query_one(".status", Static)) == "✓ done"
@@ -169,7 +169,7 @@ async def test_two_cards_update_side_by_side_and_an_inner_agent_nests(tmp_path: 
         ])
         nested = card(app, "call_9")
         assert nested.parent is card(app, "call_2").body
-        assert live(app, "call_2").startswith("tool tui-agent · agent · 2 tools")
+        assert live(app, "call_2").startswith("calling tui-agent · agent · 2 tools")
         await feed(app, done("call_1"))
         assert card(app, "call_1").status == "done"
         assert card(app, "call_2").status == nested.status == "running"
@@ -182,7 +182,7 @@ async def test_two_cards_update_side_by_side_and_an_inner_agent_nests(tmp_path: 
         assert text_of(nested.query_one(".reason", Static)) == \
             "it was still calling tools at 8 turns"
         assert "cost unknown" in live(app, "call_9")
-        assert live(app, "call_2").startswith("tool time · get_current_time · 2 tools")
+        assert live(app, "call_2").startswith("calling time · get_current_time · 2 tools")
         assert [m.source for m in nested.query(AssistantMessage)] == ["found 3"]
         assert not parent_replies(app)
         await app.transcript.cancelled()  # esc: the turn stops, every sub-agent with it

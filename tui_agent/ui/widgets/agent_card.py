@@ -35,6 +35,8 @@ from tui_agent.ui.widgets.history import tokens_text
 from tui_agent.ui.widgets.messages import plain
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from tui_agent.core.events import AgentFinished, Usage
     from tui_agent.ui.widgets.messages import AssistantMessage
     from tui_agent.ui.widgets.tool_card import ToolCard
@@ -127,6 +129,7 @@ class AgentCard(Vertical, can_focus=True):
         self._head: Static | None = None
         self._reason: Static | None = None
         self._hint: Static | None = None
+        self._clock: Timer | None = None
 
     # -- drawing ----------------------------------------------------------------------
 
@@ -159,7 +162,7 @@ class AgentCard(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         if self.status in ("running", "stopping"):
-            self.set_interval(TICK, self.repaint, name="agent clock")
+            self._clock = self.set_interval(TICK, self.repaint, name="agent clock")
 
     @property
     def body(self) -> Vertical:
@@ -169,10 +172,10 @@ class AgentCard(Vertical, can_focus=True):
         return self.duration if self.duration is not None else self.now() - self.started
 
     def live_text(self) -> Content:
-        """``tool time · get_current_time · 2 tools · 1.2k tokens · $0.0012 · 9 s``."""
+        """``calling time · get_current_time · 2 tools · 1.2k tokens · $0.0012 · 9 s``."""
         parts: list[str] = []
         if self.status in ("running", "stopping"):
-            parts.append(f"tool {self.current}" if self.current else "thinking")
+            parts.append(f"calling {self.current}" if self.current else "thinking")
         if self.tools:
             parts.append(f"{len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}")
         if self.usage is not None and self.usage.total_tokens:
@@ -205,6 +208,9 @@ class AgentCard(Vertical, can_focus=True):
             self._reason.display = bool(self.reason)
         if self._hint is not None:
             self._hint.update(self._hint_text())
+        if self._clock is not None and status not in ("running", "stopping"):
+            self._clock.stop()  # an ended card's line no longer moves
+            self._clock = None
         self.refresh_bindings()
         self.repaint()
 
