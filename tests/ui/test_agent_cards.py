@@ -185,9 +185,15 @@ async def test_two_cards_update_side_by_side_and_an_inner_agent_nests(tmp_path: 
         assert live(app, "call_2").startswith("calling time · get_current_time · 2 tools")
         assert [m.source for m in nested.query(AssistantMessage)] == ["found 3"]
         assert not parent_replies(app)
+        await feed(app, [TextDelta("Still rea", agent=outer)])
         await app.transcript.cancelled()  # esc: the turn stops, every sub-agent with it
         assert card(app, "call_2").status == "stopped"
         assert card(app, "call_2").cards["c1"].status == "cancelled"
+        whole, cut = [m for m in card(app, "call_2").body.children
+                      if isinstance(m, AssistantMessage)]
+        assert (whole.source, whole.has_class("-incomplete")) == ("Looking at the loader.",
+                                                                  False)
+        assert (cut.source, cut.has_class("-incomplete")) == ("Still rea", True)
         assert card(app, "call_1").status == "done"
 
 

@@ -31,6 +31,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
+from tui_agent.tools.text import clean
 from tui_agent.ui.widgets.history import tokens_text
 from tui_agent.ui.widgets.messages import plain
 
@@ -285,7 +286,8 @@ class AgentCard(Vertical, can_focus=True):
 
     def action_stop(self) -> None:
         if self.status != "running":
-            self.app.notify(f"the sub-agent {self.agent_name} is not running", markup=False)
+            self.app.notify(clean(f"the sub-agent {self.agent_name} is not running"),
+                            markup=False)
             return
         self.post_message(self.StopAsked(self))
 

@@ -52,10 +52,12 @@ class Agents:
         self.cards.clear()
         self.asked.clear()
 
-    def stopped(self) -> None:
-        """The turn was stopped: every sub-agent with it."""
+    async def stopped(self) -> None:
+        """The turn was stopped: every sub-agent with it (what each wrote is kept)."""
         for card in self.cards.values():
-            card.stopped()
+            if card.status in ("running", "stopping"):
+                await self._end_reply(card, incomplete=True)
+                card.stopped()
 
     def waiting(self, call_id: str, agent: str | None) -> bool:
         """A sub-agent's call waits for the person: its card says so. False when the call
@@ -85,6 +87,7 @@ class Agents:
             case AgentStarted():
                 await self._start(event)
             case AgentFinished(id=call_id) if call_id in self.cards:
+                await self._end_reply(self.cards[call_id])
                 self.cards[call_id].finish(event)
             case ToolResult(id=call_id, is_error=is_error, text=text) if call_id in self.cards:
                 self.cards[call_id].ended(text, is_error=is_error)
@@ -180,10 +183,10 @@ class Agents:
         await card.reply.add(delta)
 
     @staticmethod
-    async def _end_reply(card: AgentCard) -> None:
+    async def _end_reply(card: AgentCard, *, incomplete: bool = False) -> None:
         if card.reply is not None:
             reply, card.reply = card.reply, None
-            await reply.finish()
+            await reply.finish(incomplete=incomplete)
 
     async def _call(self, card: AgentCard, event: ToolCallStarted) -> None:
         from tui_agent.ui.widgets.tool_card import ToolCard

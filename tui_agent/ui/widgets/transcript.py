@@ -249,7 +249,7 @@ class Transcript(VerticalScroll):
         for card in self.cards.values():
             if card.status in ("pending", "waiting", "running"):
                 card.set_status("cancelled")
-        self.agents.stopped()
+        await self.agents.stopped()
         await self.mount(Note("stopped; what arrived so far is kept", "warning"))
 
     async def clear(self) -> None:
