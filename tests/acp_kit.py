@@ -128,8 +128,10 @@ async def running(editor: Editor, conf: Path, *args: str, cwd: Path,
 
 
 async def prompt(conn: ClientSideConnection, session_id: str, text: str | list[Any],
-                 timeout: float = 60) -> str:
-    """Send ``text`` (or these content blocks); the stop reason."""
+                 timeout: float = 180) -> str:
+    """Send ``text`` (or these content blocks); the stop reason. The bound only rules out
+    a hang: a first prompt loads litellm and starts the session's servers, which took over
+    60 s with two suites on two CPUs."""
     blocks = [text_block(text)] if isinstance(text, str) else text
     answer = await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=blocks),
                                     timeout)

@@ -42,7 +42,7 @@ def test_the_import_contracts_hold() -> None:
      "Below the front ends nothing imports textual"),
     ("config/paths.py", "def _f() -> None:\n    import tui_agent.tools.text\n",
      "config imports no other tui_agent package"),
-    ("core/events.py", "def _f() -> None:\n    import tui_agent.core.session\n",
+    ("core/events/kinds.py", "def _f() -> None:\n    import tui_agent.core.session\n",
      "No import cycles between modules"),
 ])
 def test_the_contracts_catch_what_they_forbid(tmp_path: Path, module: str, added: str,

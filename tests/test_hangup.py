@@ -163,8 +163,10 @@ def test_an_npx_server_that_outlives_its_input_does_not_hold_the_exit(
     # with two suites on two CPUs); the note can. The clocks only rule out a hang.
     log = (tmp_path / "home" / "state" / "tui-agent" / "logs" / "mcp-client.log").read_text()
     assert f"process group {leader} still ran" in log and "SIGTERM" in log, log
-    assert servers_gone - input_ended < 4.0, (input_ended, servers_gone)
-    assert app_gone < 4.0  # the README's 2 s is measured idle; this is a shared machine
+    # The README's 2 s is measured idle; on a shared machine (4.4 s at load 11) these
+    # bounds only rule out a hang, which the 10 s loop would meet.
+    assert servers_gone - input_ended < 8.0, (input_ended, servers_gone)
+    assert app_gone < 8.0
     assert cpu - cpu_before < 0.6 + 0.1 * app_gone, "the app spun while it closed"
 
 

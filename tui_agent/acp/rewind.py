@@ -138,4 +138,5 @@ def _continue(session: AcpSession, new: Conversation) -> None:
                         session=build.resumed_session(session.settings, new), history=new,
                         skills=old.skills, cwd=session.cwd)
     agent.code_mode, agent.scopes, agent.usage = old.code_mode, old.scopes, new.usage
+    agent.subagents = old.subagents.fresh()
     session.agent = agent

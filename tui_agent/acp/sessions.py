@@ -34,6 +34,7 @@ from tui_agent.core.session import Conversation
 from tui_agent.custom.registry import Registry
 from tui_agent.wiring import build
 from tui_agent.wiring.model_choice import ModelChoice
+from tui_agent.wiring.subagents import local_agents
 
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
@@ -203,6 +204,7 @@ def open_session(settings: Settings, tool_filter: ToolFilter, cwd: Path, handed:
         agent = build.agent(settings, llm, gate, build.policy_from(settings, tool_filter),
                             session=writer, history=history, cwd=cwd)
         build.local_skills(settings, agent.skills)
+        local_agents(settings, agent, cwd)
         if history is not None:
             agent.usage = history.usage
         # Elicitation and sampling are declined (no handler offered) until ACP can ask.

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from tui_agent.cli.commands import (
     cmd_acp,
+    cmd_agents,
     cmd_config,
     cmd_hooks,
     cmd_run,
@@ -85,6 +86,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.sessions(args.limit, sys.stdout, config_secrets(args, sys.stderr))
     if args.command == "skills":
         return cmd_skills(args, sys.stdout, sys.stderr)
+    if args.command == "agents":
+        return cmd_agents(args, sys.stdout, sys.stderr)
     if args.command == "export":
         from tui_agent.headless import commands
 

@@ -121,6 +121,17 @@ def _skills(sub: Any, name: str, what: str) -> None:
     common(skills, inner=True, chat=TAKES[name], filters=False)
 
 
+def _agents(sub: Any, name: str, what: str) -> None:
+    agents = sub.add_parser(
+        name, help=what,
+        description="List the agents the model may start with the agent tool: the built-in "
+                    "general one, then the agent files found in the user's folders and, in a "
+                    "trusted project, the project's (name, origin, model, tools, file), and "
+                    "the files that could not be used, with the file, line and why. Exit 1 "
+                    "if any agent file has a problem.")
+    common(agents, inner=True, chat=TAKES[name], filters=False)
+
+
 def _export(sub: Any, name: str, what: str) -> None:
     export = sub.add_parser(name, help=what,
                             description="Write a saved conversation as Markdown (tool calls "
@@ -196,6 +207,7 @@ COMMAND_PARSERS: dict[str, tuple[str, Callable[[Any, str, str], None]]] = {
     "logout": (LOGOUT, _login),
     "sessions": ("list saved conversations", _sessions),
     "skills": ("list the Agent Skills found (SKILL.md folders)", _skills),
+    "agents": ("list the sub-agents found (agent files)", _agents),
     "export": ("write a conversation as Markdown", _export),
     "config": ("where the configuration lives, and what it is once merged", _config),
     "mcp": (MCP_HELP, _mcp),

@@ -127,6 +127,16 @@ def cmd_hooks(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     return 2 if settings is None else hooks.list_hooks(settings, out)
 
 
+def cmd_agents(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``agents``: the agents found, as ``/agents`` lists them; 1 if a file is broken."""
+    from tui_agent.headless import commands
+
+    settings = load_settings(args, err)
+    if settings is None:
+        return 2
+    return commands.agents(settings, out)
+
+
 def cmd_skills(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``skills``: the skills found, as ``/skills`` lists them (``--mcp``: with the
     servers'); 1 if any is broken."""

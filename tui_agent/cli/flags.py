@@ -13,8 +13,8 @@ MODES = ("default", "plan", "auto")
 """The permission modes (tui_agent.core.permissions.modes: the command line reads no core
 module before it needs one)."""
 
-COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "skills", "export",
-            "config", "mcp", "tools", "hooks")
+COMMANDS = ("run", "acp", "servers", "stubs", "login", "logout", "sessions", "skills", "agents",
+            "export", "config", "mcp", "tools", "hooks")
 
 
 CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume / -c",
@@ -23,13 +23,14 @@ CHAT_FLAGS = {"model": "--model", "api_base": "--api-base", "resume": "--resume 
 """Flags of the chat and ``run`` (by their destination), which other commands take only
 where they mean something."""
 TAKES = {"servers": set(), "stubs": set(), "login": set(), "logout": set(), "sessions": set(),
-         "skills": set(), "export": set(),
+         "skills": set(), "agents": set(), "export": set(),
          "config": {"model", "api_base", "code_mode", "reasoning_effort"}, "mcp": set(),
          "tools": set(), "hooks": set()}
 FILTER_FLAGS = {"servers": "--servers", "exclude_servers": "--exclude-servers",
                 "tools": "--tools", "exclude_tools": "--exclude-tools"}
 """The flags that narrow which servers and tools are offered (by their destination)."""
-NO_FILTERS = ("login", "logout", "sessions", "skills", "export", "mcp", "tools", "hooks")
+NO_FILTERS = ("login", "logout", "sessions", "skills", "agents", "export", "mcp", "tools",
+              "hooks")
 """Commands the filters mean nothing to: ``login NAME`` names its one server, the others
 start none. Their parsers do not take them, and given before the command they are refused
 by name."""

@@ -63,6 +63,17 @@ class AgentSettings(_Strict):
     (where tui-agent runs); ``~`` and ``${VAR}`` are expanded."""
 
 
+class AgentsSettings(_Strict):
+    """``[agents]``: sub-agents, the built-in ``agent`` tool's child conversations."""
+
+    max_parallel: int = Field(default=4, ge=1, le=64)
+    """How many sub-agents of one conversation run at once; more wait their turn."""
+    max_depth: int = Field(default=1, ge=0, le=5)
+    """How deep sub-agents nest: 1, a sub-agent has no ``agent`` tool; 0, no sub-agents."""
+    max_turns: int = Field(default=25, ge=1, le=1000)
+    """Model round trips one sub-agent may take (an agent file's ``max_turns`` wins)."""
+
+
 class CodeModeSettings(_Strict):
     """``[code_mode]``: tools reached through one Starlark script."""
 
@@ -313,6 +324,7 @@ class Config(_Strict):
 
     model: ModelSettings = Field(default_factory=ModelSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    agents: AgentsSettings = Field(default_factory=AgentsSettings)
     code_mode: CodeModeSettings = Field(default_factory=CodeModeSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
@@ -326,6 +338,7 @@ class Config(_Strict):
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "model": ModelSettings,
     "agent": AgentSettings,
+    "agents": AgentsSettings,
     "code_mode": CodeModeSettings,
     "ui": UiSettings,
     "memory": MemorySettings,

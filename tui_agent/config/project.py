@@ -40,7 +40,8 @@ SKILL_DIRS = (".tui-agent/skills", ".agents/skills", ".claude/skills")
 read only once the project is trusted, and listed in the question."""
 SKILLS_PART = ".skills"
 """The name the project's skills go by in the trusted digest (not a file)."""
-PROJECT_FOLDERS = {".tui-agent/commands": "commands", ".claude/commands": "commands"}
+PROJECT_FOLDERS = {".tui-agent/commands": "commands", ".claude/commands": "commands",
+                   ".tui-agent/agents": "agents", ".claude/agents": "agents"}
 """Folders of prompts a project brings (someone else's words, sent as the user's own when
 the user runs them), by what they hold. A directory holding one is a project too, and
 their files are read only once the project is trusted: the names of the ``.md`` files in
@@ -64,6 +65,11 @@ FREE_KEYS: dict[str, dict[str, str]] = {
         "tool_timeout": "how long a tool call may take",
         "max_tool_output": "how much of a result the same model reads",
         "compact_at": "when the conversation is summarized, by the same model",
+    },
+    "agents": {
+        "max_parallel": "how many sub-agents run at once",
+        "max_depth": "how deep sub-agents nest; every call of theirs still asks",
+        "max_turns": "a sub-agent's limit; every call of its still asks",
     },
     "code_mode": {
         "binding_level": "how the stubs are laid out, if the user turned code mode on",

@@ -107,7 +107,9 @@ def held_lines(held: HeldProject) -> list[str]:
 CONTENT_SHOWN = 12
 """Files of one project folder the question names (the rest are counted)."""
 CONTENT_WHY = {"memory": "instructions sent to the model with every request",
-               "commands": "prompts sent as your own message when you type their /name"}
+               "commands": "prompts sent as your own message when you type their /name",
+               "agents": "sub-agents the model may start: their system prompts, models "
+                         "and tools"}
 """Why a kind of project content needs the user's trust."""
 
 

@@ -1,5 +1,6 @@
 """The tool source the loop reads: the servers' tools (the hub, or none) with the tools
-tui-agent itself answers (today ``skill``) beside them. The model sees no difference:
+tui-agent itself answers (``skill``, and ``agent``: :mod:`tui_agent.core.subagents`) beside
+them. The model sees no difference:
 each is a :class:`~tui_agent.tools.spec.ToolSpec` and every call passes the same gate.
 Everything else the inner source offers (``instructions``, ``prepare``, ...) is passed
 through."""
@@ -14,21 +15,33 @@ from tui_agent.core.events import Event, SkillUsed
 from tui_agent.core.permissions import Judgement, Policy
 from tui_agent.core.scripts import CodeMode
 from tui_agent.core.skills.tool import BUILTIN_SERVER, SKILL_SPEC, SkillTool
+from tui_agent.core.subagents import AGENT_TOOL, Subagents, judge_agent_call
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
 
 
 class WithBuiltins:
-    """``inner``'s tools, and ``skill`` while there is a skill to load."""
+    """``inner``'s tools, ``skill`` while there is a skill to load, and ``agent`` where
+    sub-agents may be started (``agents``: the agent's, read at each listing). An
+    ``agent`` call is the loop's to run (it needs the call's id and events): here it is
+    refused."""
 
-    def __init__(self, inner: ToolSource, skills: SkillTool) -> None:
+    def __init__(self, inner: ToolSource, skills: SkillTool,
+                 agents: Callable[[], Subagents] | None = None) -> None:
         self.inner = inner
         self.skills = skills
+        self.agents = agents
 
     def specs(self) -> Sequence[ToolSpec]:
         specs = tuple(self.inner.specs())
-        return (*specs, SKILL_SPEC) if self.skills.catalog.offered() else specs
+        if self.skills.catalog.offered():
+            specs = (*specs, SKILL_SPEC)
+        agents = self.agents() if self.agents is not None else None
+        return (*specs, agents.spec()) if agents is not None and agents.offered() else specs
 
     async def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> ToolOutcome:
+        if spec.server == BUILTIN_SERVER and spec.tool == AGENT_TOOL:
+            return ToolOutcome("error: the agent tool runs only as a call of the model",
+                               is_error=True)
         if spec.server == BUILTIN_SERVER:
             return await self.skills.call(arguments)
         return await self.inner.call(spec, arguments)
@@ -44,6 +57,8 @@ def judge(policy: Policy, skills: SkillTool, spec: ToolSpec, arguments: dict[str
     """The policy's word on a call; the built-in ``skill`` judges its own, and a tool a
     loaded skill's approved ``allowed-tools`` cover runs without asking (a denial, and a
     server's own "always ask", still stand)."""
+    if spec.server == BUILTIN_SERVER and spec.tool == AGENT_TOOL:
+        return judge_agent_call(policy, spec, arguments)
     if spec.server == BUILTIN_SERVER:
         return _skill(policy, skills, spec, arguments)
     judged = policy.judge(spec.server, spec.tool, spec.fingerprint, asks=spec.asks,

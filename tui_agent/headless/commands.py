@@ -1,6 +1,7 @@
 """The commands that print and exit: ``servers`` (and ``servers --stats``), ``stubs``,
-``login``, ``logout``, ``sessions`` and ``export``. Each takes what the command line
-settled and returns the exit code; problems are printed to ``err``."""
+``login``, ``logout``, ``sessions``, ``skills``, ``agents`` and ``export``. Each takes
+what the command line settled and returns the exit code; problems are printed to
+``err``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
 from tui_agent.wiring import build
 from tui_agent.wiring.build import LATEST
+from tui_agent.wiring.subagents import agent_files
 
 if TYPE_CHECKING:
     from tui_agent.core.skills.catalog import Catalog
@@ -53,6 +55,16 @@ def skills(settings: Settings, out: IO[str], err: IO[str], *, servers: bool = Fa
     if hub is None:
         return _skills_report(catalog, out)
     return stoppable.run(_with_server_skills(hub, catalog, out, err))
+
+
+def agents(settings: Settings, out: IO[str]) -> int:
+    """``agents``: the agents found, as ``/agents`` lists them; 1 if a file is broken."""
+    from tui_agent.core.subagents.report import agents_report
+    from tui_agent.wiring.subagents import subagents
+
+    found = subagents(settings, found=agent_files(settings))
+    out.writelines(f"{line}\n" for line in agents_report(found.definitions(), found.problems))
+    return 1 if found.problems else 0
 
 
 def _skills_report(catalog: Catalog, out: IO[str]) -> int:

@@ -42,7 +42,8 @@ class TerminalGate:
 
     def _dialogue(self, call: PendingCall, tty_in: IO[str], tty: IO[str]) -> Decision:
         args = clean(json.dumps(call.arguments, indent=2, ensure_ascii=False))
-        tty.write(f"\n? {clean(call.server)} wants to run {clean(call.tool)} "
+        asker = f" for the agent {clean(call.agent)}" if call.agent else ""
+        tty.write(f"\n? {clean(call.server)} wants to run {clean(call.tool)}{asker} "
                   f"({clean(call.why)})\n")
         if call.description:
             tty.write(f"  {clean(call.description).splitlines()[0][:200]}\n")

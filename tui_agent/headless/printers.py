@@ -1,7 +1,8 @@
 """How a headless run shows its events: :class:`TextPrinter` (the reply on stdout as
 it streams, tool activity, notices and errors on stderr, and with ``--show-reasoning``
 the model's thinking on stderr too, dim on a terminal) and :class:`JsonPrinter` (one
-JSON object a line, the ``--output jsonl`` contract). Secrets are masked in both, and
+JSON object a line, the ``--output jsonl`` contract, a sub-agent's events with their
+``agent``; :mod:`.agent_lines` says what the text shows of them). Secrets are masked in both, and
 untrusted text loses its control characters."""
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tui_agent.core.events import (
     ToolResult,
     TurnDone,
 )
+from tui_agent.headless.agent_lines import agent_line, is_agents
 from tui_agent.headless.progress import ProgressLines
 from tui_agent.tools.text import StreamCleaner, clean
 
@@ -122,6 +124,12 @@ class TextPrinter:
         self.err.flush()
 
     def show(self, event: Event) -> None:
+        if is_agents(event):  # a sub-agent's: its steps, not its streamed words
+            line = agent_line(event, first_line(event.text)
+                              if isinstance(event, ToolResult) else "")
+            if line is not None:
+                self._note(line)
+            return
         if not isinstance(event, ReasoningDelta):
             self._thought.end()  # whatever comes after the thinking ends its line
         match event:

@@ -1,8 +1,8 @@
 """Line-mode chat on a plain terminal: the headless way to hold a conversation.
 
 Each line is a turn; Ctrl-C cancels the reply in flight (what arrived is kept),
-Ctrl-C at the prompt or Ctrl-D quits. Every message is in the session file as
-it happens, so quitting at any moment loses nothing.
+Ctrl-C at the prompt or Ctrl-D quits; ``/agents`` lists the sub-agents. Every message
+is in the session file as it happens, so quitting at any moment loses nothing.
 """
 
 from __future__ import annotations
@@ -51,6 +51,13 @@ async def chat_loop(agent: Agent, printer: Printer, out: IO[str],
             out.write("\n")
             return code
         if not line.strip():
+            continue
+        if line.strip() == "/agents":
+            from tui_agent.core.subagents.report import agents_report
+
+            subagents = agent.subagents
+            out.writelines(f"{row}\n" for row in agents_report(subagents.definitions(),
+                                                               subagents.problems))
             continue
         try:  # @path references, as in a one-turn run
             files = attached(line, [], agent.llm)

@@ -41,6 +41,7 @@ from tui_agent.tools.errors import ServerError
 from tui_agent.tools.text import clean
 from tui_agent.tools.transports import stopping
 from tui_agent.wiring import build
+from tui_agent.wiring.subagents import local_agents
 
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
@@ -166,6 +167,9 @@ def _prepared(run: Run, runner: asyncio.Runner, hub: Hub | None, made: list[Agen
     build.local_skills(run.settings, agent.skills)
     for problem in agent.skills.problems:  # a broken skill is skipped: the run goes on
         err.write(f"tui-agent: warning: skill not offered: {clean(problem)}\n")
+    local_agents(run.settings, agent)
+    for trouble in agent.subagents.problems:  # a broken agent file: the others are offered
+        err.write(f"tui-agent: warning: agent file: {clean(str(trouble))}\n")
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
         code = runner.run(_drive(run, agent, hub, printer, out, err))

@@ -145,17 +145,22 @@ def agent(settings: Settings, llm: ChatModel, gate: Gate, policy: Policy, *,
     """An agent on ``settings``'s ``[agent]``, system prompt (with project memory of
     ``cwd``, default the working directory) and code mode; ``history``: the saved
     conversation it continues, from its last compaction; ``skills``: the catalog it
-    offers (default: an empty one, filled by :func:`local_skills`)."""
+    offers (default: an empty one, filled by :func:`local_skills`). Its sub-agents are the
+    built-in ``general`` until :func:`~tui_agent.wiring.subagents.local_agents` reads the
+    agent files."""
     from tui_agent.wiring.prompt import system_prompt
+    from tui_agent.wiring.subagents import subagents
 
     cwd = cwd or Path.cwd()
-    return Agent(llm, tools if tools is not None else NoTools(), gate,
+    made = Agent(llm, tools if tools is not None else NoTools(), gate,
                  settings=settings.config.agent, policy=policy, session=session,
                  prompt=system_prompt(settings, cwd),
                  history=history.messages if history else (),
                  compaction=history.compaction if history else None,
                  code_mode=code_mode(settings), scopes=file_scopes(settings, cwd),
                  skills=skills, hooks=hooks_from(settings, cwd))
+    made.subagents = subagents(settings, cwd)  # general alone: local_agents reads the files
+    return made
 
 
 def hooks_from(settings: Settings, cwd: Path | None = None) -> Hooks | None:

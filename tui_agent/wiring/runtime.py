@@ -31,6 +31,7 @@ from tui_agent.wiring.app_logins import AppLogins
 from tui_agent.wiring.model_choice import ModelChoice
 from tui_agent.wiring.notify import notifying_ask, notifying_review
 from tui_agent.wiring.server_actions import ServerActions
+from tui_agent.wiring.subagents import local_agents
 
 T = TypeVar("T")
 
@@ -184,6 +185,8 @@ class Runtime(ServerActions):
         background (mcp is imported in a thread first)."""
         try:
             await asyncio.to_thread(build.local_skills, self.settings, self.agent.skills)
+            await asyncio.to_thread(local_agents, self.settings, self.agent, None,
+                                    self.models.settings_for)
             if self.settings.config.servers:
                 await asyncio.to_thread(importlib.import_module, "tui_agent.tools.hub")
                 # The hub's handlers import ``mcp`` itself, whose client imports the SDK's
@@ -300,6 +303,7 @@ class Runtime(ServerActions):
                 old.session.close()
         self.agent = build.agent(self.settings, old.llm, old.gate, self.policy,
                                  tools=old.tools, history=history, skills=old.skills)
+        self.agent.subagents = old.subagents.fresh()
         self.agent.usage = history.usage if history else self.agent.usage
         self.policy.filter = self.options.tool_filter  # /tools switches are per conversation
         if history is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -50,6 +50,7 @@ from tui_agent.core.skills import servers as server_skills
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
 from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
+from tui_agent.core.subagents import Subagents
 from tui_agent.tools.spec import ToolSource, ToolSpec
 from tui_agent.tools.text import clean
 from tui_agent.tools.wording import counted
@@ -83,6 +84,11 @@ class Agent(ToolCalls):
         self.skills = skills if skills is not None else Catalog()
         """The skills on offer (the front end adds their origins, off its first frame)."""
         self._skill_tool = SkillTool(self.skills)
+        self.subagents = Subagents()
+        """The sub-agents it may start with the ``agent`` tool (none until the wiring
+        gives it a factory and the agents found)."""
+        self.tool_view: Callable[[ToolSpec], bool] | None = None
+        """For a sub-agent: which of the tools on offer it gets (its file's ``tools``)."""
         self.tools = tools
         self.gate = gate
         self.settings = settings or AgentSettings()
@@ -121,7 +127,7 @@ class Agent(ToolCalls):
     @tools.setter
     def tools(self, source: ToolSource) -> None:
         inner = source.inner if isinstance(source, WithBuiltins) else source
-        self._tools = WithBuiltins(inner, self._skill_tool)
+        self._tools = WithBuiltins(inner, self._skill_tool, lambda: self.subagents)
         server_skills.attach(self.skills, inner)
 
     @property
@@ -179,9 +185,13 @@ class Agent(ToolCalls):
         if self.session is not None:
             self.session.sync()
 
+    def agent_self(self) -> Agent:
+        return self
+
     def _offered(self) -> dict[str, ToolSpec]:
+        view = self.tool_view
         allowed = {s.name: s for s in self.tools.specs()
-                   if self.policy.offered(s.server, s.tool)}
+                   if self.policy.offered(s.server, s.tool) and (view is None or view(s))}
         return with_code_mode(self.code_mode, allowed)
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
@@ -294,7 +304,7 @@ class Agent(ToolCalls):
             reason = "cancelled"
             raise
         finally:  # a turn that billed no tokens costs 0.0, or unknown for an unpriced model
-            usage = billed(self.llm, usage)
+            usage = billed(self.llm, usage) + self.subagents.take_usage()
             self.usage = self.usage + usage
             if self.session is not None:
                 self.session.turn_end(reason, usage)

@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any
 
 from tui_agent.codemode.meta import EXECUTE, META_SERVER
@@ -25,7 +26,9 @@ from tui_agent.core.permissions import Decision, Gate, Judgement, PendingCall, P
 from tui_agent.core.rewind import call_meta
 from tui_agent.core.scripts import CodeMode, Emit, run_script
 from tui_agent.core.session import CallLog, SavedCall, SessionWriter
-from tui_agent.core.skills.tool import SkillTool
+from tui_agent.core.skills.tool import BUILTIN_SERVER, SkillTool
+from tui_agent.core.subagents import AGENT_TOOL, Subagents, run_agent
+from tui_agent.core.subagents.manager import Agent
 from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.news import CALL_NEWS
 from tui_agent.tools.spec import ToolOutcome, ToolSource, ToolSpec
@@ -55,6 +58,10 @@ class ToolCalls(Hooked):
     scopes: Scopes | None
     _kinds: frozenset[str] | None
     _skill_tool: SkillTool
+    subagents: Subagents
+
+    def agent_self(self) -> Agent:
+        raise NotImplementedError  # the agent's: itself, as the parent of a sub-agent
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
                usage: Usage | None = None, sync: bool = True,
@@ -174,9 +181,12 @@ class ToolCalls(Hooked):
         finally:
             for task in tasks:
                 task.cancel()
-            self._answer(calls, "cancelled by the user before it finished", log)
-            if tasks:  # let them clean up (a script's child process is killed and reaped)
-                await asyncio.wait(tasks, timeout=5)
+            try:  # let them clean up (a script's child process is killed and reaped, a
+                # sub-agent says what it had): then their answers are known
+                if tasks:
+                    await asyncio.wait(tasks, timeout=5)
+            finally:
+                self._answer(calls, "cancelled by the user before it finished", log)
 
     def _answer(self, calls: list[Call], unfinished: str, log: CallLog) -> None:
         """Put every call's result in the history, in call order, then fsync once.
@@ -186,8 +196,12 @@ class ToolCalls(Hooked):
         session file keeps how ``log`` saw the call end (a resumed card shows the same)."""
         for call in calls:
             text = call.outcome.text if call.outcome is not None else unfinished
+            saved = log.saved(call.request.id)
+            agent = self.subagents.ended.pop(call.request.id, None)
+            if saved is not None and agent is not None:
+                saved = replace(saved, agent=agent)
             self.record({"role": "tool", "tool_call_id": call.request.id, "content": text},
-                        sync=False, call=log.saved(call.request.id))
+                        sync=False, call=saved)
         kinds = frozenset[str]()
         if any(c.outcome and c.outcome.media for c in calls):
             kinds = self._kinds if self._kinds is not None else self._media_kinds()
@@ -209,7 +223,17 @@ class ToolCalls(Hooked):
     async def _execute_tagged(self, call: Call, emit: Emit) -> None:
         spec = call.spec
         assert spec is not None and call.arguments is not None
-        if spec.server == META_SERVER and self.code_mode is not None:
+        if spec.server == BUILTIN_SERVER and spec.tool == AGENT_TOOL:
+            try:
+                outcome = await run_agent(self.subagents, self.agent_self(),
+                                          call.request.id, call.arguments, emit)
+            except asyncio.CancelledError:  # the turn stopped: it answers with what it had
+                call.outcome = self.subagents.answers.pop(call.request.id, None)
+                raise
+            self.subagents.answers.pop(call.request.id, None)
+            outcome = await self.post_tool(spec, call.request.id, call.arguments, outcome,
+                                           emit)
+        elif spec.server == META_SERVER and self.code_mode is not None:
             if spec.tool == EXECUTE:
                 outcome = await run_script(self, self.code_mode, call.request.id,
                                            call.arguments, emit)

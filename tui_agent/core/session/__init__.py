@@ -6,7 +6,8 @@ Records (one JSON object a line, ``kind`` first):
   for a conversation with the offline demo's scripted model);
 * ``message``: a finished message in OpenAI format, fsynced when written; a tool
   result's carries ``call``: how its call ended as its card showed it (approval, failed,
-  denied or cancelled, duration, a script's own calls; :mod:`.calls`);
+  denied or cancelled, duration, a script's own calls; an ``agent`` call's sub-agent,
+  whose transcript is a session file of its own in ``<stem>.agents/``; :mod:`.calls`);
 * ``partial``: a piece of an assistant reply still streaming (flushed, not
   fsynced), superseded by the ``message`` with the same ``seq``;
 * ``turn``: the end of a turn, with its usage and why it stopped;
@@ -27,8 +28,8 @@ ended), :mod:`.writer`, :mod:`.loader`,
 :mod:`.store` (the directory of files).
 """
 
-from tui_agent.core.session.calls import CallLog, SavedCall
-from tui_agent.core.session.loader import known_secrets, load
+from tui_agent.core.session.calls import CallLog, SavedAgent, SavedCall
+from tui_agent.core.session.loader import agent_transcript, known_secrets, load
 from tui_agent.core.session.records import (
     FORMAT_VERSION,
     Compaction,
@@ -42,5 +43,5 @@ from tui_agent.core.session.store import SessionStore, is_demo
 from tui_agent.core.session.writer import PARTIAL_FLUSH_SECONDS, SessionWriter
 
 __all__ = ["FORMAT_VERSION", "PARTIAL_FLUSH_SECONDS", "CallLog", "Compaction", "Conversation",
-           "Entry", "Marker", "SavedCall", "SessionError", "SessionStore", "SessionWriter",
-           "is_demo", "known_secrets", "load", "new_id"]
+           "Entry", "Marker", "SavedAgent", "SavedCall", "SessionError", "SessionStore",
+           "SessionWriter", "agent_transcript", "is_demo", "known_secrets", "load", "new_id"]

@@ -14,16 +14,61 @@ tui-agent's) loads as before, its cards guessed from the result's words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult
+from tui_agent.core.events import ApprovalDecided, Event, ToolCallStarted, ToolResult, Usage
 
 Ending = Literal["done", "failed", "denied", "cancelled"]
 ENDINGS: tuple[Ending, ...] = ("done", "failed", "denied", "cancelled")
 NESTED_TEXT = 8_000
 """Characters of a script's call's result kept in the session (its card's text; the
 script read the whole of it, the model never did)."""
+
+
+AGENT_STATUSES = ("done", "failed", "max_turns", "stopped")
+
+
+@dataclass(frozen=True)
+class SavedAgent:
+    """How the sub-agent of an ``agent`` call ended (its card): its ``usage`` on its own
+    model, ``duration`` in seconds, model round trips (``turns``), the tools it called,
+    and its transcript, a session file of its own (``file``: relative to the parent's
+    folder, ``<parent stem>.agents/<call id>.jsonl``; empty when none was written)."""
+
+    name: str
+    model: str
+    status: str
+    usage: Usage = field(default_factory=Usage)
+    duration: float = 0.0
+    turns: int = 0
+    tools: tuple[str, ...] = ()
+    file: str = ""
+
+    def record(self) -> dict[str, Any]:
+        return {"name": self.name, "model": self.model, "status": self.status,
+                "usage": asdict(self.usage), "duration": self.duration, "turns": self.turns,
+                "tools": list(self.tools), "file": self.file}
+
+    @classmethod
+    def of(cls, record: Any) -> SavedAgent | None:
+        """The sub-agent a record holds; None for one this version cannot read."""
+        if not isinstance(record, dict) or record.get("status") not in AGENT_STATUSES:
+            return None
+        name, model, file = (record.get(k) for k in ("name", "model", "file"))
+        tools, usage = record.get("tools"), record.get("usage")
+        duration, turns = record.get("duration", 0.0), record.get("turns", 0)
+        if not all(isinstance(v, str) for v in (name, model, file)) or \
+                not isinstance(tools, list) or not all(isinstance(t, str) for t in tools) or \
+                isinstance(duration, bool) or not isinstance(duration, int | float) or \
+                isinstance(turns, bool) or not isinstance(turns, int):
+            return None
+        try:
+            spent = Usage(**usage) if isinstance(usage, dict) else Usage()
+        except TypeError:
+            spent = Usage()
+        return cls(str(name), str(model), record["status"], spent, float(duration), turns,
+                   tuple(tools), str(file))
 
 
 @dataclass(frozen=True)
@@ -49,6 +94,8 @@ class SavedCall:
     """What decided the approval (a mode, a rule, a server's list, a hook, "you"), as the
     ``approval`` event said; None when it did not say (an older file, a code-mode
     meta-tool)."""
+    agent: SavedAgent | None = None
+    """For an ``agent`` call: how its sub-agent ended, and where its transcript is."""
 
     def record(self, *, nested: bool = False) -> dict[str, Any]:
         """As the session file holds it (fields that say nothing left out)."""
@@ -61,6 +108,8 @@ class SavedCall:
                     "tool": self.tool, "arguments": self.arguments, "text": self.text}
         if self.calls:
             out["calls"] = [c.record(nested=True) for c in self.calls]
+        if self.agent is not None:
+            out["agent"] = self.agent.record()
         return out
 
     @classmethod
@@ -80,7 +129,8 @@ class SavedCall:
         return cls(record["status"], text["approval"], text["reason"], took,
                    text["id"] or "", text["name"] or "", text["server"], text["tool"] or "",
                    arguments if isinstance(arguments, dict) else {}, text["text"] or "",
-                   tuple(c for c in nested if c is not None), text["by"])
+                   tuple(c for c in nested if c is not None), text["by"],
+                   SavedAgent.of(record.get("agent")))
 
 
 def ending(approval: str | None, result: ToolResult | None) -> Ending:

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui_agent.config.interpolate import mask
 from tui_agent.core.events import Usage, masked
-from tui_agent.core.session.calls import SavedCall
+from tui_agent.core.session.calls import SavedAgent, SavedCall
 from tui_agent.core.session.records import (
     Compaction,
     Conversation,
@@ -102,3 +102,20 @@ def _compaction(record: dict[str, Any]) -> Compaction | None:
 def _time(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
         else None
+
+
+def agent_transcript(parent_path: Path, saved: SavedAgent,
+                     secrets: Iterable[str] = ()) -> Conversation | None:
+    """The transcript of a sub-agent the parent's session file at ``parent_path`` saved
+    (``saved.file``, beside it); None when there is none, it is missing or unreadable, or
+    its path leads out of the parent's folder."""
+    if not saved.file:
+        return None
+    folder = parent_path.parent
+    path = folder / saved.file
+    try:
+        if not path.resolve().is_relative_to(folder.resolve()):
+            return None
+        return load(path, secrets)
+    except (OSError, SessionError, ValueError):
+        return None

@@ -1,18 +1,11 @@
-"""The events a turn yields. The TUI renders them; ``--output jsonl`` prints them.
-
-They are frozen dataclasses; ``to_json()`` gives the one-line wire form whose
-``type`` names the event (DESIGN.md's headless contract). Consumers must skip
-types they do not know: new ones may be added.
-"""
+"""The event types a turn yields (see the package's docstring), the usage they carry, and
+the tag of the sub-agent an event comes from."""
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-from tui_agent.config.interpolate import StreamMasker, mask, mask_json
 from tui_agent.tools.wording import counted
 
 Decision = Literal["approved", "denied", "auto"]
@@ -74,8 +67,10 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        if data.get("agent") is None:
-            data.pop("agent", None)
+        inner = [data[f.name] for f in fields(self) if isinstance(getattr(self, f.name), Event)]
+        for part in (data, *inner):  # an event inside one (done's context) too
+            if "agent" in part and part["agent"] is None:
+                del part["agent"]
         return {"type": self.type, **data}
 
 
@@ -342,61 +337,3 @@ class TurnDone(Event):
     usage: Usage
     reason: StopReason = "end"
     context: ContextSize | None = None
-
-
-class EventMasker:
-    """Every secret masked in the events of a turn, for a front end that shows them: the
-    streamed text and the streamed reasoning each through a
-    :class:`~tui_agent.config.interpolate.StreamMasker` (a secret split across two pieces
-    is still masked; what could start one is held back until the next event), every other
-    event's text, arguments and values field by field."""
-
-    def __init__(self, secrets: frozenset[str]) -> None:
-        self.secrets = secrets
-        self._stream = StreamMasker(secrets)
-        self._thinking = StreamMasker(secrets)
-
-    def __call__(self, event: Event) -> list[Event]:
-        """What to show for ``event``: nothing (text held back), or one to three events
-        (what the other stream held back comes first)."""
-        if isinstance(event, TextDelta):
-            text = self._stream.feed(event.delta)
-            return self._held(text=False) + ([TextDelta(text)] if text else [])
-        if isinstance(event, ReasoningDelta):
-            text = self._thinking.feed(event.delta)
-            return self._held(reasoning=False) + ([ReasoningDelta(text)] if text else [])
-        return self._held() + [self._fields(event)]
-
-    def flush(self) -> list[Event]:
-        """What the streams still hold, when the turn ends (a cancelled one included)."""
-        return self._held()
-
-    def _held(self, *, text: bool = True, reasoning: bool = True) -> list[Event]:
-        """What the streams held back, now that something else came."""
-        held: list[Event] = []
-        if reasoning and (thought := self._thinking.flush()):
-            held.append(ReasoningDelta(thought))
-        if text and (said := self._stream.flush()):
-            held.append(TextDelta(said))
-        return held
-
-    def _fields(self, event: Event) -> Event:
-        changes: dict[str, Any] = {}
-        for f in dataclasses.fields(event):
-            value = getattr(event, f.name)
-            if isinstance(value, str):
-                changes[f.name] = mask(value, self.secrets)
-            elif isinstance(value, dict | list):
-                changes[f.name] = masked(value, self.secrets)
-        return dataclasses.replace(event, **changes)
-
-
-def masked(value: Any, secrets: frozenset[str]) -> Any:
-    """``value`` (a message, arguments: anything JSON holds) with every secret in it masked;
-    ``value`` itself when there was none, or when it is not JSON."""
-    try:
-        line = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return value
-    hidden = mask_json(line, secrets)
-    return value if hidden == line else json.loads(hidden)

@@ -7,8 +7,9 @@ trusted project, ``.tui-agent/agents/`` and ``.claude/agents/`` at the project's
 The frontmatter gives ``name``, ``description``, ``model``, ``tools``,
 ``reasoning_effort`` and ``max_turns``; the body is the agent's system prompt.
 
-This module holds the data the rest of the program reads; the reader comes with the
-sub-agents' issue (50).
+This module holds the data the rest of the program reads; :mod:`.reader` finds and reads
+the files (:func:`~.reader.discover`, :func:`~.reader.load`), :mod:`.tool_names` reads
+their ``tools`` and ``disallowedTools`` (Claude Code's tool names made ours).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ class AgentDef:
     max_turns: int | None = None
     file: Path | None = None
     line: int = 1
+    disallowed: tuple[str, ...] = ()
+    """Globs (as ``tools``) of tools it never gets, even those ``tools`` names
+    (``disallowedTools``)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,81 @@
+"""What a sub-agent shares with its parent, seen through its own eyes: the tools its file
+names (:func:`tool_view`), the parent's gate with the question saying who asks
+(:class:`AskingAs`), and the parent's hooks for its tool calls (:func:`tool_hooks`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fnmatch import fnmatchcase
+from typing import Any
+
+from tui_agent.core.hooks import HookResult, Hooks
+from tui_agent.core.hooks.runner import SessionFacts
+from tui_agent.core.permissions import Decision, Gate, PendingCall
+from tui_agent.core.permissions.names import rule_name
+from tui_agent.tools.spec import ToolSpec
+
+ToolView = Callable[[ToolSpec], bool]
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification"})
+"""The hook events a sub-agent fires: those of its tool calls (and the notification that
+a person is asked). Its task is not the person's prompt (no ``UserPromptSubmit``), and
+its end is not the turn's (no ``Stop``): the parent's turn fires those."""
+
+
+def names_of(spec: ToolSpec) -> tuple[str, ...]:
+    """The names a glob may match a tool by: as the model sees it (``time__now``,
+    ``agent``), ``server__tool``, and as rules and hooks name it (``mcp__time__now``)."""
+    return (spec.name, f"{spec.server}__{spec.tool}", rule_name(spec.server, spec.tool))
+
+
+def matches(globs: Iterable[str], spec: ToolSpec) -> bool:
+    names = names_of(spec)
+    return any(fnmatchcase(name, glob) for glob in globs for name in names)
+
+
+def tool_view(tools: Sequence[str] | None, disallowed: Sequence[str] = ()) -> ToolView | None:
+    """Which tools an agent gets: those ``tools`` match (None: all), less those
+    ``disallowed`` match. None when it gets every tool."""
+    if tools is None and not disallowed:
+        return None
+
+    def offered(spec: ToolSpec) -> bool:
+        return (tools is None or matches(tools, spec)) and not matches(disallowed, spec)
+
+    return offered
+
+
+class AskingAs:
+    """The parent's gate, each question saying which sub-agent asks."""
+
+    def __init__(self, gate: Gate, who: str) -> None:
+        self.gate = gate
+        self.who = who
+
+    @property
+    def asks_person(self) -> bool:
+        return self.gate.asks_person
+
+    async def decide(self, call: PendingCall) -> Decision:
+        if call.agent is None:  # a sub-agent's own sub-agent already said who it is
+            call = dataclasses.replace(call, agent=self.who)
+        return await self.gate.decide(call)
+
+
+class ToolHooks(Hooks):
+    """The parent's hooks, for a sub-agent: only :data:`TOOL_EVENTS` fire."""
+
+    def wants(self, event: str, subject: str | None = None) -> bool:
+        return event in TOOL_EVENTS and super().wants(event, subject)
+
+    async def fire(self, event: str, facts: SessionFacts, fields: Mapping[str, Any],
+                   subject: str | None = None) -> HookResult:
+        if event not in TOOL_EVENTS:
+            return HookResult()
+        return await super().fire(event, facts, fields, subject)
+
+
+def tool_hooks(hooks: Hooks | None) -> Hooks | None:
+    if hooks is None:
+        return None
+    return ToolHooks(hooks.config, hooks.cwd, hooks.project_dir, hooks.env)
