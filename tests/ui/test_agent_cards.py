@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tests.fakes.mcp_server import ESCAPES, MARKUP
-from tests.ui.kit import notes, notices, send, until
+from tests.ui.kit import notes, send, until
 from tests.ui.test_snapshots import app_for, settle
 from tui_agent.core.events import (
     AgentFinished,
@@ -228,23 +228,6 @@ async def test_hostile_names_and_tasks_show_inert(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_x_without_a_core_that_can_stop_one_says_esc_stops_the_turn(
-        tmp_path: Path) -> None:
-    app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        app = await started_app(pilot)
-        await until(pilot, app.backend.ready.is_set)
-        if getattr(app.backend.agent, "subagents", None) is not None:
-            pytest.skip("the core stops one sub-agent: test_agents_app.py tests x")
-        await feed(app, started("call_1"))
-        card(app, "call_1").focus()
-        await pilot.press("x")
-        await until(pilot, lambda: any("esc stops the whole turn" in n
-                                       for n in notices(app)), 10, "the notification")
-        assert card(app, "call_1").status == "running"
-
-
-@pytest.mark.anyio
 async def test_the_modal_says_which_sub_agent_asks(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -278,14 +261,12 @@ async def test_a_waiting_call_of_a_sub_agent_is_marked_in_its_card(tmp_path: Pat
 
 
 @pytest.mark.anyio
-async def test_agents_command_says_what_there_is(tmp_path: Path) -> None:
+async def test_agents_command_lists_the_built_in_agent_without_files(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await send(pilot, app, "/agents")
         await until(pilot, lambda: any("agent" in n for n in notes(app)), 10, "the listing")
         said = next(n for n in notes(app) if "agent" in n)
-        if getattr(app.backend.agent, "subagents", None) is None:
-            assert said.startswith("no sub-agents")
-        else:
-            assert "general (builtin)" in said
+        assert said.startswith("1 agent the model may start with the agent tool")
+        assert "general (builtin): model inherit, tools all" in said

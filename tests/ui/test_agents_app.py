@@ -16,6 +16,8 @@ import pytest
 from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall
+from tests.subagent_kit import CHILD, CHILD_USAGE, PARENT, PARENT_USAGE, agent_file, call_agent
+from tests.subagent_kit import reply as scripted
 from tests.ui.kit import make_app, noted, notes, ready, send, shown, until, write_config
 from tui_agent.ui.app import AgentApp
 from tui_agent.ui.screens.approval import ApprovalScreen
@@ -24,12 +26,6 @@ from tui_agent.ui.widgets.messages import AssistantMessage
 from tui_agent.ui.widgets.tool_card import ToolCard
 
 pytestmark = [pytest.mark.slow]
-# The core's sub-agents' test kit (the two models, the agent files): on a branch without the
-# core's sub-agents, these tests are skipped, never half run.
-kit = pytest.importorskip("tests.subagent_kit")
-CHILD, CHILD_USAGE, PARENT, PARENT_USAGE = kit.CHILD, kit.CHILD_USAGE, kit.PARENT, \
-    kit.PARENT_USAGE
-agent_file, call_agent, scripted = kit.agent_file, kit.call_agent, kit.reply
 SIZE = (100, 40)
 
 HELPER = f"""---

@@ -223,7 +223,7 @@ class Turns:
             await app.transcript.note(str(exc), "error")
             return
         await app.transcript.replay(with_markers(conv.messages, conv.compactions), conv.calls,
-                                    conv.path)
+                                    conv.path, app.backend.settings.secrets)
         app.status.usage, app.status.context = app.backend.agent.usage, None
         app.show_price()
         await app.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")

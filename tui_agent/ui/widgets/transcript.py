@@ -11,7 +11,7 @@ opening a 2,000-message session costs about what opening an empty one does.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +58,7 @@ class Transcript(VerticalScroll):
         self._earlier: list[dict[str, Any]] = []
         self._calls: Mapping[str, SavedCall] = {}
         self._source: Path | None = None
+        self._secrets: Collection[str] = ()
         """How each call of a resumed conversation ended (its cards show the same)."""
         self._keep_on_top: Widget | None = None
         self._loading = False
@@ -266,12 +267,13 @@ class Transcript(VerticalScroll):
 
     async def replay(self, messages: Sequence[dict[str, Any]],
                      calls: Mapping[str, SavedCall] | None = None,
-                     source: Path | None = None) -> None:
+                     source: Path | None = None, secrets: Collection[str] = ()) -> None:
         """Show a saved conversation: the last messages that fill the screen, the rest on
         demand. ``calls``: how each tool call ended, by id (the session file's word);
-        ``source``: the session file (its sub-agents' transcripts are beside it)."""
+        ``source``: the session file (its sub-agents' transcripts are beside it, read with
+        ``secrets`` masked)."""
         await self.clear()
-        self._calls, self._source = calls or {}, source
+        self._calls, self._source, self._secrets = calls or {}, source, secrets
         # The estimate of each message's height errs high (two rows of margin where
         # there is one); if it still falls short, the "show earlier" button is in view.
         rows = max(self.size.height or self.app.size.height, 10)
@@ -348,7 +350,7 @@ class Transcript(VerticalScroll):
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
         from tui_agent.ui.widgets.replayed import saved_widgets
 
-        return saved_widgets(messages, self._calls, self.cards, self._source)
+        return saved_widgets(messages, self._calls, self.cards, self._source, self._secrets)
 
 
 def _is_markdown(widget: Widget) -> bool:
