@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from tui_agent.core.attachments import Attachment, Prepared
     from tui_agent.core.permissions import PendingCall
     from tui_agent.custom.registry import Registry
+    from tui_agent.ui.widgets.agent_card import AgentCard
     from tui_agent.wiring.runtime import Options, Runtime
 
 
@@ -295,6 +296,9 @@ class ChatApp(WaysOut):
 
         for problem in self.backend.agent.skills.problems:
             await self.transcript.note(f"skill not offered: {tilde(problem)}", "warning")
+        from tui_agent.ui import agent_actions
+
+        await agent_actions.tell_problems(self)
         self.listeners.refresh_servers()
         await self.backend_started()
         if self.backend.hub is not None:
@@ -318,7 +322,13 @@ class ChatApp(WaysOut):
         return origin.file.name if origin else None
 
     def _waiting(self, call: PendingCall) -> None:
-        self.transcript.waiting(call.id)
+        self.transcript.waiting(call.id, call.agent)
+
+    def on_agent_card_stop_asked(self, message: AgentCard.StopAsked) -> None:
+        """``x`` on an agent card: that one sub-agent stops (``agent_actions.py``)."""
+        from tui_agent.ui import agent_actions
+
+        agent_actions.stop(self, message.card)
 
     # -- the turn (turn.py) --------------------------------------------------------------
 

@@ -47,6 +47,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("context", "/context", "what the next request takes of the context window"),
     CommandInfo("skills", "/skills", "the Agent Skills on offer: origin, state, tokens; "
                 "the broken ones and why"),
+    CommandInfo("agents", "/agents", "the sub-agents the model can hand a task to: model, "
+                "tools, file; the agent files not used and why"),
     CommandInfo("memory", "/memory [N|user|project]", "the AGENTS.md files read; open one "
                 "in $EDITOR"),
     CommandInfo("init", "/init", "the model drafts the project's AGENTS.md; written once "

@@ -113,7 +113,8 @@ async def _rewind(app: ChatApp, conv: Conversation, found: Plan, *, files: bool)
     if files:
         roots = roots_of(conv, [os.getcwd(), *app.backend.settings.config.agent.roots])
         restored = await asyncio.to_thread(restore, found, roots, new)
-    await app.transcript.replay(with_markers(new.messages, new.compactions), new.calls)
+    await app.transcript.replay(with_markers(new.messages, new.compactions), new.calls, new.path,
+                                app.backend.settings.secrets)
     app.status.usage, app.status.context = app.backend.agent.usage, None
     app.show_price()
     await app.transcript.note(summary(conv, new, found, restored, folder_of(conv)))

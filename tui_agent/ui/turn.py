@@ -222,7 +222,8 @@ class Turns:
         except SessionError as exc:
             await app.transcript.note(str(exc), "error")
             return
-        await app.transcript.replay(with_markers(conv.messages, conv.compactions), conv.calls)
+        await app.transcript.replay(with_markers(conv.messages, conv.compactions), conv.calls,
+                                    conv.path, app.backend.settings.secrets)
         app.status.usage, app.status.context = app.backend.agent.usage, None
         app.show_price()
         await app.transcript.note(f"resumed {conv.id} ({len(conv.entries)} messages)")

@@ -67,6 +67,12 @@ async def _init(app: ChatApp, command: Command) -> None:
     await init(app, command)
 
 
+async def _agents(app: ChatApp, command: Command) -> None:
+    from tui_agent.ui import agent_actions
+
+    await agent_actions.listing(app)
+
+
 async def _copy(app: ChatApp, command: Command) -> None:
     from tui_agent.ui import composer
 
@@ -93,4 +99,5 @@ HANDLERS: dict[str, Handler] = {
     "compact": conversation.compact, "context": conversation.context,
     "image": conversation.image, "copy": _copy, "edit": _edit, "mcp": _mcp,
     "skills": conversation.skills, "memory": _memory, "init": _init, "mode": _mode,
+    "agents": _agents,
 }

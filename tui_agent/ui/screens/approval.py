@@ -14,8 +14,11 @@ same script run to a tool the script names in its text (listed under it); a tool
 reaches another way asks again, and so does each call of a named tool that writes files
 (with its diff) or may be destructive (listed apart).
 
-Server names, tool names, descriptions and arguments come from MCP servers and
-the model: all of it is cleaned of control characters and shown as inert
+A call a sub-agent makes says which one asks (``asked by the sub-agent explore
+(call_1)``): its answer goes back to that sub-agent, not to the conversation's model.
+
+Server names, tool names, descriptions, arguments and agent names come from MCP servers,
+agent files and the model: all of it is cleaned of control characters and shown as inert
 content. The arguments are highlighted JSON in a scrolling pane; nothing is cut. A call
 that writes a file shows the diff it would make instead (computed here, coloured, whole;
 a new file as additions; a path outside the server's roots flagged), and ``d`` swaps it
@@ -45,6 +48,7 @@ CHANGED = "changed since"
 
 class ApprovalScreen(Question[Decision]):
     DEFAULT_CSS = """
+    ApprovalScreen .asker { color: $secondary; text-style: bold; }
     ApprovalScreen .why.-changed { color: $error; text-style: bold; }
     ApprovalScreen .label { color: $text-muted; text-style: italic; }
     ApprovalScreen .description { margin: 0 0 1 0; }
@@ -90,6 +94,8 @@ class ApprovalScreen(Question[Decision]):
             yield Static(Content.assemble((clean(self.heading), "bold")) if self.heading else
                          Content.assemble("Allow ", (clean(call.tool), "bold"), " from ",
                                           (clean(call.server), "bold"), "?"), classes="title")
+            if call.agent:
+                yield Static(plain(f"asked by the sub-agent {call.agent}"), classes="asker")
             changed = CHANGED in call.why
             why = ("⚠ " if changed else "") + f"Asking because: {clean(call.why)}"
             yield Static(plain(why), classes="why -changed" if changed else "why")

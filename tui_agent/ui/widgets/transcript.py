@@ -11,7 +11,8 @@ opening a 2,000-message session costs about what opening an empty one does.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -19,6 +20,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from tui_agent.ui.gcpause import FullCollections
+from tui_agent.ui.widgets.agents import Agents
 from tui_agent.ui.widgets.fold import Folded, Folder
 from tui_agent.ui.widgets.history import PAGE, first_shown, marker_text, page_start
 from tui_agent.ui.widgets.thinking import Thoughts
@@ -48,11 +50,15 @@ class Transcript(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cards: dict[str, ToolCard] = {}
+        self.agents = Agents(self, self.cards, lambda: self.script_servers())
+        """The sub-agents' cards; their events go there, never into the reply."""
         self.reply: AssistantMessage | None = None
         self.thoughts = Thoughts()
         """The turn's thinking blocks (the model's reasoning, above its reply)."""
         self._earlier: list[dict[str, Any]] = []
         self._calls: Mapping[str, SavedCall] = {}
+        self._source: Path | None = None
+        self._secrets: Collection[str] = ()
         """How each call of a resumed conversation ended (its cards show the same)."""
         self._keep_on_top: Widget | None = None
         self._loading = False
@@ -157,6 +163,9 @@ class Transcript(VerticalScroll):
             TurnDone,
         )
 
+        if self.agents.takes(event):  # a sub-agent's: to its card
+            await self.agents.show(event)
+            return
         if not isinstance(event, ReasoningDelta):
             self.thoughts.end()  # whatever comes after the thinking ends it
         match event:
@@ -224,7 +233,11 @@ class Transcript(VerticalScroll):
             await self.mount(card)
         return card
 
-    def waiting(self, call_id: str) -> None:
+    def waiting(self, call_id: str, agent: str | None = None) -> None:
+        """The call waits for the person (``agent``: the sub-agent that asks, if one
+        does)."""
+        if self.agents.waiting(call_id, agent):
+            return
         if call_id in self.cards:
             self.cards[call_id].set_status("waiting")
 
@@ -237,13 +250,15 @@ class Transcript(VerticalScroll):
         for card in self.cards.values():
             if card.status in ("pending", "waiting", "running"):
                 card.set_status("cancelled")
+        await self.agents.stopped()
         await self.mount(Note("stopped; what arrived so far is kept", "warning"))
 
     async def clear(self) -> None:
         await self.end_reply()
         self.thoughts.settle(None)
         self.cards.clear()
-        self._earlier, self._calls = [], {}
+        self.agents.clear()
+        self._earlier, self._calls, self._source = [], {}, None
         self.unfold()
         await self.remove_children()
         self.folder.reset()
@@ -251,11 +266,14 @@ class Transcript(VerticalScroll):
     # -- a resumed conversation ---------------------------------------------------
 
     async def replay(self, messages: Sequence[dict[str, Any]],
-                     calls: Mapping[str, SavedCall] | None = None) -> None:
+                     calls: Mapping[str, SavedCall] | None = None,
+                     source: Path | None = None, secrets: Collection[str] = ()) -> None:
         """Show a saved conversation: the last messages that fill the screen, the rest on
-        demand. ``calls``: how each tool call ended, by id (the session file's word)."""
+        demand. ``calls``: how each tool call ended, by id (the session file's word);
+        ``source``: the session file (its sub-agents' transcripts are beside it, read with
+        ``secrets`` masked)."""
         await self.clear()
-        self._calls = calls or {}
+        self._calls, self._source, self._secrets = calls or {}, source, secrets
         # The estimate of each message's height errs high (two rows of margin where
         # there is one); if it still falls short, the "show earlier" button is in view.
         rows = max(self.size.height or self.app.size.height, 10)
@@ -332,7 +350,7 @@ class Transcript(VerticalScroll):
     def _widgets(self, messages: Sequence[dict[str, Any]]) -> list[Widget]:
         from tui_agent.ui.widgets.replayed import saved_widgets
 
-        return saved_widgets(messages, self._calls, self.cards)
+        return saved_widgets(messages, self._calls, self.cards, self._source, self._secrets)
 
 
 def _is_markdown(widget: Widget) -> bool:
