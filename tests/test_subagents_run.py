@@ -196,3 +196,17 @@ async def test_the_parents_hooks_judge_the_sub_agents_calls_and_only_those(
         ("UserPromptSubmit", None), ("PreToolUse", "mcp__r__echo")]
     assert "Blocked: the input mentions a forbidden word" in tool_message(child.requests[1],
                                                                           "c1")
+
+
+async def test_with_no_tool_and_no_agent_file_no_agent_tool_is_sent(
+        models: tuple[FakeLLM, FakeLLM], tmp_path: Path) -> None:
+    """The built-in general agent alone, with no server's tool, would be the same model
+    without tools: nothing is offered, so a model that takes no tools still works. An
+    agent file (its own prompt, maybe its own model) or a server's tool brings it back."""
+    parent, child = models
+    settings = config(tmp_path, parent, child)
+    bare = parent_agent(settings, RecordingGate(), cwd=tmp_path)
+    assert bare.request().tools == []
+    agent_file("helper", HELPER)
+    with_file = parent_agent(settings, RecordingGate(), cwd=tmp_path)
+    assert [t["function"]["name"] for t in with_file.request().tools] == ["agent"]

@@ -102,6 +102,22 @@ def skill_news(call_id: str, outcome: ToolOutcome, emit: Callable[[Event], None]
     return ToolOutcome(outcome.text, outcome.is_error)
 
 
+def idle_agent_left_out(allowed: dict[str, ToolSpec], subagents: Subagents
+                        ) -> dict[str, ToolSpec]:
+    """``allowed`` without the ``agent`` tool when no sub-agent could do more than the
+    model itself: no tool of a server is on offer and no agent file defines one (the
+    built-in ``general`` agent would be the same model without tools). A conversation
+    with no tools then sends none, as before sub-agents: a model that takes no tools
+    still works."""
+    if not any(s.server == BUILTIN_SERVER and s.tool == AGENT_TOOL for s in allowed.values()):
+        return allowed
+    if any(s.server != BUILTIN_SERVER for s in allowed.values()) or any(
+            d.origin != "builtin" for d in subagents.definitions()):
+        return allowed
+    return {n: s for n, s in allowed.items()
+            if not (s.server == BUILTIN_SERVER and s.tool == AGENT_TOOL)}
+
+
 def with_code_mode(code_mode: CodeMode | None, allowed: Mapping[str, ToolSpec]
                    ) -> dict[str, ToolSpec]:
     """What the model is offered: with code mode, the servers' tools behind its

@@ -19,7 +19,7 @@ from typing import Any
 from tui_agent.config.interpolate import mask
 from tui_agent.config.models import AgentSettings
 from tui_agent.core.agent.running import ToolCalls
-from tui_agent.core.builtins import WithBuiltins, with_code_mode
+from tui_agent.core.builtins import WithBuiltins, idle_agent_left_out, with_code_mode
 from tui_agent.core.calls import resumed
 from tui_agent.core.compactor import Compactor
 from tui_agent.core.context import Context, Request
@@ -192,7 +192,7 @@ class Agent(ToolCalls):
         view = self.tool_view
         allowed = {s.name: s for s in self.tools.specs()
                    if self.policy.offered(s.server, s.tool) and (view is None or view(s))}
-        return with_code_mode(self.code_mode, allowed)
+        return with_code_mode(self.code_mode, idle_agent_left_out(allowed, self.subagents))
 
     def record(self, message: dict[str, Any], *, incomplete: bool = False,
                usage: Usage | None = None, sync: bool = True,
