@@ -255,7 +255,7 @@ async def test_a_waiting_call_of_a_sub_agent_is_marked_in_its_card(tmp_path: Pat
         await feed(app, started("call_1") + [
             ToolCallStarted("c1", "fs__write", "fs", "write", {}, agent=AgentTag("call_1", "e")),
             ToolCallStarted("c1", "fs__write", "fs", "write", {})])  # the parent's own c1
-        app.transcript.waiting("c1", "explore (call_1)")
+        app.transcript.waiting("c1", "call_1")
         assert card(app, "call_1").cards["c1"].status == "waiting"
         assert app.transcript.cards["c1"].status == "pending"
 

@@ -322,7 +322,7 @@ class ChatApp(WaysOut):
         return origin.file.name if origin else None
 
     def _waiting(self, call: PendingCall) -> None:
-        self.transcript.waiting(call.id, call.agent)
+        self.transcript.waiting(call.id, call.agent_id)
 
     def on_agent_card_stop_asked(self, message: AgentCard.StopAsked) -> None:
         """``x`` on an agent card: that one sub-agent stops (``agent_actions.py``)."""

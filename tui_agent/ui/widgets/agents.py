@@ -24,14 +24,6 @@ if TYPE_CHECKING:  # the cards (and Markdown, for their replies) load with the f
     from tui_agent.ui.widgets.tool_card import ToolCard
 
 
-def asker_id(agent: str | None) -> str | None:
-    """The call id in a :attr:`~tui_agent.core.permissions.PendingCall.agent` (``explore
-    (call_1)``); None for the conversation's own call."""
-    if not agent or not agent.endswith(")") or " (" not in agent:
-        return None
-    return agent[:-1].rpartition(" (")[2] or None
-
-
 class Agents:
     """The sub-agents' cards of one transcript, by call id, and the routing of their
     events."""
@@ -59,10 +51,10 @@ class Agents:
                 await self._end_reply(card, incomplete=True)
                 card.stopped()
 
-    def waiting(self, call_id: str, agent: str | None) -> bool:
-        """A sub-agent's call waits for the person: its card says so. False when the call
-        is not a sub-agent's."""
-        asker = asker_id(agent)
+    def waiting(self, call_id: str, asker: str | None) -> bool:
+        """A sub-agent's call waits for the person: its card says so (``asker``: the id of
+        the agent call whose sub-agent asks, :attr:`PendingCall.agent_id`). False when the
+        call is not a sub-agent's."""
         if asker is None:
             return False
         card = self.cards.get(asker)

@@ -233,10 +233,10 @@ class Transcript(VerticalScroll):
             await self.mount(card)
         return card
 
-    def waiting(self, call_id: str, agent: str | None = None) -> None:
-        """The call waits for the person (``agent``: the sub-agent that asks, if one
-        does)."""
-        if self.agents.waiting(call_id, agent):
+    def waiting(self, call_id: str, asker: str | None = None) -> None:
+        """The call waits for the person (``asker``: the agent call whose sub-agent asks,
+        if one does)."""
+        if self.agents.waiting(call_id, asker):
             return
         if call_id in self.cards:
             self.cards[call_id].set_status("waiting")
