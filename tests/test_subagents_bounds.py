@@ -23,7 +23,7 @@ from tests.subagent_kit import (
     tool_names,
     turn,
 )
-from tests.test_agent import RecordingGate
+from tests.test_agent import RecordingGate, calculator
 from tui_agent.core.agent import Agent
 from tui_agent.core.events import AgentFinished, AgentTag, Event, Notice, TurnDone
 
@@ -213,3 +213,23 @@ async def test_the_depth_bound_decides_who_has_the_agent_tool(
     assert ("agent" in tool_names(parent.requests[0])) is bool(depth)
     if depth:
         assert "agent" in tool_names(child.requests[0]), "depth 2: a sub-agent may delegate"
+
+
+async def test_a_sub_agents_own_sub_agent_gets_no_tool_its_file_left_out(
+        models: tuple[FakeLLM, FakeLLM], tmp_path: Path) -> None:
+    """With max_depth 2, an agent whose file disallows a tool starts the general agent:
+    that one works inside its parent's view, so the tool is not offered to it either."""
+    parent, child = models
+    parent.push(reply(calls=[call_agent("o1", "delegate", "limited")]), reply("ok"))
+    child.push(reply(calls=[call_agent("g1", "do it")]), reply("done inside"),
+               reply("done"))
+    agent_file("limited", f"---\ndescription: d\nmodel: {CHILD}\n"
+                          "disallowedTools: mcp__local__add\n---\nDelegate.\n")
+    agent = parent_agent(config(tmp_path, parent, child, "[agents]\nmax_depth = 2\n"),
+                         RecordingGate(), calculator(), cwd=tmp_path)
+    await turn(agent, "go")
+    assert "local__add" in tool_names(parent.requests[0])
+    assert tool_names(child.requests[0]) == {"agent"}, "limited: not add"
+    inner = child.requests[1]  # general inherits its parent's model: limited's
+    assert [m["role"] for m in inner["messages"]] == ["system", "user"]
+    assert "local__add" not in tool_names(inner), "nor its own sub-agent"

@@ -116,7 +116,7 @@ def test_bad_files_are_named_with_their_line_and_the_others_load(tmp_path: Path)
                                         "an agent by it, so every agent file needs one")
     assert problems["plain.md"][0] == 1 and "no frontmatter" in problems["plain.md"][1]
     assert problems["turns.md"] == (4, "bad frontmatter: 'maxTurns' must be a whole number "
-                                       "of 1 or more, not 'lots'")
+                                       "from 1 to 1000, not 'lots'")
     assert problems["badname.md"][0] == 2 and "'bad name!' cannot be" in problems["badname.md"][1]
     assert problems["effort.md"][0] == 3 and "'effort' must be one of" in problems["effort.md"][1]
     assert str(found.problems[0]).startswith(str(folder))
@@ -158,8 +158,35 @@ def test_a_projects_agents_make_it_ask_for_trust_and_are_listed(home: Path,
                                "model may start") for line in held_lines(held))
     assert load(cwd=inside, trust=True).held is None
     assert load(cwd=inside).held is None, "agreed once"
+    # An edit can send its requests elsewhere (a provider prefix can carry a URL).
+    _write(project / ".claude/agents/code-reviewer.md",
+           CODE_REVIEWER.replace("model: inherit", "model: huggingface/https://else.example/"))
+    again = load(cwd=inside).held
+    assert again is not None and again.folders == {".claude/agents": ("code-reviewer.md",)}
+    assert load(cwd=inside, trust=True).held is None
     _write(project / ".tui-agent/agents/deploy.md", "---\ndescription: d\n---\nDeploy.\n")
     assert load(cwd=inside).held is not None, "a new agent asks again"
+
+
+def test_a_projects_agents_limits_wait_for_trust(home: Path, tmp_path: Path) -> None:
+    """Deeper nesting and more sub-agents at once spend the user's model: a project's
+    [agents] table is held like its other keys."""
+    project = tmp_path / "proj"
+    _write(project / ".tui-agent/config.toml", "[agents]\nmax_depth = 5\nmax_parallel = 64\n")
+    held = load(cwd=project)
+    assert held.held is not None and held.config.agents.max_depth == 1
+    assert held.config.agents.max_parallel == 4
+    trusted = load(cwd=project, trust=True).config.agents
+    assert (trusted.max_depth, trusted.max_parallel) == (5, 64)
+
+
+def test_an_agent_files_max_turns_is_bounded(tmp_path: Path) -> None:
+    folder = tmp_path / "agents"
+    _write(folder / "loop.md", "---\ndescription: d\nmax_turns: 1000000000\n---\nLoop.\n")
+    found = discover([AgentFolder("user", folder)])
+    assert not found.found
+    (problem,) = found.problems
+    assert "'max_turns' must be a whole number from 1 to 1000" in str(problem)
 
 
 def test_the_home_folders_own_agents_are_not_a_project(home: Path) -> None:

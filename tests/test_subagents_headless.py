@@ -136,3 +136,22 @@ def test_the_agents_command_lists_agents_and_broken_files(
     assert out[-1].startswith(f"  {broken}:3: bad frontmatter: expected ',' or ']'")
     broken.unlink()
     assert main(["agents", "--config", str(config)]) == 0
+
+
+def test_a_task_of_only_invisible_characters_shows_no_line_and_breaks_nothing() -> None:
+    """A model's ``agent`` call whose prompt cleaning leaves empty (a zero-width space, a
+    bell, an escape sequence) is shown without its task, in the text output, over ACP and
+    in a replayed session."""
+    from tui_agent.acp.agent_calls import agent_title
+    from tui_agent.acp.updates import replay
+    from tui_agent.core.events import AgentStarted
+    from tui_agent.headless.agent_lines import agent_line
+
+    task = "\u200b\x07\x1b[2J"
+    assert agent_line(AgentStarted("c1", "general", "m", task)) == "⇢ agent general (m): "
+    assert agent_title({"prompt": task}) == "agent general"
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "agent", "arguments": json.dumps({"prompt": task})}}
+    shown = replay([{"role": "assistant", "content": "", "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "done"}])
+    assert shown[0].title == "agent general" and shown[0].kind == "think"

@@ -25,7 +25,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.skills.tool import BUILTIN_SERVER
 from tui_agent.core.subagents.definitions import AGENT_TOOL
-from tui_agent.tools.text import clean
+from tui_agent.tools.text import clean, first_line
 
 STEPS_SHOWN = 8
 """Lines of a sub-agent's progress its tool call shows (the latest ones)."""
@@ -40,8 +40,7 @@ def agent_title(arguments: dict[str, Any], name: str | None = None) -> str:
     """``agent explore: find where the config is read`` (the task's first line)."""
     who = name or arguments.get("agent") or "general"
     task = arguments.get("prompt")
-    line = clean(task).strip().splitlines()[0] if isinstance(task, str) and task.strip() \
-        else ""
+    line = first_line(task) if isinstance(task, str) else ""
     more = "…" if len(line) > TASK_CHARS else ""
     return f"agent {clean(str(who))}" + (f": {line[:TASK_CHARS]}{more}" if line else "")
 

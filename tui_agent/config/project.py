@@ -66,11 +66,6 @@ FREE_KEYS: dict[str, dict[str, str]] = {
         "max_tool_output": "how much of a result the same model reads",
         "compact_at": "when the conversation is summarized, by the same model",
     },
-    "agents": {
-        "max_parallel": "how many sub-agents run at once",
-        "max_depth": "how deep sub-agents nest; every call of theirs still asks",
-        "max_turns": "a sub-agent's limit; every call of its still asks",
-    },
     "code_mode": {
         "binding_level": "how the stubs are laid out, if the user turned code mode on",
         "timeout": "a script's limit (code mode itself is the user's to turn on)",
@@ -158,7 +153,29 @@ def content_parts(project: Project) -> dict[Path, dict[str, Any]]:
             names = []
         if names:
             parts[folder] = {"files": names[:MAX_LISTED]}
+            if PROJECT_FOLDERS.get(_relative(folder, project.root)) == "agents":
+                # An agent file names the model its requests go to (a provider prefix can
+                # carry a URL) and the tools it gets: an edit asks again, as a changed
+                # [model] does, where a command file's edit does not.
+                parts[folder]["digests"] = [_file_digest(folder / n)
+                                            for n in names[:MAX_LISTED]]
     return parts
+
+
+def _relative(folder: Path, root: Path) -> str:
+    try:
+        return folder.relative_to(root).as_posix()
+    except ValueError:
+        return ""
+
+
+def _file_digest(file: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(file.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
 
 
 def project_skills(root: Path) -> list[str]:

@@ -109,7 +109,7 @@ CONTENT_SHOWN = 12
 CONTENT_WHY = {"memory": "instructions sent to the model with every request",
                "commands": "prompts sent as your own message when you type their /name",
                "agents": "sub-agents the model may start: their system prompts, models "
-                         "and tools"}
+                         "(where their requests go) and tools; an edit asks again"}
 """Why a kind of project content needs the user's trust."""
 
 

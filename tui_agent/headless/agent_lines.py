@@ -19,6 +19,7 @@ from tui_agent.core.events import (
     ToolResult,
 )
 from tui_agent.tools.text import clean
+from tui_agent.tools.text import first_line as task_line
 
 ARGUMENTS = 200
 """Characters of a sub-agent's call's arguments shown."""
@@ -36,7 +37,7 @@ def agent_line(event: Event, first_line: str = "") -> str | None:
     who = f"[{clean(event.agent.name)}] " if event.agent is not None else ""
     match event:
         case AgentStarted(name=name, model=model, task=task):
-            line = clean(task).strip().splitlines()[0][:ARGUMENTS] if task.strip() else ""
+            line = task_line(task)[:ARGUMENTS]
             return f"{who}⇢ agent {clean(name)} ({clean(model)}): {line}"
         case AgentFinished(name=name, status=status, usage=usage, duration=took,
                            turns=turns, reason=reason):

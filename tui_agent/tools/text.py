@@ -69,3 +69,12 @@ def utf8_size(text: str) -> int:
         return len(text)
     return sum(len(text[at:at + SLICE].encode("utf-8", "replace"))
                for at in range(0, len(text), SLICE))
+
+
+def first_line(text: str) -> str:
+    """The first line of ``text`` with words in it, cleaned (empty when there is none: a
+    text of only control or invisible characters has none)."""
+    for line in clean(text).splitlines():
+        if line.strip():
+            return line.strip()
+    return ""

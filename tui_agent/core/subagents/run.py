@@ -40,7 +40,7 @@ from tui_agent.core.events import (
 from tui_agent.core.scripts import Emit
 from tui_agent.core.session.calls import SavedAgent
 from tui_agent.core.subagents.manager import Agent, Child, ChildParts, Running, Subagents
-from tui_agent.core.subagents.view import AskingAs, matches, tool_hooks, tool_view
+from tui_agent.core.subagents.view import AskingAs, matches, tool_hooks, tool_view, within
 from tui_agent.custom.agents import AgentDef
 from tui_agent.tools.spec import ToolOutcome
 from tui_agent.tools.text import clean
@@ -82,18 +82,25 @@ def transcript_path(parent: Agent, call_id: str) -> Path | None:
         return None
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in call_id)[:100] or "call"
     path = parent.session.path
-    return path.parent / f"{path.stem}.agents" / f"{safe}.jsonl"
+    folder = path.parent / f"{path.stem}.agents"
+    found, n = folder / f"{safe}.jsonl", 1
+    while found.exists():  # a model may give two calls the same id (another turn's too)
+        n += 1
+        found = folder / f"{safe}-{n}.jsonl"
+    return found
 
 
 def _build(subagents: Subagents, parent: Agent, call_id: str, definition: AgentDef
            ) -> Child | str:
     """The child agent, or why it cannot be made (its tools match none on offer, its
     model's settings are broken)."""
-    view = tool_view(definition.tools, definition.disallowed)
+    view = within(parent.tool_view, tool_view(definition.tools, definition.disallowed))
     deeper = subagents.child()
     if definition.tools:  # an empty list asks for no tools: nothing to find
         inner = getattr(parent.tools, "inner", parent.tools)
-        candidates = [*inner.specs(), *([deeper.spec()] if deeper.offered() else [])]
+        candidates = [s for s in inner.specs()
+                      if parent.tool_view is None or parent.tool_view(s)]
+        candidates += [deeper.spec()] if deeper.offered() else []
         if not any(matches(definition.tools, s) for s in candidates):
             globs = ", ".join(definition.tools)
             return (f"the agent '{definition.name}' has no tool to work with: its tools "

@@ -45,6 +45,18 @@ def tool_view(tools: Sequence[str] | None, disallowed: Sequence[str] = ()) -> To
     return offered
 
 
+def within(outer: ToolView | None, inner: ToolView | None) -> ToolView | None:
+    """A sub-agent's view inside its parent's: a tool it gets must be one the parent got
+    too (a sub-agent's own sub-agent never reaches what its file left out)."""
+    if outer is None or inner is None:
+        return inner if outer is None else outer
+
+    def offered(spec: ToolSpec) -> bool:
+        return outer(spec) and inner(spec)
+
+    return offered
+
+
 class AskingAs:
     """The parent's gate, each question saying which sub-agent asks."""
 

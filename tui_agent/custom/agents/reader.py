@@ -203,9 +203,9 @@ def _fields(meta: dict[str, Any], file: Path, head: str) -> Fields | tuple[int, 
         turns_key = "max_turns" if "max_turns" in meta else "maxTurns"
         turns = meta.get(turns_key)
         if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int)
-                                  or turns < 1):
-            raise _Bad(turns_key, f"'{turns_key}' must be a whole number of 1 or more, "
-                       f"not {turns!r}")
+                                  or not 1 <= turns <= MAX_TURNS):
+            raise _Bad(turns_key, f"'{turns_key}' must be a whole number from 1 to "
+                       f"{MAX_TURNS}, not {turns!r}")
         tools = read_tool_names(meta.get("tools"), "tools")
         if isinstance(tools, str):
             raise _Bad("tools", tools)
@@ -217,6 +217,11 @@ def _fields(meta: dict[str, Any], file: Path, head: str) -> Fields | tuple[int, 
     return Fields(name, description, None if model.lower() in ("", INHERIT) else model,
                   tools, disallowed, effort, turns, meta.get("disabled") is True,
                   [*notes, *tools.notes, *disallowed.notes])
+
+
+MAX_TURNS = 1000
+"""The most model round trips an agent file may give its agent (as ``[agents] max_turns``
+allows): a looping agent stays bounded."""
 
 
 class _Bad(Exception):
