@@ -34,6 +34,7 @@ from tui_agent.core.events import (
     AgentStarted,
     AgentTag,
     ApprovalDecided,
+    RoundUsage,
     TextDelta,
     ToolCallStarted,
     ToolResult,
@@ -110,6 +111,11 @@ async def test_a_sub_agent_runs_on_its_own_model_behind_the_parents_gate(
     assert any(isinstance(e, ToolResult) and e.id == "c1" and e.text == "hi" for e in inner)
     assert "".join(e.delta for e in inner if isinstance(e, TextDelta)) == "It echoed: hi"
     assert not any(isinstance(e, TurnDone) for e in inner), "its TurnDone is AgentFinished"
+    rounds = [e.usage for e in inner if isinstance(e, RoundUsage)]
+    assert [u.total_tokens for u in rounds] == [CHILD_USAGE["total_tokens"]] * 2, \
+        "each of its requests is told as it ends (its card's live count)"
+    assert not any(isinstance(e, RoundUsage) for e in events if e.agent is None), \
+        "the parent's own turn tells none"
     finished = next(e for e in events if isinstance(e, AgentFinished))
     assert (finished.status, finished.turns, finished.tools) == ("done", 2, ("r__echo",))
     assert finished.usage.total_tokens == 2 * CHILD_USAGE["total_tokens"]

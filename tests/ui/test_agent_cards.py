@@ -25,6 +25,7 @@ from tui_agent.core.events import (
     ApprovalDecided,
     ContextSize,
     Event,
+    RoundUsage,
     TextDelta,
     ToolCallStarted,
     ToolResult,
@@ -118,6 +119,12 @@ async def test_a_card_follows_its_sub_agent_and_none_of_it_reaches_the_reply(
         assert live(app, "call_1").startswith(
             "calling time · get_current_time · 1 tool · context 1.2k tokens · ")
         assert not parent_replies(app), "a sub-agent's text is not the parent's reply"
+        # Each of its requests, as it ends: its tokens and cost so far, while it runs.
+        await feed(app, [RoundUsage(Usage(1300, 40, 1340, 0.0012),
+                                    agent=AgentTag("call_1", "explore"))])
+        await until(pilot, lambda: live(app, "call_1").startswith(
+            "calling time · get_current_time · 1 tool · 1.3k tokens · $0.0012 · "), 5,
+            "the live count (the card's clock repaints it)")
         await feed(app, done("call_1"))
         assert text_of(agent.query_one(".status", Static)) == "✓ done"
         assert live(app, "call_1") == "1 tool · 1.8k tokens · $0.0021 · 2 turns · 12.5 s"

@@ -76,6 +76,7 @@ def child_factory(settings: Settings, cwd: Path | None = None,
                       code_mode=code_mode, scopes=parent.scopes, hooks=parts.hooks)
         child.subagents = parts.subagents
         child.tool_view = parts.view
+        child.rounds_counted = True  # its card counts its tokens and cost as it runs
         return Child(child, model.name or "", tuple(notes))
 
     return make

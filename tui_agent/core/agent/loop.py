@@ -30,6 +30,7 @@ from tui_agent.core.events import (
     ErrorOccurred,
     Event,
     Notice,
+    RoundUsage,
     StopReason,
     TurnDone,
     Usage,
@@ -88,6 +89,9 @@ class Agent(ToolCalls):
         """The sub-agents it may start with the ``agent`` tool (none until the wiring
         gives it a factory and the agents found)."""
         self.tool_view: Callable[[ToolSpec], bool] | None = None
+        self.rounds_counted = False
+        """Whether each request's usage is told as it ends (:class:`RoundUsage`): a
+        sub-agent's, for its card's live count."""
         """For a sub-agent: which of the tools on offer it gets (its file's ``tools``)."""
         self.tools = tools
         self.gate = gate
@@ -259,6 +263,8 @@ class Agent(ToolCalls):
                     break
                 finally:
                     usage = usage + reply.usage
+                if self.rounds_counted:
+                    yield RoundUsage(billed(self.llm, reply.usage))
                 short = cut_short(reply.finish_reason, getattr(
                     getattr(self.llm, "settings", None), "max_tokens", None))
                 if short is not None:  # the provider stopped the reply: so ends the turn

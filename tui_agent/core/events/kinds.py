@@ -241,6 +241,16 @@ class Notice(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundUsage(Event):
+    """What one request of a sub-agent cost (its tokens, and its cost on its own model),
+    as it ends: a sub-agent's card counts them while it runs. The conversation's own turn
+    sends none (its ``done`` carries the turn's)."""
+
+    type: ClassVar[str] = "usage"
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
 class ContextSize(Event):
     """How big the request about to go is, in tokens: counted with the model's tokenizer
     (litellm's) and corrected by what the provider reported of the previous request.

@@ -120,6 +120,7 @@ class Agents:
             ErrorOccurred,
             Notice,
             Retrying,
+            RoundUsage,
             ServerLog,
             TaskUpdate,
             TextDelta,
@@ -152,6 +153,8 @@ class Agents:
                 card.cards[call_id].show_log(level, text)
             case ContextSize(tokens=tokens):
                 card.measured(context=tokens)
+            case RoundUsage(usage=usage):
+                card.measured(usage=usage)
             case TurnDone(usage=usage):
                 await self._end_reply(card)
                 card.measured(usage=usage)
