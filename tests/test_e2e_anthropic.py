@@ -183,6 +183,8 @@ def test_a_long_tool_turn_compacts_midway_and_keeps_its_signed_thinking(
     the earlier rounds become a summary in the middle of the turn, and the rounds after it
     go on with the latest tool call's signed thinking block first, accepted."""
     cfg = thinking_config(tmp_path, anthropic_fake, context_window=2250)
+    # The rounds are sized for this tool set: the agent tool would shift where it compacts.
+    cfg.write_text(cfg.read_text() + "\n[agents]\nmax_depth = 0\n")
     rounds = [Reply(thinking=f"Echo round {i}.", tool_uses=[ToolUse(
         "t__echo", {"text": f"{i} " + "word " * 150})]) for i in range(6)]
     anthropic_fake.push(*rounds[:4], Reply(text=SUMMARY), *rounds[4:],

@@ -154,6 +154,8 @@ def test_a_long_tool_turn_compacts_midway_and_its_calls_keep_their_signatures(
     summary, so every later step is checked as the current turn's, and each still carries
     its own signature."""
     cfg = thinking_config(tmp_path, gemini, context_window=2250)
+    # The rounds are sized for this tool set: the agent tool would shift where it compacts.
+    cfg.write_text(cfg.read_text() + "\n[agents]\nmax_depth = 0\n")
     rounds = [Reply(thoughts=f"Echo round {i}.", function_calls=[FunctionCall(
         "t__echo", {"text": f"{i} " + "word " * 150})]) for i in range(6)]
     gemini.push(*rounds[:4], Reply(text=SUMMARY), *rounds[4:],
