@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_agent.custom.folders import markdown_files
+
 MAX_FILES = 500
 """Command files read per folder (a folder of thousands is cut, and said)."""
 MAX_BYTES = 256 * 1024
@@ -130,26 +132,11 @@ def discover(where: Sequence[Folder]) -> FileCommands:
 
 
 def _files(folder: Folder, problems: list[CommandProblem]) -> Iterator[Path]:
-    """The ``*.md`` files below ``folder``, top level first then by path. A project's
-    file may not lead out of its folder through a symlink."""
-    if not folder.path.is_dir():
-        return
-    try:
-        root = folder.path.resolve()
-        files = sorted(folder.path.rglob("*.md"),
-                       key=lambda f: (len(f.relative_to(folder.path).parts), str(f)))
-    except OSError as exc:
-        problems.append(CommandProblem(folder.path, 0, f"cannot list the folder: {exc}"))
-        return
-    if len(files) > MAX_FILES:
-        problems.append(CommandProblem(folder.path, 0, f"{len(files)} command files: only "
-                                       f"the first {MAX_FILES} are read"))
-    for file in files[:MAX_FILES]:
-        if folder.scope == "project" and not file.resolve().is_relative_to(root):
-            problems.append(CommandProblem(file, 0, "leads out of the project's commands "
-                                           "folder (a symlink): not read"))
-        elif file.is_file():
-            yield file
+    """The ``*.md`` files below ``folder`` (:func:`~tui_agent.custom.folders.markdown_files`)."""
+    return markdown_files(folder.path, project=folder.scope == "project", limit=MAX_FILES,
+                          what="command files",
+                          problem=lambda path, line, message: problems.append(
+                              CommandProblem(path, line, message)))
 
 
 def read_command(file: Path, folder: Folder) -> UserCommand | CommandProblem:

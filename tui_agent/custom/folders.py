@@ -1,11 +1,12 @@
-"""A cheap sign of change in the folders users write prompts in (skills, command files):
-stat calls only, no file read, so a front end can look before every turn and read the
-folders again only when something in them was added, removed, renamed or edited."""
+"""The folders users write prompts in (skills, command files, agent files): a cheap sign
+of change (stat calls only, no file read, so a front end can look before every turn and
+read the folders again only when something in them was added, removed, renamed or
+edited), and the one walk that lists the ``*.md`` files of a command or agent folder."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 Stamp = tuple[tuple[str, int, int], ...]
@@ -51,3 +52,32 @@ def _walk(folder: Path, depth: int, found: list[tuple[str, int, int]]) -> None:
             continue
         if is_dir:
             _walk(Path(entry.path), depth - 1, found)
+
+
+Problem = Callable[[Path, int, str], None]
+"""Where a walk reports what it could not read: ``(path, line, message)``."""
+
+
+def markdown_files(folder: Path, *, project: bool, limit: int, what: str,
+                   problem: Problem) -> Iterator[Path]:
+    """The ``*.md`` files below ``folder``, top level first then by path, at most
+    ``limit`` of them (``what`` names them in the problem past it: "command files"). A
+    project's file may not lead out of its folder through a symlink: it is reported, not
+    yielded. A missing folder yields nothing; one that cannot be listed is reported."""
+    if not folder.is_dir():
+        return
+    try:
+        root = folder.resolve()
+        files = sorted(folder.rglob("*.md"),
+                       key=lambda f: (len(f.relative_to(folder).parts), str(f)))
+    except OSError as exc:
+        problem(folder, 0, f"cannot list the folder: {exc}")
+        return
+    if len(files) > limit:
+        problem(folder, 0, f"{len(files)} {what}: only the first {limit} are read")
+    for file in files[:limit]:
+        if project and not file.resolve().is_relative_to(root):
+            problem(file, 0, f"leads out of the project's {folder.name} folder (a symlink): "
+                    "not read")
+        elif file.is_file():
+            yield file

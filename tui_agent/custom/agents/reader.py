@@ -30,6 +30,7 @@ from tui_agent.config.reasoning import REASONING_EFFORTS
 from tui_agent.custom.agents import AgentDef, AgentProblem
 from tui_agent.custom.agents.tool_names import ToolNames, read_tool_names
 from tui_agent.custom.commands import NAME, parse_frontmatter, split_frontmatter
+from tui_agent.custom.folders import markdown_files
 
 MAX_FILES = 200
 """Agent files read per folder (a folder of thousands is cut, and said)."""
@@ -101,26 +102,11 @@ def discover(where: Sequence[AgentFolder], reserved: Sequence[str] = ()) -> File
 
 
 def _files(folder: AgentFolder, problems: list[AgentProblem]) -> Iterator[Path]:
-    """The ``*.md`` files below ``folder``, top level first then by path; a project's
-    file may not lead out of its folder through a symlink."""
-    if not folder.path.is_dir():
-        return
-    try:
-        root = folder.path.resolve()
-        files = sorted(folder.path.rglob("*.md"),
-                       key=lambda f: (len(f.relative_to(folder.path).parts), str(f)))
-    except OSError as exc:
-        problems.append(AgentProblem(folder.path, 0, f"cannot list the folder: {exc}"))
-        return
-    if len(files) > MAX_FILES:
-        problems.append(AgentProblem(folder.path, 0, f"{len(files)} agent files: only the "
-                                     f"first {MAX_FILES} are read"))
-    for file in files[:MAX_FILES]:
-        if folder.scope == "project" and not file.resolve().is_relative_to(root):
-            problems.append(AgentProblem(file, 0, "leads out of the project's agents folder "
-                                         "(a symlink): not read"))
-        elif file.is_file():
-            yield file
+    """The ``*.md`` files below ``folder`` (:func:`~tui_agent.custom.folders.markdown_files`)."""
+    return markdown_files(folder.path, project=folder.scope == "project", limit=MAX_FILES,
+                          what="agent files",
+                          problem=lambda path, line, message: problems.append(
+                              AgentProblem(path, line, message)))
 
 
 def read_agent(file: Path, origin: str) -> tuple[AgentDef, list[str]] | AgentProblem:
