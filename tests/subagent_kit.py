@@ -5,7 +5,8 @@ built by the wiring as the front ends build theirs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,24 @@ PARENT = "openai/parent-model"
 CHILD = "openai/child-model"
 PARENT_USAGE = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
 CHILD_USAGE = {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22}
+
+HELPER = f"""---
+name: helper
+description: Echoes things for the parent
+tools: mcp__r__echo
+model: {CHILD}
+---
+You are the helper. Echo what you are asked to, then report.
+"""
+"""The agent file most tests use: Claude Code's format, our server ``r``'s echo tool only,
+on the child's model."""
+
+
+@contextmanager
+def two_models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
+    """The parent's and the child's scripted servers, on two ``api_base``s."""
+    with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
+        yield parent, child
 
 
 def config(tmp_path: Path, parent: FakeLLM, child: FakeLLM, extra: str = "") -> Settings:

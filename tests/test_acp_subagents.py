@@ -15,21 +15,12 @@ import pytest
 
 from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.subagent_kit import CHILD, agent_file, call_agent
+from tests.subagent_kit import CHILD, HELPER, agent_file, call_agent
 from tui_agent.acp.updates import replay
 from tui_agent.config import paths
 from tui_agent.core.session import load
 
 pytestmark = pytest.mark.slow
-
-HELPER = f"""---
-name: helper
-description: Echoes things for the parent
-tools: mcp__r__echo
-model: {CHILD}
----
-You are the helper. Echo what you are asked to, then report.
-"""
 
 
 @pytest.fixture

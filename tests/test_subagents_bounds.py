@@ -22,6 +22,7 @@ from tests.subagent_kit import (
     tool_message,
     tool_names,
     turn,
+    two_models,
 )
 from tests.test_agent import RecordingGate, calculator
 from tui_agent.core.agent import Agent
@@ -33,8 +34,8 @@ SLOW = f"---\ndescription: Slow worker\nmodel: {CHILD}\n---\nWork slowly.\n"
 
 @pytest.fixture
 def models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
-    with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
-        yield parent, child
+    with two_models() as both:
+        yield both
 
 
 def endings(events: list[Event]) -> dict[str, AgentFinished]:

@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall
-from tests.subagent_kit import CHILD, CHILD_USAGE, agent_file, call_agent, config, reply
+from tests.subagent_kit import (
+    CHILD,
+    CHILD_USAGE,
+    agent_file,
+    call_agent,
+    config,
+    reply,
+    two_models,
+)
 from tests.test_agent_tools import fake_entry
 from tui_agent.cli import main
 from tui_agent.core.permissions import PendingCall
@@ -34,8 +42,8 @@ You are the helper.
 
 @pytest.fixture
 def models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
-    with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
-        yield parent, child
+    with two_models() as both:
+        yield both
 
 
 def _script(parent: FakeLLM, child: FakeLLM) -> None:

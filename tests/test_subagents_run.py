@@ -18,6 +18,7 @@ from tests.hook_kit import guard, hooks_toml, seen
 from tests.subagent_kit import (
     CHILD,
     CHILD_USAGE,
+    HELPER,
     PARENT_USAGE,
     agent_file,
     call_agent,
@@ -27,6 +28,7 @@ from tests.subagent_kit import (
     tool_message,
     tool_names,
     turn,
+    two_models,
 )
 from tests.test_agent import RecordingGate
 from tui_agent.core.events import (
@@ -45,20 +47,11 @@ from tui_agent.tools.hub import Hub
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-HELPER = f"""---
-name: helper
-description: Echoes things for the parent
-tools: mcp__r__echo
-model: {CHILD}
----
-You are the helper. Echo what you are asked to, then report.
-"""
-
 
 @pytest.fixture
 def models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
-    with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
-        yield parent, child
+    with two_models() as both:
+        yield both
 
 
 async def test_a_sub_agent_runs_on_its_own_model_behind_the_parents_gate(

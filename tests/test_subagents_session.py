@@ -23,6 +23,7 @@ from tests.subagent_kit import (
     parent_agent,
     reply,
     turn,
+    two_models,
 )
 from tests.test_agent import RecordingGate
 from tests.test_caching_cost import marked
@@ -35,8 +36,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 @pytest.fixture
 def models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
-    with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
-        yield parent, child
+    with two_models() as both:
+        yield both
 
 
 async def test_the_transcript_and_the_card_are_saved_and_read_back(

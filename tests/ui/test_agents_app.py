@@ -16,7 +16,16 @@ import pytest
 from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLM, FakeToolCall
-from tests.subagent_kit import CHILD, CHILD_USAGE, PARENT, PARENT_USAGE, agent_file, call_agent
+from tests.subagent_kit import (
+    CHILD,
+    CHILD_USAGE,
+    HELPER,
+    PARENT,
+    PARENT_USAGE,
+    agent_file,
+    call_agent,
+    two_models,
+)
 from tests.subagent_kit import reply as scripted
 from tests.ui.kit import make_app, noted, notes, ready, send, shown, until, write_config
 from tui_agent.ui.app import AgentApp
@@ -28,20 +37,11 @@ from tui_agent.ui.widgets.tool_card import ToolCard
 pytestmark = [pytest.mark.slow]
 SIZE = (100, 40)
 
-HELPER = f"""---
-name: helper
-description: Echoes things for the parent
-tools: mcp__r__echo
-model: {CHILD}
----
-You are the helper. Echo what you are asked to, then report.
-"""
-
 
 @pytest.fixture
 def models() -> Iterator[tuple[FakeLLM, FakeLLM]]:
-    with FakeLLM(model="parent-model") as parent, FakeLLM(model="child-model") as child:
-        yield parent, child
+    with two_models() as both:
+        yield both
 
 
 def app_config(tmp_path: Path, parent: FakeLLM, child: FakeLLM, extra: str = "") -> Path:
