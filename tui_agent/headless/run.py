@@ -8,36 +8,28 @@ stopped early, 2 bad usage or configuration, 130 interrupted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
 import sys
-from contextlib import aclosing
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from tui_agent.codemode import spare
-from tui_agent.config import Settings
 from tui_agent.core.agent import Agent
-from tui_agent.core.attachments import AttachError, Attachment, Prepared, content
-from tui_agent.core.events import ErrorOccurred, Notice, ServerLog, SessionStarted
-from tui_agent.core.filters import ToolFilter
+from tui_agent.core.attachments import AttachError
+from tui_agent.core.events import SessionStarted
 from tui_agent.core.llm.errors import LLMError
 from tui_agent.core.session import SessionError
 from tui_agent.headless import init
+from tui_agent.headless.drive import STOP_SIGNALS, drive
 from tui_agent.headless.gate import make_gate
 from tui_agent.headless.login import terminal_logins
+from tui_agent.headless.options import Run as Run
 from tui_agent.headless.printers import JsonPrinter, Printer, TextPrinter
 from tui_agent.headless.turn import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_USAGE,
     attached,
-    one_turn,
 )
-from tui_agent.tools.errors import ServerError
 from tui_agent.tools.text import clean
 from tui_agent.tools.transports import stopping
 from tui_agent.wiring import build
@@ -45,40 +37,6 @@ from tui_agent.wiring.subagents import local_agents
 
 if TYPE_CHECKING:
     from tui_agent.tools.hub import Hub
-
-
-@dataclass
-class Run:
-    """Everything one headless run needs, built from the parsed command line."""
-
-    settings: Settings
-    prompt: str | None
-    approve: str
-    output: str
-    session_file: Path | None = None
-    resume: str | None = None
-    tool_filter: ToolFilter = field(default_factory=ToolFilter)
-    elicit: str = "ask"
-    """``--elicit``: ask, defaults or decline."""
-    login: str = "auto"
-    """``--login``: auto (a browser login on a terminal only), browser or never."""
-    verbose: bool = False
-    """``--verbose``: what servers log is shown too."""
-    show_reasoning: bool = False
-    """``--show-reasoning``: the model's thinking on stderr (text output)."""
-    sampling: str = "deny"
-    """``--sampling``: allow or deny servers' requests for the model."""
-    attach: list[str] = field(default_factory=list)
-    """``--attach SERVER:URI``: resources put before the prompt."""
-    mcp_prompt: list[str] | None = None
-    """``--mcp-prompt SERVER:PROMPT KEY=VALUE ...``: a server's prompt to start from."""
-    max_depth: int | None = None
-    compact: bool = False
-    """``--compact``: summarize the resumed conversation first (with no prompt: only that)."""
-    images: list[Path] = field(default_factory=list)
-    """``--image PATH``: images sent with the prompt."""
-    files: tuple[Attachment, ...] = ()
-    """The files the prompt names with ``@path``, and the images, once read."""
 
 
 def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
@@ -97,7 +55,7 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
             and not _user_command(run, err):
         return EXIT_USAGE
     # One loop for the whole run: the stdio servers are spawned first, and load while
-    # litellm does (the model's check below waits for it); the rest start in _drive.
+    # litellm does (the model's check below waits for it); the rest start in drive().
     # A Ctrl-C (or SIGTERM) before the turn ends it there: the servers are stopped at once.
     with asyncio.Runner() as runner:
         made: list[Agent] = []
@@ -110,7 +68,7 @@ def execute(run: Run, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> i
             stopping.hurry()  # the run ends: no server gets the polite seconds to stop
             raise
         finally:
-            if hub is not None:  # closed by _drive if it ran: then this is a no-op
+            if hub is not None:  # closed by drive() if it ran: then this is a no-op
                 try:
                     runner.run(hub.close())
                 except KeyboardInterrupt:  # a second one: leave at once
@@ -172,11 +130,11 @@ def _prepared(run: Run, runner: asyncio.Runner, hub: Hub | None, made: list[Agen
         err.write(f"tui-agent: warning: agent file: {clean(str(trouble))}\n")
     printer.show(SessionStarted(writer.id, str(writer.path), resumed=conv is not None))
     try:
-        code = runner.run(_drive(run, agent, hub, printer, out, err))
+        code = runner.run(drive(run, agent, hub, printer, out, err))
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
         stopping.hurry()
-        _wind_down(runner)  # _drive's own ending first (SessionEnd, the servers' close)
+        _wind_down(runner)  # drive's own ending first (SessionEnd, the servers' close)
     finally:
         writer.close()
     if code == EXIT_INTERRUPTED and writer.blank:  # its file is gone: nothing to resume
@@ -189,8 +147,9 @@ def _prepared(run: Run, runner: asyncio.Runner, hub: Hub | None, made: list[Agen
 
 def _wind_down(runner: asyncio.Runner) -> None:
     """Cancel what still runs in ``runner``'s loop and wait for it to end, as leaving
-    ``asyncio.run`` would: a Ctrl-C raised out of the turn's loop lets ``_drive`` end
-    (its SessionEnd hooks, the servers' close) before the session file is closed."""
+    ``asyncio.run`` would: a Ctrl-C raised out of the turn's loop lets
+    :func:`~tui_agent.headless.drive.drive` end (its SessionEnd hooks, the servers'
+    close) before the session file is closed."""
     loop = runner.get_loop()
     tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
     if not tasks:
@@ -246,119 +205,6 @@ def printer_for(run: Run, out: IO[str], err: IO[str]) -> Printer:
                        reasoning=run.show_reasoning)
 
 
-async def _drive(run: Run, agent: Agent, hub: Hub | None, printer: Printer, out: IO[str],
-                 err: IO[str]) -> int:
-    """The run inside the event loop: the MCP servers not started early start in the
-    background, the turn (or the line-mode chat) runs, and every server is closed however
-    it ends. SIGTERM and SIGHUP cancel like Ctrl-C does, so the closing still happens; a
-    second one exits at once."""
-    check: asyncio.Task[None] | None = None
-    if hub is not None and run.verbose:
-        hub.log_listeners.append(lambda line: printer.show(
-            ServerLog(line.server, line.level, line.text, line.logger)))
-    if hub is not None:
-        hub.start()
-        agent.tools = hub
-        if run.tool_filter.tools is not None or run.tool_filter.exclude_tools:
-            check = asyncio.create_task(_check_tool_patterns(hub, run.tool_filter, printer))
-    loop = asyncio.get_running_loop()
-    signals = [0]
-
-    async def body() -> int:
-        for event in await agent.session_start("resume" if run.resume else "startup"):
-            printer.show(event)
-        try:
-            return await turns()
-        finally:  # SessionEnd: as the run ends, however (a stop cuts its hooks short)
-            for event in await agent.session_end("other"):
-                printer.show(event)
-
-    async def turns() -> int:
-        text = run.prompt
-        if run.compact:
-            failed = False
-            async with aclosing(agent.compactor.manual()) as events:
-                async for event in events:
-                    printer.show(event)
-                    failed = failed or isinstance(event, ErrorOccurred)
-            if failed or text is None:
-                return EXIT_FAILED if failed else EXIT_OK
-        if run.attach or run.mcp_prompt:
-            try:
-                text = await _from_servers(run, hub, agent)
-            except (ValueError, ServerError) as exc:
-                printer.show(ErrorOccurred(str(exc), kind="config"))
-                return EXIT_USAGE
-        if init.wanted(text) and not run.files:
-            return await init.init_turn(agent, printer)
-        if text is None:
-            from tui_agent.headless.repl import chat_loop
-
-            return await chat_loop(agent, printer, out)
-        return await one_turn(agent, content(Prepared(text, run.files)) if run.files else text,
-                              printer)
-
-    work = asyncio.create_task(body())
-
-    def stop() -> None:  # the first signal stops the work; a second leaves at once
-        signals[0] += 1
-        if signals[0] > 1:
-            stopping.end_now()  # what a server started must not outlive us
-            os._exit(EXIT_INTERRUPTED)  # every message is on disk already
-        stopping.hurry()  # the run ends: no server gets the polite seconds to stop
-        cancel_until_done()
-
-    def cancel_until_done() -> None:
-        """A library may swallow one cancellation and go on (litellm closes its stream in a
-        shielded scope that catches everything): it is repeated until the work ends."""
-        if not work.done():
-            work.cancel()
-            loop.call_later(CANCEL_AGAIN, cancel_until_done)
-
-    # In a one-turn run Ctrl-C is ours too; the line-mode chat takes it per reply.
-    one_shot = run.prompt is not None or bool(run.mcp_prompt) or bool(run.attach) \
-        or run.compact
-    handled = STOP_SIGNALS + ((signal.SIGINT,) if one_shot else ())
-    for sig in handled:
-        loop.add_signal_handler(sig, stop)
-    try:
-        try:
-            code = await work
-        except asyncio.CancelledError:
-            work.cancel()  # we were cancelled ourselves (Ctrl-C at the chat's prompt)
-            with contextlib.suppress(asyncio.CancelledError):
-                await work
-            code = EXIT_INTERRUPTED
-        # A stop asked for is an interrupted run, however the work happened to end.
-        return EXIT_INTERRUPTED if signals[0] else code
-    finally:
-        for sig in handled:
-            loop.remove_signal_handler(sig)
-        await spare.close()
-        if check is not None:
-            check.cancel()
-        if hub is not None:
-            await hub.close()
-            build.save_metrics(hub, agent.session)
-
-
-async def _check_tool_patterns(hub: Hub, tool_filter: ToolFilter, printer: Printer) -> None:
-    """Once every server has listed its tools: say which ``--tools`` / ``--exclude-tools``
-    patterns matched none (a typo would otherwise just leave the model without tools)."""
-    await hub.wait_all()
-    unmatched = tool_filter.unmatched_tools((s.server, s.tool) for s in hub.specs())
-    if unmatched:
-        known = ", ".join(sorted(s.name for s in hub.specs())) or "none"
-        printer.show(Notice(f"tool pattern(s) {', '.join(map(repr, unmatched))} match no "
-                            f"tool of the started servers (their tools: {known})"))
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end a run like Ctrl-C does."""
-CANCEL_AGAIN = 0.25
-"""Seconds between two cancellations of work that did not end at the first."""
-
-
 def install_sigterm() -> None:
     """SIGTERM and SIGHUP end a run like Ctrl-C does: the turn is cancelled, the servers
     are closed and the session kept."""
@@ -367,20 +213,3 @@ def install_sigterm() -> None:
 
     for sig in STOP_SIGNALS:
         signal.signal(sig, raise_interrupt)
-
-
-
-
-async def _from_servers(run: Run, hub: Hub | None, agent: Agent) -> str:
-    """The turn's text with ``--attach`` resources before it, after ``--mcp-prompt``'s
-    messages (roles kept) went into the conversation."""
-    from tui_agent.wiring import mcp_context
-
-    text = run.prompt
-    if run.mcp_prompt:
-        server, name = mcp_context.split_ref(run.mcp_prompt[0], "prompt")
-        arguments = mcp_context.prompt_arguments(run.mcp_prompt[1:])
-        earlier, text = await mcp_context.prompt_turn(hub, server, name, arguments, text)
-        agent.add_messages(earlier)
-    blocks = [await mcp_context.attachment(hub, ref) for ref in run.attach]
-    return "\n\n".join([*blocks, text or ""]).strip()
