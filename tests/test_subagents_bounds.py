@@ -27,6 +27,8 @@ from tests.subagent_kit import (
 from tests.test_agent import RecordingGate, calculator
 from tui_agent.core.agent import Agent
 from tui_agent.core.events import AgentFinished, AgentTag, Event, Notice, TurnDone
+from tui_agent.core.session import SavedAgent, load
+from tui_agent.wiring import build
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 SLOW = f"---\ndescription: Slow worker\nmodel: {CHILD}\n---\nWork slowly.\n"
@@ -161,8 +163,11 @@ async def test_a_looping_agent_stops_at_max_turns_with_what_it_had(
     child.push(reply("Trying once.", [FakeToolCall("nothing__here", {}, id="l1")]),
                reply("Trying twice.", [FakeToolCall("nothing__here", {}, id="l2")]))
     agent_file("looper", f"---\ndescription: Loops\nmodel: {CHILD}\nmaxTurns: 2\n---\nLoop.\n")
-    agent = parent_agent(config(tmp_path, parent, child), RecordingGate(), cwd=tmp_path)
+    settings = config(tmp_path, parent, child)
+    writer = build.new_session(settings, "openai/parent-model", tmp_path / "s" / "conv.jsonl")
+    agent = parent_agent(settings, RecordingGate(), session=writer, cwd=tmp_path)
     events = await turn(agent, "go")
+    writer.close()
     ended = endings(events)["m1"]
     assert (ended.status, ended.turns) == ("max_turns", 2)
     assert ended.reason == "it was still calling tools after 2 model round trips (max_turns = 2)"
@@ -171,6 +176,9 @@ async def test_a_looping_agent_stops_at_max_turns_with_what_it_had(
         "round trips (max_turns = 2). What it had:\nTrying twice.\n\n"
         "[the agent 'looper' called: nothing__here]")
     assert len(child.requests) == 2 and events[-1].reason == "end"  # type: ignore[attr-defined]
+    saved = load(writer.path).calls["m1"].agent  # what the session keeps: a resumed card
+    assert saved is not None and saved.reason == ended.reason  # says why, as the live one
+    assert "reason" not in SavedAgent("x", "m", "done").record()
 
 
 async def test_bad_calls_are_named_and_the_turn_goes_on(

@@ -277,3 +277,26 @@ async def test_agents_command_lists_the_built_in_agent_without_files(tmp_path: P
         said = next(n for n in notes(app) if "agent" in n)
         assert said.startswith("1 agent the model may start with the agent tool")
         assert "general (builtin): model inherit, tools all" in said
+
+
+@pytest.mark.anyio
+async def test_a_resumed_card_says_why_its_agent_did_not_finish(tmp_path: Path) -> None:
+    """The session keeps ``agent_end``'s reason: a resumed card shows it as the live one
+    did (inert: it can carry a server's or a model's words)."""
+    from tui_agent.core.session import SavedAgent
+    from tui_agent.ui.widgets.replayed import saved_agent
+
+    why = f"it was still calling tools after 2 model round trips {MARKUP}{ESCAPES}"
+    call = {"id": "call_9", "function": {"name": "tui-agent__agent",
+                                         "arguments": '{"agent": "looper", "prompt": "loop"}'}}
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app = await started_app(pilot)
+        resumed = saved_agent(call, SavedAgent("looper", "openai/cheap", "max_turns",
+                                               turns=2, reason=why), None)
+        await app.transcript.mount(resumed)
+        await pilot.pause()
+        shown = text_of(resumed.query_one(".reason", Static))
+        assert shown.startswith("it was still calling tools after 2 model round trips")
+        assert "[link=" in shown and "\x1b" not in shown and "\x9b" not in shown
+        assert resumed.query_one(".reason", Static).display

@@ -33,8 +33,9 @@ AGENT_STATUSES = ("done", "failed", "max_turns", "stopped")
 class SavedAgent:
     """How the sub-agent of an ``agent`` call ended (its card): its ``usage`` on its own
     model, ``duration`` in seconds, model round trips (``turns``), the tools it called,
-    and its transcript, a session file of its own (``file``: relative to the parent's
-    folder, ``<parent stem>.agents/<call id>.jsonl``; empty when none was written)."""
+    its transcript, a session file of its own (``file``: relative to the parent's folder,
+    ``<parent stem>.agents/<call id>.jsonl``; empty when none was written), and why it
+    ended as it did when that was not done (``reason``, as ``agent_end`` said it)."""
 
     name: str
     model: str
@@ -44,11 +45,13 @@ class SavedAgent:
     turns: int = 0
     tools: tuple[str, ...] = ()
     file: str = ""
+    reason: str = ""
 
     def record(self) -> dict[str, Any]:
-        return {"name": self.name, "model": self.model, "status": self.status,
-                "usage": asdict(self.usage), "duration": self.duration, "turns": self.turns,
-                "tools": list(self.tools), "file": self.file}
+        record = {"name": self.name, "model": self.model, "status": self.status,
+                  "usage": asdict(self.usage), "duration": self.duration, "turns": self.turns,
+                  "tools": list(self.tools), "file": self.file}
+        return record | ({"reason": self.reason} if self.reason else {})
 
     @classmethod
     def of(cls, record: Any) -> SavedAgent | None:
@@ -67,8 +70,9 @@ class SavedAgent:
             spent = Usage(**usage) if isinstance(usage, dict) else Usage()
         except TypeError:
             spent = Usage()
+        reason = record.get("reason", "")  # not written by versions before it was kept
         return cls(str(name), str(model), record["status"], spent, float(duration), turns,
-                   tuple(tools), str(file))
+                   tuple(tools), str(file), reason if isinstance(reason, str) else "")
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,7 @@ def _finish(subagents: Subagents, child: Agent, built: Child, definition: AgentD
     if child.session is not None and child.session.path.exists():
         file = os.path.relpath(child.session.path, child.session.path.parent.parent)
     subagents.ended[call_id] = SavedAgent(definition.name, built.model, status, usage,
-                                          round(took, 3), turns, tools, file)
+                                          round(took, 3), turns, tools, file, reason)
     subagents.turn_usage = subagents.turn_usage + usage
     outcome = _answer(definition.name, status, reason, _last_reply(child), tools)
     subagents.answers[call_id] = outcome

@@ -250,10 +250,11 @@ class AgentCard(Vertical, can_focus=True):
         self.set_status(event.status, event.reason)
 
     def restore(self, status: str, usage: Usage, duration: float, turns: int,
-                tools: tuple[str, ...]) -> None:
-        """End as a resumed session says it ended (before the card is mounted)."""
+                tools: tuple[str, ...], reason: str = "") -> None:
+        """End as a resumed session says it ended (before the card is mounted), with why
+        when it did not finish."""
         self.usage, self.duration, self.turns, self.tools = usage, duration, turns, list(tools)
-        self.set_status(status if status in LABELS else "done")
+        self.set_status(status if status in LABELS else "done", reason)
 
     def stopped(self) -> None:
         """The parent's turn was stopped: a card still running says so (its calls

@@ -90,7 +90,8 @@ def saved_agent(call: dict[str, Any], agent: SavedAgent, source: Path | None,
     task = arguments(function.get("arguments")).get("prompt")
     card = AgentCard(str(call.get("id", "")), agent.name, agent.model,
                      task if isinstance(task, str) else "")
-    card.restore(agent.status, agent.usage, agent.duration, agent.turns, agent.tools)
+    card.restore(agent.status, agent.usage, agent.duration, agent.turns, agent.tools,
+                 agent.reason)
     if source is not None:
         card.loader = transcript_loader(source, agent, secrets)
     return card
