@@ -33,7 +33,8 @@ def test_import_copies_claude_codes_hooks_and_reports_the_rest(
         "PreToolUse": [{"matcher": "Bash|mcp__git__.*", "hooks": [
             {"type": "command", "command": "~/.claude/hooks/guard.sh", "timeout": 30},
             {"type": "prompt", "prompt": "is this safe?"}]}],
-        "SubagentStop": [{"hooks": [{"type": "command", "command": "echo done"}]}]})
+        "SubagentStop": [{"hooks": [{"type": "command", "command": "echo done"}]}],
+        "PermissionRequest": [{"hooks": [{"type": "command", "command": "echo asked"}]}]})
     claude(project, "settings.json", {"Stop": [{"hooks": [
         {"type": "command", "command": "make test"}]}]})
     claude(project, "settings.local.json", {"UserPromptSubmit": [{"matcher": "*", "hooks": [
@@ -46,7 +47,8 @@ def test_import_copies_claude_codes_hooks_and_reports_the_rest(
     assert "added PreToolUse Bash|mcp__git__.*|^(?:mcp__local__shell|mcp__local__shell_output"\
         "|mcp__local__shell_kill)$: ~/.claude/hooks/guard.sh" in said
     assert "added Stop *: make test" in said and "added UserPromptSubmit *: date" in said
-    assert "not imported: " in said and "SubagentStop: tui-agent has no such event" in said
+    assert "added SubagentStop *: echo done" in said
+    assert "not imported: " in said and "PermissionRequest: tui-agent has no such event" in said
     assert "a hook of type 'prompt' (only \"command\" hooks run here)" in said
     text = user.read_text()
     assert text.startswith("# my own settings\n[agent]\nmax_depth = 7  # keep this\n")

@@ -33,11 +33,13 @@ from tui_agent.config.hook_tables import HookTable
 from tui_agent.config.locate import toml_line
 
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
-          "SessionStart", "SessionEnd", "PreCompact", "Notification")
+          "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
+          "Notification")
 """The events tui-agent fires, named as Claude Code names them."""
 MATCHED_ON = {"PreToolUse": "tool_name", "PostToolUse": "tool_name",
               "PostToolUseFailure": "tool_name", "SessionStart": "source",
-              "PreCompact": "trigger", "Notification": "notification_type"}
+              "PreCompact": "trigger", "Notification": "notification_type",
+              "SubagentStart": "agent_type", "SubagentStop": "agent_type"}
 """What an event's matcher is matched against; the other events ignore their matcher, as
 Claude Code's do."""
 DEFAULT_TIMEOUT = 60.0

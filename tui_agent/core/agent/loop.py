@@ -280,8 +280,9 @@ class Agent(ToolCalls):
                 if not reply.tool_calls:
                     if repeats < MAX_STOP_REPEATS and self.halted is None:
                         heard = []
-                        said = await self.fire("Stop", {"stop_hook_active": repeats > 0},
-                                               heard.append)
+                        said = await self.fire("Stop", {
+                            "stop_hook_active": repeats > 0,
+                            "last_assistant_message": reply.text}, heard.append)
                         for note in heard:
                             yield note
                         if said.blocked and self.halted is None:  # the hook says: go on

@@ -12,7 +12,7 @@ way the parent's did.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,10 +20,10 @@ from typing import Any, Protocol
 from tui_agent.config.models import AgentSettings, AgentsSettings
 from tui_agent.core.diffs import Scopes
 from tui_agent.core.events import Event, Usage
-from tui_agent.core.hooks import Hooks
+from tui_agent.core.hooks import HookResult, Hooks, SessionFacts
 from tui_agent.core.llm import ChatModel
 from tui_agent.core.permissions import Gate, Policy
-from tui_agent.core.scripts import CodeMode
+from tui_agent.core.scripts import CodeMode, Emit
 from tui_agent.core.session import SessionWriter
 from tui_agent.core.session.calls import SavedAgent
 from tui_agent.core.subagents.definitions import GENERAL, agent_spec
@@ -62,6 +62,10 @@ class Agent(Protocol):
     def tool_view(self) -> Callable[[ToolSpec], bool] | None: ...
 
     def run_turn(self, text: str) -> AsyncGenerator[Event, None]: ...
+    def facts(self) -> SessionFacts: ...
+    def record(self, message: dict[str, Any]) -> None: ...
+    async def fire(self, event: str, fields: Mapping[str, Any], emit: Emit,
+                   subject: str | None = None) -> HookResult: ...
 
 
 @dataclass(frozen=True)

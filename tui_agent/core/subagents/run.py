@@ -40,7 +40,14 @@ from tui_agent.core.events import (
 from tui_agent.core.scripts import Emit
 from tui_agent.core.session.calls import SavedAgent
 from tui_agent.core.subagents.manager import Agent, Child, ChildParts, Running, Subagents
-from tui_agent.core.subagents.view import AskingAs, matches, tool_hooks, tool_view, within
+from tui_agent.core.subagents.view import (
+    AskingAs,
+    Whose,
+    matches,
+    tool_hooks,
+    tool_view,
+    within,
+)
 from tui_agent.custom.agents import AgentDef
 from tui_agent.tools.spec import ToolOutcome
 from tui_agent.tools.text import clean
@@ -73,6 +80,10 @@ def _task_of(subagents: Subagents, arguments: dict[str, Any]) -> tuple[AgentDef,
         names = ", ".join(d.name for d in subagents.definitions())
         return f"no agent named '{clean(str(name))[:100]}'. The agents are: {names}"
     return found, prompt
+
+
+START_CONTEXT = "Context from a SubagentStart hook:"
+"""What comes before the hooks' words in the message that carries them to the sub-agent."""
 
 
 def transcript_path(parent: Agent, call_id: str) -> Path | None:
@@ -109,9 +120,10 @@ def _build(subagents: Subagents, parent: Agent, call_id: str, definition: AgentD
     settings = parent.settings.model_copy(update={
         "max_depth": definition.max_turns or subagents.limits.max_turns})
     transcript = transcript_path(parent, call_id)
+    whose = Whose(call_id, definition.name, str(transcript or ""), parent.facts())
     parts = ChildParts(definition, call_id, parent,
                        AskingAs(parent.gate, f"{definition.name} ({call_id})", call_id),
-                       tool_hooks(parent.hooks), settings, view, deeper, transcript)
+                       tool_hooks(parent.hooks, whose), settings, view, deeper, transcript)
     assert subagents.factory is not None
     try:
         return subagents.factory(parts)
@@ -151,6 +163,7 @@ async def run_agent(subagents: Subagents, parent: Agent, call_id: str,
                 subagents.active += 1
                 started = time.monotonic()
                 try:
+                    await _start_hooks(parent, child, call_id, definition.name, tag, emit)
                     status = await _drive(subagents, child, call_id, task, tag, state, emit)
                 finally:
                     subagents.active -= 1
@@ -166,6 +179,22 @@ async def run_agent(subagents: Subagents, parent: Agent, call_id: str,
         if child.session is not None:
             child.session.close()
     return outcome
+
+
+async def _start_hooks(parent: Agent, child: Agent, call_id: str, name: str, tag: AgentTag,
+                       emit: Emit) -> None:
+    """``SubagentStart`` (matched on the agent's name): what its hooks add
+    (``additionalContext``) is the sub-agent's before its task, as Claude Code gives it.
+    It cannot stop the sub-agent: a hook that blocks (exit 2) is only heard."""
+    def tagged(event: Event) -> None:
+        emit(dataclasses.replace(event, agent=tag))
+
+    said = await parent.fire("SubagentStart", {"agent_id": call_id, "agent_type": name},
+                             tagged)
+    if said.blocked and said.reason:
+        tagged(Notice(clean(f"a SubagentStart hook said: {said.reason}")))
+    if said.context:
+        child.record({"role": "user", "content": f"{START_CONTEXT}\n{said.context}"})
 
 
 async def _drive(subagents: Subagents, child: Agent, call_id: str, task: str,

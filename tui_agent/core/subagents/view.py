@@ -1,6 +1,7 @@
 """What a sub-agent shares with its parent, seen through its own eyes: the tools its file
 names (:func:`tool_view`), the parent's gate with the question saying who asks
-(:class:`AskingAs`), and the parent's hooks for its tool calls (:func:`tool_hooks`)."""
+(:class:`AskingAs`), and the parent's hooks for its tool calls and its end
+(:func:`tool_hooks`)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from tui_agent.tools.spec import ToolSpec
 
 ToolView = Callable[[ToolSpec], bool]
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification"})
-"""The hook events a sub-agent fires: those of its tool calls (and the notification that
-a person is asked). Its task is not the person's prompt (no ``UserPromptSubmit``), and
-its end is not the turn's (no ``Stop``): the parent's turn fires those."""
+"""The hook events a sub-agent fires as the parent would: those of its tool calls (and the
+notification that a person is asked). Its task is not the person's prompt (no
+``UserPromptSubmit``: the parent's turn fires it), and its end is ``SubagentStop``, not
+``Stop`` (:class:`ToolHooks`)."""
 
 
 def names_of(spec: ToolSpec) -> tuple[str, ...]:
@@ -75,20 +77,50 @@ class AskingAs:
         return await self.gate.decide(call)
 
 
+@dataclasses.dataclass
+class Whose:
+    """Which sub-agent fires the hooks, as Claude Code's input names it: its id (the
+    parent's ``agent`` call id), its type (the agent's name, what the ``SubagentStop``
+    matcher matches), its transcript (``agent_transcript_path``: empty when none is
+    written), and the parent's session (``session_id`` and ``transcript_path`` are the
+    main conversation's, as Claude Code sends them; None: the sub-agent's own)."""
+
+    agent_id: str
+    agent_type: str
+    transcript: str = ""
+    session: SessionFacts | None = None
+
+
 class ToolHooks(Hooks):
-    """The parent's hooks, for a sub-agent: only :data:`TOOL_EVENTS` fire."""
+    """The parent's hooks, for a sub-agent: :data:`TOOL_EVENTS` fire, and the end of its
+    turn (the loop's ``Stop``) fires ``SubagentStop``: a hook that blocks it (exit 2 or
+    ``decision: "block"``) keeps the sub-agent working, its reason the next instruction."""
+
+    def __init__(self, hooks: Hooks, whose: Whose) -> None:
+        super().__init__(hooks.config, hooks.cwd, hooks.project_dir, hooks.env)
+        self.whose = whose
 
     def wants(self, event: str, subject: str | None = None) -> bool:
-        return event in TOOL_EVENTS and super().wants(event, subject)
+        if event == "Stop":
+            return super().wants("SubagentStop", self.whose.agent_type)
+        return (event in TOOL_EVENTS or event == "SubagentStart") and \
+            super().wants(event, subject)
 
     async def fire(self, event: str, facts: SessionFacts, fields: Mapping[str, Any],
                    subject: str | None = None) -> HookResult:
-        if event not in TOOL_EVENTS:
+        facts = self.whose.session or facts
+        if event == "Stop":
+            return await super().fire("SubagentStop", facts, {
+                **fields, "agent_id": self.whose.agent_id,
+                "agent_type": self.whose.agent_type,
+                "agent_transcript_path": self.whose.transcript})
+        if event not in TOOL_EVENTS and event != "SubagentStart":  # its own sub-agents'
             return HookResult()
         return await super().fire(event, facts, fields, subject)
 
 
-def tool_hooks(hooks: Hooks | None) -> Hooks | None:
+def tool_hooks(hooks: Hooks | None, whose: Whose) -> Hooks | None:
+    """The parent's ``hooks`` as sub-agent ``whose`` fires them (None: it has none)."""
     if hooks is None:
         return None
-    return ToolHooks(hooks.config, hooks.cwd, hooks.project_dir, hooks.env)
+    return ToolHooks(hooks, whose)
