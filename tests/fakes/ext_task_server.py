@@ -25,8 +25,10 @@ machine. A task without the client's opt-in is refused with -32021. Each request
 written to ``--marks FILE`` (one JSON line: time, method, tool or task, whether the
 request's ``_meta`` declared the extension, the status shown, the input request keys).
 
+``--no-extension``: the server does not offer the extension (each tool answers at once).
+
     python -m tests.fakes.ext_task_server [--transport stdio|http --port N]
-        [--poll-ms N] [--step S] [--notify] [--marks FILE]
+        [--poll-ms N] [--step S] [--notify] [--marks FILE] [--execution] [--no-extension]
 """
 
 from __future__ import annotations
@@ -279,10 +281,24 @@ async def notify(ctx: ServerRequestContext[Any, Any], method: str,
                                         related_request_id=ctx.request_id)
 
 
+async def task_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """``--execution``: ``research`` says it runs only as a task (``execution.taskSupport``,
+    a 2025-11-25 field a server may still send; the SDK's 2026 sieve would drop it, so it
+    is added to the listing on its way out)."""
+    result = await call_next(ctx)
+    if ctx.method == "tools/list" and isinstance(result, dict):
+        for tool in result.get("tools", []):
+            if tool.get("name") == "research":
+                tool["execution"] = {"taskSupport": "required"}
+    return result
+
+
 def build(opts: argparse.Namespace) -> MCPServer:
     tasks = Tasks(opts)
-    server = MCPServer("ext-tasks", version="1.0", extensions=[tasks],
-                       subscriptions=False if opts.notify else None)
+    server = MCPServer("ext-tasks", version="1.0",
+                       extensions=[] if opts.no_extension else [tasks],
+                       subscriptions=False if opts.notify else None,
+                       middleware=[task_only] if opts.execution else None)
     if opts.notify:
         server._lowlevel_server.add_request_handler(  # the SDK's own listen knows no taskIds
             "subscriptions/listen", SubscriptionsListenRequestParams, tasks.listen)
@@ -311,6 +327,8 @@ def main() -> None:
     parser.add_argument("--step", type=float, default=0.2)
     parser.add_argument("--notify", action="store_true")
     parser.add_argument("--marks")
+    parser.add_argument("--execution", action="store_true")
+    parser.add_argument("--no-extension", action="store_true")
     opts = parser.parse_args()
     server = build(opts)
     if opts.transport == "stdio":
