@@ -141,7 +141,8 @@ class Task:
     def step_greet(self) -> None:
         self.ask("name", {"method": "elicitation/create", "params": {
             "mode": "form", "message": "Please enter your name.",
-            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}},
+            "requestedSchema": {"type": "object",
+                                "properties": {"name": {"type": "string", "default": "Ada"}},
                                 "required": ["name"]}}}, "waiting for a name")
 
     def step_haiku(self) -> None:
