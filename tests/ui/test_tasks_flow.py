@@ -118,3 +118,28 @@ async def test_an_extension_tasks_question_is_the_form_modal_once(fake_llm: Fake
         assert [u["keys"] for u in ext_seen(marks, "tasks/update")] == [["name"]]
         assert card.status == "done"
         await finish(app)
+
+
+async def test_escape_cancels_an_extension_task_on_the_server(fake_llm: FakeLLM,
+                                                              tmp_path: Path) -> None:
+    """Esc stops the turn, and the call's task of the extension is cancelled on the server
+    (``tasks/cancel``, declaring the extension as every request does)."""
+    from tests.test_tasks_extension import seen as ext_seen
+
+    marks = tmp_path / "marks"
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("x__endless", {}, id="e1")]))
+    app = make_app(with_extension_server(tmp_path / "c.toml", fake_llm.base_url, marks))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        before = app.turns_ended
+        await send(pilot, app, "go on forever")
+        await until(pilot, lambda: len(ext_seen(marks, "tasks/get")) >= 2,
+                    what="looks at the task", timeout=60)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.turns_ended > before, what="the stop")
+        await until(pilot, lambda: bool(ext_seen(marks, "tasks/cancel")), what="tasks/cancel")
+        cancels = ext_seen(marks, "tasks/cancel")
+        assert [c["task"] for c in cancels] == [ext_seen(marks, "tasks/get")[0]["task"]]
+        assert cancels[0]["declared"]
+        assert app.transcript.cards["e1"].status == "cancelled"
+        await finish(app)
