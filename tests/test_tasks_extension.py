@@ -254,6 +254,18 @@ async def test_a_direct_answer_to_an_opted_in_call_is_the_result(tmp_path: Path)
     assert {m["method"] for m in seen(marks)} == {"tools/call"}
 
 
+async def test_a_task_born_completed_is_looked_at_once_for_its_result(
+        tmp_path: Path) -> None:
+    """A ``CreateTaskResult`` carries no result, even for a task already completed: one
+    ``tasks/get`` fetches it."""
+    marks = tmp_path / "marks"
+    async with hub_of({"x": ext_server(marks)}, tmp_path) as hub:
+        outcome, news = await told(hub, "x__instant")
+    assert outcome == ("done at once", False)
+    assert statuses(news) == [("completed", None)]
+    assert [g["status"] for g in seen(marks, "tasks/get")] == ["completed"]
+
+
 async def test_missing_capability_is_explained_with_what_to_do(tmp_path: Path) -> None:
     """On a 2025-11-25 session the extension is not declared (tasks are the core's
     there), and a server that can run the tool only as an extension task answers -32021:

@@ -17,6 +17,7 @@ Tools (each a task but ``direct``):
   ``roots``: asks for the client's roots (``roots/list``);
 - ``endless``: works until cancelled; ``doomed``: fails with a JSON-RPC error;
   ``vanishing``: its task is forgotten at once (``tasks/get`` answers -32602);
+- ``instant``: a task that is already completed when it is created;
 - ``direct``: answered at once, no task, though the client opted in.
 
 A task's next step starts only once a look (a ``tasks/get`` answer or a notification) has
@@ -50,7 +51,8 @@ TASKS = "io.modelcontextprotocol/tasks"
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 TERMINAL = ("completed", "failed", "cancelled")
-TASK_TOOLS = ("research", "greet", "haiku", "roots", "endless", "doomed", "vanishing")
+TASK_TOOLS = ("research", "greet", "haiku", "roots", "endless", "doomed", "vanishing",
+              "instant")
 
 
 class TaskParams(RequestParams):
@@ -208,6 +210,9 @@ class Tasks(Extension):
         task = Task(params.name, dict(params.arguments or {}), self.opts)
         if params.name != "vanishing":
             self.tasks[task.id] = task
+        if params.name == "instant":  # a task born completed
+            task.result = text("done at once")
+            task.move("completed")
         task.seen = True  # the answer shows it
         return {"resultType": "task", **task.shown()}
 

@@ -77,6 +77,8 @@ class Follower:
         self.state = state
         self.watchers[state.task_id] = self._noticed
         try:
+            if state.status in TERMINAL:  # a task born ended: its payload is in tasks/get
+                state = await self._get(state.task_id)
             return await self._run(state)
         except BaseException:
             if self.state.status not in TERMINAL:
