@@ -283,7 +283,9 @@ async def test_the_digest_key_follows_the_listing(tmp_path: Path) -> None:
 def test_the_client_declares_the_extension() -> None:
     """Every server is told the client takes skills (``capabilities.extensions``)."""
     client = client_over(object(), ServerConfig(command="x"), NOTHING, on_message=_ignore)
-    assert [e.identifier for e in client.extensions or ()] == [SKILLS_EXTENSION]
+    # (beside the tasks extension: tests/test_tasks_extension.py)
+    assert [e.identifier for e in client.extensions or ()] == \
+        [SKILLS_EXTENSION, "io.modelcontextprotocol/tasks"]
 
 
 async def _ignore(message: object) -> None:

@@ -24,6 +24,7 @@ from tui_agent.tools.call_meta import CALL_META
 from tui_agent.tools.client import client_over
 from tui_agent.tools.errors import (
     CONNECTION_CLOSED,
+    MISSING_CAPABILITY,
     URL_ELICITATION_REQUIRED,
     Dropped,
     LinksFirst,
@@ -34,6 +35,8 @@ from tui_agent.tools.errors import (
 from tui_agent.tools.login_wait import LoginAware
 from tui_agent.tools.news import CALL_NEWS, News, progress_of
 from tui_agent.tools.tasks import ProgressRoutes, call_as_task, runs_as_task
+from tui_agent.tools.tasks.common import TASK_CALL, TaskCall
+from tui_agent.tools.tasks.offer import missing_capability
 from tui_agent.tools.text import clean
 
 
@@ -120,6 +123,7 @@ class CallPath(LoginAware):
             stop_waiting = self._wait_for_person(scope)
             refused: list[Refused] = []  # this call's step-ups that could not run
             told = REFUSED.set(refused)
+            tasked = TASK_CALL.set(TaskCall(self.name, alive, news))  # for a 2026 task
             try:
                 if self.config.per_call_exec and self._container is not None:
                     result = await self._call_in_own_exec(tool, arguments, progressed)
@@ -138,6 +142,7 @@ class CallPath(LoginAware):
                 raise ServerError(f"server '{self.name}' answered the call of {tool} with a "
                                   f"result that breaks the MCP schema: {misfit(exc)}") from None
             finally:
+                TASK_CALL.reset(tasked)
                 REFUSED.reset(told)
                 stop_waiting()
                 if news is not None:
@@ -182,6 +187,8 @@ class CallPath(LoginAware):
             return LinksFirst(exc.error)
         if refused:  # a step-up no login could answer
             return ServerError(refused[0].told(self.name, tool))
+        if exc.code == MISSING_CAPABILITY:
+            return ServerError(missing_capability(self.name, tool, exc.error, self.protocol))
         return ServerError(f"server '{self.name}' rejected the call of {tool}: "
                            f"{clean(exc.message)} (MCP error {exc.code})")
 

@@ -5,8 +5,9 @@ sends, and the client side of the protocol.
 :class:`ClientSide` is handed to each server's lifecycle, which passes it here
 unchanged: authorization (an ``httpx.Auth``, for SSE and streamable HTTP) and the
 handlers of what a server may ask or tell (elicitation, roots, sampling, log messages,
-progress) plug in by filling it (the skills extension, SEP-2640, is declared to every
-server: :mod:`~tui_agent.tools.skills`), without touching the lifecycle code. A handler left
+progress) plug in by filling it (the skills extension, SEP-2640, and the tasks extension,
+SEP-2663, are declared to every server: :mod:`~tui_agent.tools.skills`,
+:mod:`~tui_agent.tools.tasks`), without touching the lifecycle code. A handler left
 None is not offered: the SDK declares only the capabilities whose handler it is given.
 """
 
@@ -87,11 +88,13 @@ def client_over(transport: Any, config: ServerConfig, side: ClientSide,
 
     from tui_agent import __version__
     from tui_agent.tools.skills.entries import SKILLS_EXTENSION
+    from tui_agent.tools.tasks.extension import TasksExtension
     from tui_agent.tools.transports.complete import CompleteByDefault
 
-    # Every server is offered skills (SEP-2640): the hub lists and reads them itself.
+    # Every server is offered skills (SEP-2640): the hub lists and reads them itself; and
+    # tasks (SEP-2663): a call the server answers with a task is followed to its result.
     return Client(CompleteByDefault(transport), mode=config.protocol, cache=None,
-                  extensions=[advertise(SKILLS_EXTENSION)],
+                  extensions=[advertise(SKILLS_EXTENSION), TasksExtension()],
                   message_handler=on_message,
                   client_info=Implementation(name="tui-agent", version=__version__),
                   elicitation_callback=side.elicitation, list_roots_callback=side.list_roots,

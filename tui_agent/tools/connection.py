@@ -136,7 +136,10 @@ class ServerConnection(CallPath):
     async def _connect(self, stack: Any) -> Any:
         client = await super()._connect(stack)
         self.instructions = instructions_of(client)
-        self.takes_tasks = server_runs_tasks(client)
+        # A session pinned to 2026-07-28 skips server/discover and so never learns the
+        # server's extensions: its calls declare tasks all the same, so its task-only tools
+        # are offered (a server that cannot run one says so in its answer).
+        self.takes_tasks = server_runs_tasks(client) or self.config.protocol == "2026-07-28"
         self.has_resources = await has_resources(client)
         self.skills = await look_for_skills(client, self.name)
         return client

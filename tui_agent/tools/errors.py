@@ -13,6 +13,8 @@ from tui_agent.tools.text import clean
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT, METHOD_NOT_FOUND = -32000, -32001, -32601
 URL_ELICITATION_REQUIRED = -32042
+MISSING_CAPABILITY = -32021
+"""Missing Required Client Capability (2026-07-28): ``error.data.requiredCapabilities``."""
 LOGIN_STEP = "tui_agent.login_step"
 """The extension of an ``httpx`` request that names the login step it was sent for."""
 UNANSWERED = "tui_agent.unanswered"

@@ -16,8 +16,7 @@ it lets go: the server would otherwise go on working for nobody.
 The client declares nothing for this: the spec's client ``tasks`` capability is about
 requests the *server* makes as tasks, which tui-agent does not take. In 2026-07-28 tasks
 left the core for an extension with another design (``tasks/update``, no
-``tasks/result``); a session in that era is not sent tasks, and a tool that needs one
-is held back with the reason (:func:`why_not_offered`).
+``tasks/result``): :mod:`.extension`.
 """
 
 from __future__ import annotations
@@ -29,52 +28,11 @@ from typing import Any
 
 from tui_agent.tools.errors import ServerError, innermost
 from tui_agent.tools.news import News, TaskNews
+from tui_agent.tools.tasks.common import CANCEL_WAIT, TERMINAL, clamped, ended
+from tui_agent.tools.tasks.common import said as cleaned_words
 from tui_agent.tools.text import clean
 
-DEFAULT_POLL = 1.0
-"""Seconds between looks when the server suggests no ``pollInterval``."""
-MIN_POLL = 0.05
-"""A server that asks for 0 ms is not polled in a busy loop."""
-MAX_POLL = 30.0
-"""A server that asks for an hour still has its task looked at (and its cancel noticed)
-twice a minute."""
-CANCEL_WAIT = 5.0
-"""Seconds ``tasks/cancel`` may take on the way out of a cancelled call."""
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
-MAX_MESSAGE = 500
-
 Progressed = Callable[[float, float | None, str | None], Awaitable[None]]
-
-
-def task_support(tool: Any) -> str | None:
-    """The tool's ``execution.taskSupport`` (None: absent, which means forbidden)."""
-    return getattr(getattr(tool, "execution", None), "task_support", None)
-
-
-def server_runs_tasks(client: Any) -> bool:
-    """The server takes ``tools/call`` as a task, in a protocol where tasks are core."""
-    if client is None or not str(client.protocol_version or "").startswith("2025"):
-        return False
-    tasks = getattr(client.server_capabilities, "tasks", None)
-    tools = getattr(getattr(tasks, "requests", None), "tools", None)
-    return getattr(tools, "call", None) is not None
-
-
-def runs_as_task(tool: Any, client: Any) -> bool:
-    """A call of ``tool`` goes as a task: the tool may or must, and the server can."""
-    return task_support(tool) in ("required", "optional") and server_runs_tasks(client)
-
-
-def why_not_offered(tool: Any, protocol: str | None, takes_tasks: bool) -> str | None:
-    """Why ``tool`` cannot be offered, or None: a tool that runs only as a task, on a
-    server that does not take task calls (``takes_tasks``, as it said when it last
-    connected), or in a protocol era whose tasks we do not speak, would fail every call."""
-    if task_support(tool) != "required" or takes_tasks:
-        return None
-    if protocol is not None and not protocol.startswith("2025"):
-        return ("it runs only as a task, and tasks in protocol "
-                f"{clean(protocol)} (an extension) are not supported")
-    return "it runs only as a task, and the server does not declare task-augmented tools/call"
 
 
 class ProgressRoutes(dict[str, Progressed]):
@@ -212,19 +170,16 @@ def _checked(tool: str, task: Any, result: Any, message: str | None) -> Any:
 
 
 def _ended(tool: str, task: Any, message: str | None) -> str:
-    how = "was cancelled by the server" if task.status == "cancelled" else "failed"
-    why = f": {message}" if message else ""
-    return f"{tool} (task {clean(task.task_id)[:200]}) {how}{why}"
+    return ended(tool, task.task_id, str(task.status), message)
 
 
 def poll_interval(task: Any) -> float:
     """Seconds until the next look: the server's ``pollInterval``, within bounds."""
-    ms = task.poll_interval
-    return DEFAULT_POLL if ms is None else min(max(ms / 1000, MIN_POLL), MAX_POLL)
+    return clamped(task.poll_interval)
 
 
 def _said(message: str | None) -> str | None:
-    return clean(message)[:MAX_MESSAGE] if message else None
+    return cleaned_words(message)
 
 
 async def _get(client: Any, task_id: str) -> Any:
