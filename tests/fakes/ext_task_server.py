@@ -224,7 +224,7 @@ class Tasks(Extension):
         task.seen = True
         self.mark("tasks/get", task=task.id, declared=declared(ctx.params),
                   status=task.status, keys=sorted(task.pending), name=name_header(ctx))
-        return shown
+        return {"resultType": "complete", **shown}  # the 2026-07-28 result's own mark
 
     async def update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams
                      ) -> dict[str, Any]:
@@ -235,14 +235,14 @@ class Tasks(Extension):
             if key in task.pending:  # others are ignored, as the extension says
                 del task.pending[key]
                 task.answers[key] = answer
-        return {}
+        return {"resultType": "complete"}
 
     async def cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams
                      ) -> dict[str, Any]:
         task = self.the(params)
         self.mark("tasks/cancel", task=task.id, declared=declared(ctx.params))
         task.move("cancelled", "cancelled at the client's request")
-        return {}
+        return {"resultType": "complete"}
 
     def methods(self) -> list[MethodBinding]:
         return [MethodBinding("tasks/get", TaskParams, self.get),

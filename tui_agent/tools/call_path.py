@@ -113,6 +113,12 @@ class CallPath(LoginAware):
                 self._answered()
                 scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
 
+            def waiting(seconds: float) -> None:
+                """A task's follower waits ``seconds`` (the server's poll interval) before
+                its next look: the call's timer counts from the end of that wait."""
+                scope.deadline = min(max(scope.deadline, anyio.current_time() + seconds
+                                         + self.call_timeout), cap)
+
             async def progressed(progress: float, total: float | None, message: str | None) -> None:
                 alive()
                 if news is not None:
@@ -123,7 +129,7 @@ class CallPath(LoginAware):
             stop_waiting = self._wait_for_person(scope)
             refused: list[Refused] = []  # this call's step-ups that could not run
             told = REFUSED.set(refused)
-            tasked = TASK_CALL.set(TaskCall(self.name, alive, news))  # for a 2026 task
+            tasked = TASK_CALL.set(TaskCall(self.name, alive, news, waiting))  # a 2026 task
             try:
                 if self.config.per_call_exec and self._container is not None:
                     result = await self._call_in_own_exec(tool, arguments, progressed)
@@ -131,7 +137,7 @@ class CallPath(LoginAware):
                     result = await call_as_task(
                         client, tool, arguments, ttl=self.config.max_call_time,
                         routes=self._task_progress, progressed=progressed, alive=alive,
-                        news=news)
+                        news=news, waiting=waiting)
                 else:
                     result = await client.call_tool(tool, arguments,
                                                     progress_callback=progressed,

@@ -55,11 +55,14 @@ def status_of(task: Any) -> tuple[str, str | None]:
 class TaskCall:
     """What the call path knows of the call whose answer became a task: the server's
     name (for the words of a failure), ``alive`` (told at each answer of the server: the
-    call's timer starts again) and whom to tell the task's news."""
+    call's timer starts again), whom to tell the task's news, and ``waiting`` (told before
+    each wait between two looks, of its seconds: a poll interval longer than the server's
+    per-call ``timeout`` must not run the call out of time before the next look)."""
 
     server: str
     alive: Callable[[], None]
     news: News | None
+    waiting: Callable[[float], None] = lambda seconds: None
 
 
 TASK_CALL: ContextVar[TaskCall | None] = ContextVar("tui_agent_task_call", default=None)

@@ -34,6 +34,7 @@ from tui_agent.tools.tasks.common import (
     TaskCall,
     clamped,
     ended,
+    said,
     shown_id,
     status_of,
 )
@@ -48,6 +49,8 @@ from tui_agent.tools.tasks.wire import (
 )
 from tui_agent.tools.text import clean
 
+MAX_QUESTIONS = 100
+"""Input requests one task may make in all (a server that asks without end is cut off)."""
 INVALID_PARAMS = -32602
 """What ``tasks/get`` answers for a task the server does not know (any more)."""
 
@@ -66,6 +69,8 @@ class Follower:
         self.noticed: TaskState | None = None
         self.state: TaskState | None = None
         self._wake: Any = None
+        self.interval = clamped(None)
+        """Seconds between looks: the server's last ``pollIntervalMs``, clamped."""
 
     async def run(self, created: Any) -> Any:
         """Follow the task ``created`` (a ``CreateTaskResult``) and give back its
@@ -112,11 +117,19 @@ class Follower:
             if state.status == "input_required":
                 for key, request in (state.input_requests or {}).items():
                     if key not in self.asked:
+                        if len(self.asked) >= MAX_QUESTIONS:
+                            raise ServerError(
+                                f"server '{self.call.server}': the task of {self.tool} "
+                                f"asked more than {MAX_QUESTIONS} questions; the task was "
+                                "cancelled")
                         self.asked.add(key)
                         group.start_soon(self._answer, state.task_id, key, request)
             self._wake = anyio.Event()
+            if state.poll_interval_ms is not None:  # a notice may leave it out: kept
+                self.interval = clamped(state.poll_interval_ms)
             if self.noticed is None:  # one may have come while the last look was answered
-                with anyio.move_on_after(clamped(state.poll_interval_ms)):
+                self.call.waiting(self.interval)
+                with anyio.move_on_after(self.interval):
                     await self._wake.wait()
             if self.noticed is not None:
                 state, self.noticed = self.noticed, None
@@ -148,7 +161,7 @@ class Follower:
             return types.CallToolResult.model_validate(state.result, by_name=False)
         if state.status == "failed":
             error = state.error or {}
-            why = clean(str(error.get("message") or "")) or message
+            why = said(str(error.get("message") or "")) or message
             code = error.get("code")
             if isinstance(code, int):
                 why = f"{why} (MCP error {code})"
@@ -175,9 +188,10 @@ class Follower:
                                        meta=getattr(params, "meta", None))
         answer = await self.session.dispatch_input_request(context, request)
         if isinstance(answer, types.ErrorData):
+            why = said(answer.message) or "no reason given"
             raise ServerError(f"server '{self.call.server}': the task of {self.tool} asked "
-                              f"for {request.method}, which was refused: "
-                              f"{clean(answer.message)}; the task was cancelled")
+                              f"for {request.method}, which was refused: {why}; the task "
+                              "was cancelled")
         sent = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
         await self.session.send_request(UpdateTask(params=UpdateParams(
             task_id=task_id, input_responses={key: sent})), Acknowledged)
@@ -195,7 +209,7 @@ class Follower:
             raise ServerError(
                 f"server '{self.call.server}' no longer knows the task of {self.tool} "
                 f"(task {shown_id(task_id)}; expired, or the server restarted?): "
-                f"{clean(exc.message)}") from None
+                f"{said(exc.message) or 'no reason given'}") from None
         return state
 
     async def _cancel(self, task_id: str) -> None:

@@ -52,10 +52,12 @@ class ProgressRoutes(dict[str, Progressed]):
 
 async def call_as_task(client: Any, tool: str, arguments: dict[str, Any], *,
                        ttl: float, routes: ProgressRoutes, progressed: Progressed,
-                       alive: Callable[[], None], news: News | None) -> Any:
+                       alive: Callable[[], None], news: News | None,
+                       waiting: Callable[[float], None] = lambda seconds: None) -> Any:
     """Call ``tool`` as a task and give back its ``CallToolResult`` (see the module).
     ``ttl``: seconds the server is asked to keep the task; ``alive``: told at each answer
-    of the server (the call's timer starts again). Raises :class:`ServerError` for a task
+    of the server (the call's timer starts again); ``waiting``: told of each wait between
+    two looks (the timer counts from its end). Raises :class:`ServerError` for a task
     that failed without a result or that the server cancelled; ``MCPError`` for a refused
     request (the caller words it)."""
     import mcp_types as types
@@ -69,13 +71,13 @@ async def call_as_task(client: Any, tool: str, arguments: dict[str, Any], *,
         created = types.CreateTaskResult.model_validate(
             await _send_raw(client.session, request), by_name=False)
         alive()
-        return await _follow(client, tool, created.task, alive, news)
+        return await _follow(client, tool, created.task, alive, news, waiting)
     finally:
         routes.pop(token, None)
 
 
 async def _follow(client: Any, tool: str, task: Any, alive: Callable[[], None],
-                  news: News | None) -> Any:
+                  news: News | None, waiting: Callable[[float], None]) -> Any:
     """Poll ``task`` to its end and fetch its result; cancel it if we are cancelled."""
     import anyio
 
@@ -90,7 +92,8 @@ async def _follow(client: Any, tool: str, task: Any, alive: Callable[[], None],
             if task.status in TERMINAL:
                 return await _outcome(client, tool, task, said[1])
             if task.status == "input_required":
-                return await _answered(client, tool, task, alive, news, last)
+                return await _answered(client, tool, task, alive, news, last, waiting)
+            waiting(poll_interval(task))
             await anyio.sleep(poll_interval(task))
             task = await _get(client, task.task_id)
             alive()
@@ -104,7 +107,8 @@ async def _follow(client: Any, tool: str, task: Any, alive: Callable[[], None],
 
 
 async def _answered(client: Any, tool: str, task: Any, alive: Callable[[], None],
-                    news: News | None, last: tuple[str, str | None]) -> Any:
+                    news: News | None, last: tuple[str, str | None],
+                    waiting: Callable[[float], None]) -> Any:
     """``input_required``: ask ``tasks/result`` (the server's questions come on its stream
     and go to the person) while polling goes on for the card."""
     import anyio
@@ -124,6 +128,7 @@ async def _answered(client: Any, tool: str, task: Any, alive: Callable[[], None]
         async with anyio.create_task_group() as group:
             group.start_soon(result, group)
             while True:
+                waiting(poll_interval(current))
                 await anyio.sleep(poll_interval(current))
                 current = await _get(client, task.task_id)
                 alive()

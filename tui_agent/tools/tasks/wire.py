@@ -18,7 +18,8 @@ class TaskFields(types.Result):
     """A task as the server describes it (``Task``): ids and times are the server's."""
 
     task_id: str
-    status: str
+    status: Literal["working", "input_required", "completed", "failed", "cancelled"]
+    """One of the five the schema allows (``TaskStatus``): another breaks the schema."""
     status_message: str | None = None
     created_at: str | None = None
     last_updated_at: str | None = None
