@@ -119,7 +119,7 @@ def test_every_stable_method_through_the_typescript_sdk(fake_llm: FakeLLM,
     methods = {m["id"]: m for m in init["authMethods"]}
     assert methods["env-key"].get("type", "agent") == "agent"
     assert methods["terminal-login"]["type"] == "terminal"
-    assert methods["terminal-login"]["args"] == ["--login"]
+    assert methods["terminal-login"]["args"] == ["--terminal-login"]
     assert run.result(1) == {}
 
     first = run.result(2)["sessionId"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from acp.client.connection import ClientSideConnection
 
 from tests.acp_kit import Editor, config, fake_server_toml, prompt, running
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
+from tests.zygote import REAL
 from tui_agent.acp import history
 from tui_agent.config import paths
 from tui_agent.core.session import SessionWriter
@@ -209,3 +211,34 @@ def test_a_model_without_its_key_needs_authentication(
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-real")
     assert asyncio.run(with_key())
+
+
+def test_the_terminal_login_keeps_the_models_key(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an editor's terminal method runs (``tui-agent acp --terminal-login``): asked
+    for the key, kept (here in the state folder's file: the tests have no keyring), and
+    the next ``tui-agent acp`` opens a session with it."""
+    conf = tmp_path / "config.toml"
+    conf.write_text('[model]\nname = "anthropic/claude-sonnet-4-5"\n', encoding="utf-8")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    # a new session: no controlling terminal, so getpass reads the key from stdin
+    done = subprocess.run([*REAL, "acp", "--config", str(conf), "--terminal-login"],
+                          input="sk-ant-kept-by-login\n", capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, start_new_session=True)
+    assert done.returncode == 0, done.stderr
+    assert "ANTHROPIC_API_KEY" in done.stderr and "is kept" in done.stderr
+    assert "sk-ant-kept-by-login" not in done.stderr + done.stdout
+    kept = (paths.state_dir() / "oauth-tokens.json").read_text(encoding="utf-8")
+    assert "sk-ant-kept-by-login" in kept
+
+    async def opened() -> str:
+        async with running(Editor(), conf, cwd=tmp_path) as (conn, _):
+            await conn.authenticate(method_id="env-key")
+            return (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+
+    assert asyncio.run(opened())
+    again = subprocess.run([*REAL, "acp", "--config", str(conf), "--terminal-login"],
+                           input="", capture_output=True, text=True, timeout=120,
+                           cwd=tmp_path, start_new_session=True,
+                           env={**os.environ, "ANTHROPIC_API_KEY": "sk-ant-env"})
+    assert again.returncode == 0 and "is set in this environment" in again.stderr

@@ -13,8 +13,9 @@ arguments, for a person to log in there). So:
   (-32000) with the variable to set when it has none.
 - ``terminal-login`` (a ``terminal`` method, offered only to an editor that says it can
   run one: ``clientCapabilities.auth.terminal``): the editor runs ``tui-agent acp
-  --login``, which logs in to the configured OAuth MCP servers as ``tui-agent login``
-  does and says whether the model has its key (:mod:`tui_agent.acp.login`).
+  --terminal-login`` in a terminal, which asks for the model's key and keeps it where
+  ``tui-agent login`` keeps tokens (:mod:`tui_agent.acp.login`); the agent reads it when
+  the variable is not set.
 
 ``session/new``, ``session/load`` and ``session/resume`` answer ``auth_required`` while the
 configured model has no usable key (as the spec says of authentication-gated requests),
@@ -34,7 +35,7 @@ from tui_agent.config import ModelSettings, Settings
 
 ENV_METHOD = "env-key"
 TERMINAL_METHOD = "terminal-login"
-LOGIN_FLAG = "--login"
+LOGIN_FLAG = "--terminal-login"
 """What the terminal method appends to the editor's ``tui-agent acp`` command."""
 
 
@@ -68,8 +69,8 @@ def methods(settings: Settings, client: ClientCapabilities) -> list[Any]:
     if client.auth is not None and client.auth.terminal:
         found.append(TerminalAuthMethod(
             type="terminal", id=TERMINAL_METHOD, name="Log in from the terminal",
-            description="logs in to the configured OAuth MCP servers (tui-agent login) and "
-                        "says which key the model still needs",
+            description=f"asks for the key of {model.name or 'the model'} in a terminal and "
+                        "keeps it (the keyring, else tui-agent's state folder)",
             args=[LOGIN_FLAG]))
     return found
 
