@@ -22,6 +22,7 @@ import pytest
 from tests.acp_kit import config
 from tests.conftest import ROOT, need
 from tests.fakes.llm_server import FakeLLM, Reply
+from tests.hook_kit import hooks_toml, script
 from tests.installs import npm_ci
 from tests.zygote import command
 
@@ -103,8 +104,8 @@ def test_every_stable_method_through_the_typescript_sdk(fake_llm: FakeLLM,
         {"op": "wait", "ms": 1500},                                                      # 11
         {"op": "session/load", "params": {"sessionId": "$first", "cwd": cwd,
                                           "mcpServers": []}},                           # 12
-        {"op": "cancel-prompt", "params": {"sessionId": "$first", "prompt": [
-            {"type": "text", "text": "take your time"}]}, "afterMs": 3000},             # 13
+        {"op": "cancel", "method": "session/prompt", "params": {"sessionId": "$first",
+         "prompt": [{"type": "text", "text": "take your time"}]}, "afterMs": 3000},             # 13
         {"op": "session/set_mode", "params": {"sessionId": "$first", "modeId": "auto"}},  # 14
         {"op": "session/new", "params": {"cwd": cwd, "mcpServers": []}},                # 15
         {"op": "session/delete", "params": {"sessionId": "$first"}},                    # 16
@@ -205,3 +206,21 @@ def test_a_model_without_its_key_asks_for_authentication(tmp_path: Path) -> None
         assert "ANTHROPIC_API_KEY" in refused["data"]["message"]
     wrong = run.answer(3)
     assert wrong["code"] == -32602 and "run by the editor" in wrong["data"]["message"]
+
+
+def test_cancel_request_stops_a_session_being_opened(fake_llm: FakeLLM,
+                                                     tmp_path: Path) -> None:
+    """``$/cancel_request`` naming a ``session/new`` that waits on its SessionStart hook:
+    the request answers -32800 and leaves no session behind."""
+    slow = script(tmp_path, "slow.sh", "#!/bin/bash\nsleep 60\n")
+    conf = config(tmp_path, fake_llm,
+                  extra="\n" + hooks_toml("SessionStart", str(slow), timeout=120))
+    run = drive(tmp_path, conf, [
+        {"op": "initialize", "params": {"protocolVersion": 1}},
+        {"op": "cancel", "method": "session/new", "params": {
+            "cwd": str(tmp_path), "mcpServers": []}, "afterMs": 3000},
+        {"op": "session/list", "params": {}},
+    ])
+    cancelled = run.answer(1)
+    assert cancelled["event"] == "error" and cancelled["code"] == -32800, cancelled
+    assert run.result(2) == {"sessions": []}

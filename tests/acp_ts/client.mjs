@@ -13,8 +13,8 @@
 //
 // A step is {"op": METHOD-OR-NAME, "params": {...}}; in params, "$session" is the id of
 // the last session/new, "$first" that of the first. Ops: the agent's methods by their ACP
-// names, "cancel-prompt" (a session/prompt that a $/cancel_request cancels once the
-// model's request is under way: "afterMs"), and "wait" ("ms").
+// names, "cancel" (the request "method" sent with the SDK's cancellation signal, aborted
+// after "afterMs": the SDK sends $/cancel_request), and "wait" ("ms").
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -56,16 +56,16 @@ const fill = (value) => {
   return value;
 };
 
-async function step(ctx, i, { op, params = {}, afterMs = 1500, ms = 0 }) {
+async function step(ctx, i, { op, method: cancelled, params = {}, afterMs = 1500, ms = 0 }) {
   if (op === "wait") {
     await new Promise((resolve) => setTimeout(resolve, ms));
     out({ event: "response", step: i, op, result: null });
     return;
   }
   const filled = fill(params);
-  const method = op === "cancel-prompt" ? acp.methods.agent.session.prompt : op;
+  const method = op === "cancel" ? cancelled : op;
   const options = {};
-  if (op === "cancel-prompt") {
+  if (op === "cancel") {
     const controller = new AbortController();
     options.cancellationSignal = controller.signal;
     setTimeout(() => controller.abort(), afterMs);
