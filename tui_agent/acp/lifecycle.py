@@ -133,6 +133,7 @@ class SessionMethods:
         if old is not None and old.agent.session is not None:
             old.agent.session.keep()  # its file is opened again just below
         await self.sessions.forget(conv.id)
+        self.titles.pop(conv.id, None)  # told again once it is open
         return await self._open(cwd, servers or [], roots or [], conv), conv
 
     async def _reopen(self, session_id: str, was: Released) -> AcpSession:
