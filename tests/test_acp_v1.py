@@ -242,3 +242,34 @@ def test_the_terminal_login_keeps_the_models_key(tmp_path: Path,
                            cwd=tmp_path, start_new_session=True,
                            env={**os.environ, "ANTHROPIC_API_KEY": "sk-ant-env"})
     assert again.returncode == 0 and "is set in this environment" in again.stderr
+
+
+def test_the_reasoning_levels_are_those_the_model_takes(fake_llm: FakeLLM,
+                                                        tmp_path: Path) -> None:
+    """A model litellm knows not to reason is offered ``default`` alone, once litellm has
+    said (a ``config_option_update``); one that reasons is offered the levels."""
+    conf = config(tmp_path, fake_llm, extra='choices = ["openai/o3-mini"]\n')
+    conf.write_text(conf.read_text().replace("openai/fake-model", "openai/gpt-4o-mini"))
+    editor = Editor()
+
+    def levels(options: list[Any]) -> list[str]:
+        return next([v.value for v in o.options] for o in options if o.id == "reasoning_effort")
+
+    def told() -> list[list[str]]:
+        return [levels(u.config_options) for u in editor.of("config_option_update")]
+
+    async def scenario() -> tuple[list[str], list[list[str]]]:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await editor.until(lambda: told() != [], timeout=120)
+            switched = await conn.set_config_option(config_id="model", session_id=sid,
+                                                    value="openai/o3-mini")
+            await asyncio.sleep(1)  # no update follows: o3-mini takes every level
+            await conn.set_config_option(config_id="model", session_id=sid,
+                                         value="openai/gpt-4o-mini")
+            await editor.until(lambda: len(told()) == 2, timeout=120)
+            return levels(switched.config_options), told()
+
+    reasoning, updates = asyncio.run(scenario())
+    assert updates == [["default"], ["default"]]
+    assert reasoning == ["default", "none", "minimal", "low", "medium", "high"]

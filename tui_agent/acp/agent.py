@@ -161,6 +161,8 @@ class TuiAgent(SessionMethods):
                                                "message": problem})
         if config_id == "mode":
             await self._send(session_id, update_current_mode(session.agent.policy.mode))
+        if config_id == "model":
+            self._later(self.relevel(session))
         return SetSessionConfigOptionResponse(config_options=options.options(session))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
@@ -221,6 +223,7 @@ class TuiAgent(SessionMethods):
                 turn_text = await commands.run(session, text, send)
                 if options.snapshot(session) != was:  # /code, /model: the options show it
                     await self._send(session.id, options.options_update(session))
+                    self._later(self.relevel(session))
                 if turn_text is None:
                     return "end_turn"
                 message: str | list[dict[str, Any]] = turn_text if attached is None else \

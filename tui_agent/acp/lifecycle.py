@@ -174,7 +174,14 @@ class SessionMethods:
 
     async def _opening(self, session: AcpSession, heard: Any) -> None:
         await self.retitle(session)
+        self._later(self.relevel(session))
         await offered.advertise(session, self._sender(session), heard)
+
+    async def relevel(self, session: AcpSession) -> None:
+        """The reasoning levels the model takes, told with ``config_option_update`` once
+        litellm has said and they differ from those offered."""
+        if await options.learn_levels(session):
+            await self._send(session.id, options.options_update(session))
 
     async def retitle(self, session: AcpSession) -> None:
         """``session_info_update`` when the session's title is new to the editor (its first

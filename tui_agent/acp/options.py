@@ -7,7 +7,9 @@ level, code mode.
   ``session/set_mode``; either way both the option and ``current_mode_update`` follow.
 - ``reasoning_effort``: ``default`` (each model's own setting) or a level litellm sends as
   ``reasoning_effort`` (``none`` turns thinking off), as ``/think`` in the app; it is kept
-  when the model changes and reaches only a model that reasons.
+  when the model changes. The levels are those the model takes, once litellm has said
+  (:func:`learn_levels`, off the event loop): a model known not to reason is offered
+  ``default`` alone, one that always reasons no ``none``; an unknown model all of them.
 - ``code_mode``: ``tools`` (the model calls each tool) or ``code`` (one Starlark script).
 
 An option changed another way (``/model``, ``/code``) is told with
@@ -16,6 +18,7 @@ An option changed another way (``/model``, ``/code``) is told with
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from acp.schema import ConfigOptionUpdate, SessionConfigOptionSelect, SessionConfigSelectOption
@@ -83,6 +86,7 @@ def switch_model(session: AcpSession, name: str) -> str | None:
         return str(exc)
     session.models.chosen = name
     session.agent.llm = session.models.make()
+    session.levels = None  # learned again for this model
     return None
 
 
@@ -126,11 +130,35 @@ def mode_option(session: AcpSession) -> SessionConfigOptionSelect:
 
 
 def effort_option(session: AcpSession) -> SessionConfigOptionSelect:
-    return _select("reasoning_effort", "Reasoning",
-                   session.models.reasoning_effort or DEFAULT_EFFORT,
-                   [(k, k, d) for k, d in EFFORTS.items()],
+    levels = session.levels or tuple(EFFORTS)
+    current = session.models.reasoning_effort or DEFAULT_EFFORT
+    shown = [(k, k, EFFORTS[k]) for k in levels]
+    if current not in levels:  # set for a model before: kept, and shown as it is
+        shown.append((current, current, "not taken by this model (kept for the next)"))
+    return _select("reasoning_effort", "Reasoning", current, shown,
                    "how hard a model that reasons thinks (kept when the model changes)",
                    "thought_level")
+
+
+async def learn_levels(session: AcpSession) -> bool:
+    """Ask litellm (in a thread: its first import is slow) which levels the session's
+    model takes; whether the levels offered changed."""
+    where = getattr(session.agent.llm, "where", None)
+    if where is None:
+        return False
+    try:
+        route = await asyncio.to_thread(where)
+    except Exception:  # litellm cannot route it: the turn will say why
+        return False
+    if route.known and not route.reasons:
+        levels: tuple[str, ...] = (DEFAULT_EFFORT,)
+    elif route.always_reasons:
+        levels = tuple(k for k in EFFORTS if k != "none")
+    else:
+        levels = tuple(EFFORTS)
+    changed = levels != (session.levels or tuple(EFFORTS))
+    session.levels = levels
+    return changed
 
 
 def code_mode_option(session: AcpSession) -> SessionConfigOptionSelect:
