@@ -40,9 +40,15 @@ LOGIN_FLAG = "--terminal-login"
 
 
 def model_settings(settings: Settings) -> ModelSettings:
+    """The settings the sessions' model is made with (``[model]`` alone when its
+    ``[models]`` table cannot be used: the session says why when it makes the model)."""
+    from tui_agent.config import ConfigError
     from tui_agent.wiring.model_choice import ModelChoice
 
-    return ModelChoice(lambda: settings).settings_for(None)
+    try:
+        return ModelChoice(lambda: settings).settings_for(None)
+    except ConfigError:
+        return settings.config.model
 
 
 def key_variable(model: ModelSettings) -> str | None:
