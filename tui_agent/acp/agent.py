@@ -18,6 +18,7 @@ when a command changed an option (``/model``, ``/code``).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
@@ -64,6 +65,8 @@ from tui_agent.tools.errors import ServerError
 STOP = {"end": "end_turn", "max_tokens": "max_tokens", "refusal": "refusal",
         "max_depth": "max_turn_requests", "error": "end_turn", "cancelled": "cancelled"}
 T = TypeVar("T")
+EARLY_CANCELS = 64
+"""Cancellations of ids not (yet) in flight that are remembered."""
 
 
 class TuiAgent(SessionMethods):
@@ -73,6 +76,9 @@ class TuiAgent(SessionMethods):
         super().__init__(*args, **kwargs)
         self._requests: dict[Any, Callable[[], object]] = {}
         """How to cancel each request in flight that can be, by its JSON-RPC id."""
+        self._early: collections.deque[Any] = collections.deque(maxlen=EARLY_CANCELS)
+        """Ids cancelled before their handler started (the cancellation can be read before
+        the request's task first runs): their work is cancelled as it registers."""
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -116,8 +122,7 @@ class TuiAgent(SessionMethods):
         request then answers -32800 (Request cancelled)."""
         request_id = REQUEST_ID.get()
         task = asyncio.ensure_future(work)
-        if request_id is not None:
-            self._requests[request_id] = task.cancel
+        self._register(request_id, task.cancel)
         try:
             await asyncio.wait({task})
         except asyncio.CancelledError:  # the connection closes: the work goes with it
@@ -134,6 +139,16 @@ class TuiAgent(SessionMethods):
         that cannot be cancelled, is left as it is)."""
         cancel = self._requests.get(request_id)
         if cancel is not None:
+            cancel()
+        else:
+            self._early.append(request_id)
+
+    def _register(self, request_id: Any, cancel: Callable[[], object]) -> None:
+        if request_id is None:
+            return
+        self._requests[request_id] = cancel
+        if request_id in self._early:
+            self._early.remove(request_id)
             cancel()
 
     async def set_session_mode(self, session_id: str, mode_id: str,
@@ -173,8 +188,7 @@ class TuiAgent(SessionMethods):
         session.turn = asyncio.create_task(self._turn(session, prompt))
         turn = session.turn
         request_id = REQUEST_ID.get()
-        if request_id is not None:  # $/cancel_request: as session/cancel
-            self._requests[request_id] = lambda: self._stop(session)
+        self._register(request_id, lambda: self._stop(session))  # as session/cancel
         try:
             await asyncio.wait({turn})
         finally:
