@@ -273,3 +273,24 @@ def test_the_reasoning_levels_are_those_the_model_takes(fake_llm: FakeLLM,
     reasoning, updates = asyncio.run(scenario())
     assert updates == [["default"], ["default"]]
     assert reasoning == ["default", "none", "minimal", "low", "medium", "high"]
+
+
+def test_cancel_request_stops_a_prompt(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``$/cancel_request`` naming a running ``session/prompt`` stops the turn as
+    ``session/cancel`` does: the prompt answers ``cancelled``."""
+    fake_llm.push(Reply(text="never finished", hang=True))
+    conf = config(tmp_path, fake_llm)
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            # SDK 0.12.1's client has no cancellation of a request: its next request id,
+            # which the prompt just below takes, is read, and the notification sent raw
+            request_id = conn._conn._next_request_id
+            turn = asyncio.ensure_future(prompt(conn, sid, "go"))
+            await editor.until(lambda: fake_llm.requests != [])
+            await conn._conn.send_notification("$/cancel_request", {"requestId": request_id})
+            return await turn
+
+    assert asyncio.run(scenario()) == "cancelled"
