@@ -31,6 +31,7 @@ from acp.schema import (
 from tests.conftest import FAKE_MODEL, ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM
 from tests.zygote import command
+from tui_agent.acp.chunks import OWN
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -77,6 +78,16 @@ class Editor:
 
     def text(self, kind: str = "agent_message_chunk") -> str:
         return "".join(u.content.text for u in self.of(kind))
+
+    def reply(self) -> str:
+        """The model's words: the agent's message chunks but tui-agent's own (a notice, an
+        error, a command's answer: marked in ``_meta``)."""
+        return "".join(u.content.text for u in self.of("agent_message_chunk")
+                       if OWN not in (u.field_meta or {}))
+
+    def own(self) -> list[Any]:
+        """tui-agent's own messages (marked in ``_meta``)."""
+        return [u for u in self.of("agent_message_chunk") if OWN in (u.field_meta or {})]
 
     async def until(self, check: Callable[[], bool], timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -76,6 +76,10 @@ def test_session_start_notices_reach_the_editor_and_no_notification_fires(
 
     assert asyncio.run(scenario()) == "end_turn"
     assert "welcome back: 3 tests fail\n" in editor.text()
+    # tui-agent's own message, marked as such: neither the model's reply nor its thinking
+    notices = [u for u in editor.own() if "welcome back" in u.content.text]
+    assert notices and notices[0].field_meta == {"tuiAgent": {"kind": "notice"}}
+    assert "welcome back" not in editor.reply() + editor.text("agent_thought_chunk")
     assert len(editor.asked) == 1  # the editor asked about the call
     assert "the branch is main" in json.dumps(fake_llm.requests[0]["messages"])
     assert told.read_text().splitlines() == ["SessionStart"]

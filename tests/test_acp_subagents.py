@@ -80,7 +80,7 @@ def test_a_sub_agent_is_one_tool_call_with_its_progress_and_its_own_calls(
     assert theirs.title == "r: echo (for the agent helper (call_1))"
     assert "asked by the sub-agent helper (call_1)" in texts(theirs)
     # Its words are its call's result, never the parent's reply or thinking.
-    assert editor.text() == "Delegating.The helper says hi."
+    assert editor.reply() == "Delegating.The helper says hi."
     assert "Echoing" not in editor.text("agent_thought_chunk")
     # session/load shows the agent call as it was shown live.
     saved = load(next(paths.sessions_dir().glob(f"*{sid}*.jsonl")))

@@ -1,76 +1,84 @@
-"""The ACP methods: ``initialize``, ``session/new``, ``session/load``, ``session/prompt``,
-``session/cancel``, ``session/set_mode`` and ``session/close``, over the sessions of
-:mod:`.sessions`, held open within a bound by :mod:`.registry`.
+"""The ACP methods of a turn and of the connection: ``initialize``, ``authenticate``,
+``session/prompt``, ``session/cancel``, ``$/cancel_request``, ``session/set_mode`` and
+``session/set_config_option``; the session lifecycle is :mod:`.lifecycle`'s.
 
 A prompt runs as a task of its session, so that ``session/cancel`` stops it as ``esc``
 does in the app: the task is cancelled (again, until it ends: a library may swallow one
 cancellation), the server's call in flight is cancelled with it, and the prompt answers
-``cancelled``. Errors a person can act on are JSON-RPC errors naming what was wrong.
+``cancelled``. ``$/cancel_request`` naming a prompt does the same; naming another request
+(``session/new``, ``load``, ``resume``, ``list``) cancels its work, and the request answers
+-32800. Errors a person can act on are JSON-RPC errors naming what was wrong.
+
+Around a turn the editor is told what changed: ``usage_update`` (the context used of the
+model's window and the session's cost) before each model request and at the turn's end,
+``session_info_update`` once the first prompt titles the session, ``config_option_update``
+when a command changed an option (``/model``, ``/code``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_current_mode
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
+    AuthenticateResponse,
     ClientCapabilities,
-    CloseSessionResponse,
+    Cost,
     Implementation,
     InitializeResponse,
-    LoadSessionResponse,
     McpCapabilities,
-    NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
     SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
-    SessionMode,
-    SessionModeState,
+    SessionDeleteCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    UsageUpdate,
 )
 
 from tui_agent import __version__
-from tui_agent.acp import commands, offered, trust
-from tui_agent.acp.gate import EditorGate, may_read
+from tui_agent.acp import auth, commands, offered, options, trust
+from tui_agent.acp.gate import may_read
+from tui_agent.acp.lifecycle import SessionMethods
 from tui_agent.acp.prompt import ReadText, prepared
-from tui_agent.acp.registry import Released, Sessions
-from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession, SessionSetupError, open_session
-from tui_agent.acp.updates import Updates, replay
-from tui_agent.config import Settings
+from tui_agent.acp.sessions import CANCEL_AGAIN, AcpSession
+from tui_agent.acp.updates import Updates
+from tui_agent.acp.wire import REQUEST_ID
 from tui_agent.core.attachments import AttachError, Prepared, content
 from tui_agent.core.events import ContextSize, Event, TurnDone
-from tui_agent.core.filters import ToolFilter
-from tui_agent.core.permissions.modes import MODE_WORDS, MODES, parse_mode
-from tui_agent.core.session import SessionError, load
+from tui_agent.core.permissions.modes import MODES, parse_mode
 from tui_agent.tools.errors import ServerError
-from tui_agent.wiring import build
 
-MODE_NAMES = {"default": "Default", "plan": "Plan", "auto": "Auto"}
-"""The session modes: tui-agent's permission modes (code mode is a config option)."""
 STOP = {"end": "end_turn", "max_tokens": "max_tokens", "refusal": "refusal",
         "max_depth": "max_turn_requests", "error": "end_turn", "cancelled": "cancelled"}
+T = TypeVar("T")
+EARLY_CANCELS = 64
+"""Cancellations of ids not (yet) in flight that are remembered."""
 
 
-class TuiAgent:
+class TuiAgent(SessionMethods):
     """tui-agent as an ACP agent: one per connection."""
 
-    def __init__(self, settings: Settings, tool_filter: ToolFilter) -> None:
-        self.settings, self.tool_filter = settings, tool_filter
-        self.sessions = Sessions(self._reopen)
-        self.client: Client | None = None
-        self.capabilities = ClientCapabilities()
-        self._background: set[asyncio.Task[None]] = set()
-        """Tasks nobody awaits (the commands sent after a session opens), kept alive."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._requests: dict[Any, Callable[[], object]] = {}
+        """How to cancel each request in flight that can be, by its JSON-RPC id."""
+        self._early: collections.deque[Any] = collections.deque(maxlen=EARLY_CANCELS)
+        """Ids cancelled before their handler started (the cancellation can be read before
+        the request's task first runs): their work is cancelled as it registers."""
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -87,138 +95,66 @@ class TuiAgent:
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
-                    close=SessionCloseCapabilities(),
+                    close=SessionCloseCapabilities(), list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(), delete=SessionDeleteCapabilities(),
                     additional_directories=SessionAdditionalDirectoriesCapabilities())),
+            auth_methods=auth.methods(self.settings, self.capabilities),
             agent_info=Implementation(name="tui-agent", title="tui-agent", version=__version__))
 
-    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
-                          mcp_servers: list[Any] | None = None,
-                          **kwargs: Any) -> NewSessionResponse:
-        session = await self._open(cwd, mcp_servers or [], additional_directories or [])
-        return NewSessionResponse(session_id=session.id, modes=self._modes(session),
-                                  config_options=commands.options(session))
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        await auth.authenticate(self.settings, method_id)
+        return AuthenticateResponse()
 
-    async def load_session(self, cwd: str, session_id: str,
-                           mcp_servers: list[Any] | None = None,
-                           additional_directories: list[str] | None = None,
-                           **kwargs: Any) -> LoadSessionResponse:
-        store = build.sessions()
-        # Only an exact id of the store: an editor names a session it was given, never a
-        # prefix or a file path (a path would read any .jsonl the process can open).
-        path = next((p for p in store.paths() if p.stem == session_id), None)
-        if path is None:
-            raise RequestError.invalid_params({"sessionId": session_id, "message":
-                                               f"no session {session_id!r} in {store.directory}"})
-        try:
-            conv = load(path, self.settings.secrets)
-        except SessionError as exc:
-            raise RequestError.invalid_params({"sessionId": session_id,
-                                               "message": str(exc)}) from None
-        old = self.sessions.peek(conv.id)
-        if old is not None and old.agent.session is not None:
-            old.agent.session.keep()  # its file is opened again just below
-        await self.sessions.forget(conv.id)
-        session = await self._open(cwd, mcp_servers or [], additional_directories or [], conv)
-        for update in replay(conv.messages, conv.calls):
-            await self._send(session.id, update)
-        return LoadSessionResponse(modes=self._modes(session),
-                                   config_options=commands.options(session))
+    async def new_session(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._cancellable(super().new_session(*args, **kwargs))
 
-    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
-        """``session/close``: its turn cancelled, its file and servers closed."""
-        if not await self.sessions.forget(session_id):
-            raise RequestError.invalid_params({"sessionId": session_id,
-                                               "message": "no such session"})
-        return CloseSessionResponse()
+    async def load_session(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._cancellable(super().load_session(*args, **kwargs))
 
-    async def _reopen(self, session_id: str, was: Released) -> AcpSession:
-        """A released session opened again as it was (see :mod:`.registry`)."""
-        history = None
-        if not was.blank:
-            try:
-                history = load(was.path, self.settings.secrets)
-            except SessionError as exc:
-                raise RequestError.invalid_params({"sessionId": session_id,
-                                                   "message": str(exc)}) from None
-        session = self._opened(str(was.cwd), was.servers, [str(r) for r in was.roots],
-                               history, was.path if was.blank else None)
-        session.set_code_mode(was.code_mode)
-        session.agent.policy.mode = was.mode
-        if was.model and was.model != session.models.chosen:
-            commands.switch_model(session, was.model)
-        return session
+    async def resume_session(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._cancellable(super().resume_session(*args, **kwargs))
 
-    async def _open(self, cwd: str, servers: list[Any], roots: list[str],
-                    history: Any = None) -> AcpSession:
-        session = self._opened(cwd, servers, roots, history)
-        await self.sessions.add(session)
-        # SessionStart hooks: their context joins the conversation; what they say to the
-        # person (systemMessage, a warning) is sent with the session's first updates.
-        heard = await session.agent.session_start("resume" if history is not None
-                                                  else "startup")
-        # After the response that names the session: a client drops updates of a session
-        # it does not know yet.
-        asyncio.get_running_loop().call_soon(
-            self._later, offered.advertise(session, self._sender(session), heard))
-        return session
+    async def list_sessions(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._cancellable(super().list_sessions(*args, **kwargs))
 
-    def _opened(self, cwd: str, servers: list[Any], roots: list[str], history: Any = None,
-                path: Path | None = None) -> AcpSession:
-        folders = [Path(r) for r in roots]
-        for extra in folders:
-            if not extra.is_absolute() or not extra.is_dir():
-                raise RequestError.invalid_params({"additionalDirectories": str(extra),
-                                                   "message": "not an absolute path of a "
-                                                   "folder"})
-        root = Path(cwd)
-        if not root.is_absolute():
-            raise RequestError.invalid_params({"cwd": cwd, "message": "cwd must be absolute"})
-        if not root.is_dir():
-            raise RequestError.invalid_params({"cwd": cwd, "message": "cwd is not a folder" if
-                                               root.exists() else "cwd does not exist"})
-        assert self.client is not None
-        client, secrets = self.client, self.settings.secrets
-        try:
-            session = open_session(self.settings, self.tool_filter, root, servers,
-                                   lambda sid: EditorGate(client, sid, root, secrets), history,
-                                   path)
-        except (SessionSetupError, SessionError) as exc:  # e.g. open in another process
-            raise RequestError.invalid_params({"message": str(exc)}) from None
-        except OSError as exc:  # the open-file limit, a full disk: the editor is told why
-            raise RequestError.internal_error({"message": "the session could not be opened: "
-                                               f"{exc.strerror or exc}"}) from None
-        session.servers, session.roots = list(servers), tuple(folders)
-        return session
-
-    def _later(self, work: Any) -> None:
+    async def _cancellable(self, work: Awaitable[T]) -> T:
+        """``work`` as a task that ``$/cancel_request`` naming this request cancels; the
+        request then answers -32800 (Request cancelled)."""
+        request_id = REQUEST_ID.get()
         task = asyncio.ensure_future(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._register(request_id, task.cancel)
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:  # the connection closes: the work goes with it
+            task.cancel()
+            raise
+        finally:
+            self._requests.pop(request_id, None)
+        if task.cancelled():
+            raise RequestError(-32800, "Request cancelled", {"requestId": request_id})
+        return task.result()
 
-    def _sender(self, session: AcpSession) -> commands.Send:
-        async def send(update: Any) -> None:
-            await self._send(session.id, update)
+    def cancel_request(self, request_id: Any) -> None:
+        """``$/cancel_request``: the request's work cancelled (a request that ended, or
+        that cannot be cancelled, is left as it is)."""
+        cancel = self._requests.get(request_id)
+        if cancel is not None:
+            cancel()
+        else:
+            self._early.append(request_id)
 
-        return send
-
-    def _modes(self, session: AcpSession) -> SessionModeState:
-        """The permission modes, with what each does; the session's own first shown."""
-        return SessionModeState(
-            current_mode_id=session.agent.policy.mode,
-            available_modes=[SessionMode(id=m, name=MODE_NAMES[m], description=MODE_WORDS[m])
-                             for m in MODES])
-
-    async def _session(self, session_id: str) -> AcpSession:
-        session = await self.sessions.get(session_id)
-        if session is None:
-            raise RequestError.invalid_params({"sessionId": session_id,
-                                               "message": "no such session"})
-        return session
+    def _register(self, request_id: Any, cancel: Callable[[], object]) -> None:
+        if request_id is None:
+            return
+        self._requests[request_id] = cancel
+        if request_id in self._early:
+            self._early.remove(request_id)
+            cancel()
 
     async def set_session_mode(self, session_id: str, mode_id: str,
                                **kwargs: Any) -> SetSessionModeResponse:
         """A permission mode: every later call of the session is judged by it (a call
-        running now was judged already)."""
+        running now was judged already). The ``mode`` option follows."""
         session = await self._session(session_id)
         mode = parse_mode(mode_id) if mode_id.strip() == mode_id else None
         if mode is None:
@@ -226,18 +162,23 @@ class TuiAgent:
                                                f"the modes are {', '.join(MODES)}"})
         session.agent.policy.mode = mode
         await self._send(session_id, update_current_mode(mode))
+        await self._send(session_id, options.options_update(session))
         return SetSessionModeResponse()
 
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
-        """The model picker (``model``) and code mode (``code_mode``: ``tools`` or
-        ``code``)."""
+        """The options of :mod:`.options`; setting ``mode`` tells the editor's mode
+        selector too (``current_mode_update``)."""
         session = await self._session(session_id)
-        problem = commands.set_option(session, config_id, value)
+        problem = options.set_option(session, config_id, value)
         if problem:
             raise RequestError.invalid_params({"configId": config_id, "value": value,
                                                "message": problem})
-        return SetSessionConfigOptionResponse(config_options=commands.options(session))
+        if config_id == "mode":
+            await self._send(session_id, update_current_mode(session.agent.policy.mode))
+        if config_id == "model":
+            self._later(self.relevel(session))
+        return SetSessionConfigOptionResponse(config_options=options.options(session))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = await self._session(session_id)
@@ -246,14 +187,21 @@ class TuiAgent:
                                                 "message": "a prompt is already running"})
         session.turn = asyncio.create_task(self._turn(session, prompt))
         turn = session.turn
-        await asyncio.wait({turn})
+        request_id = REQUEST_ID.get()
+        self._register(request_id, lambda: self._stop(session))  # as session/cancel
+        try:
+            await asyncio.wait({turn})
+        finally:
+            self._requests.pop(request_id, None)
+        with contextlib.suppress(Exception):  # the editor may be gone
+            await self.retitle(session)
         if turn.cancelled():
             return PromptResponse(stop_reason="cancelled")
         return PromptResponse(stop_reason=turn.result())
 
     async def _turn(self, session: AcpSession, blocks: list[Any]) -> str:
         text = " ".join(b.text for b in blocks if getattr(b, "type", "") == "text")
-        was_mode = session.code_mode
+        was = options.snapshot(session)
         if text.lstrip().startswith("/") and await asyncio.to_thread(session.commands.stale):
             await offered.offer_commands(session, self._sender(session))  # files added since
         try:
@@ -287,8 +235,9 @@ class TuiAgent:
                     await self._send(session.id, update)
 
                 turn_text = await commands.run(session, text, send)
-                if session.code_mode != was_mode:  # /code: the option shows it
-                    await self._send(session.id, commands.options_update(session))
+                if options.snapshot(session) != was:  # /code, /model: the options show it
+                    await self._send(session.id, options.options_update(session))
+                    self._later(self.relevel(session))
                 if turn_text is None:
                     return "end_turn"
                 message: str | list[dict[str, Any]] = turn_text if attached is None else \
@@ -315,6 +264,8 @@ class TuiAgent:
                     self._note(session, event)
                     for update in updates(event):
                         await self._send(session.id, update)
+                    if isinstance(event, ContextSize | TurnDone):
+                        await self._usage(session)
                     if isinstance(event, TurnDone):
                         reason = STOP.get(event.reason, "end_turn")
         finally:
@@ -327,6 +278,18 @@ class TuiAgent:
         for update in updates:
             with contextlib.suppress(Exception):  # the editor may be gone
                 await self._send(session_id, update)
+
+    async def _usage(self, session: AcpSession) -> None:
+        """``usage_update``: the context the last request took of the model's window, and
+        what the session has cost so far (left out when unknown, as for a local model).
+        Nothing while the window is unknown: ACP needs both numbers."""
+        size = session.last_context
+        if size is None or not size.window:
+            return
+        spent = session.agent.usage.cost
+        await self._send(session.id, UsageUpdate(
+            session_update="usage_update", used=size.tokens, size=size.window,
+            cost=Cost(amount=spent, currency="USD") if spent is not None else None))
 
     @staticmethod
     def _note(session: AcpSession, event: Event) -> None:
@@ -350,7 +313,14 @@ class TuiAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.peek(session_id)
-        if session is None or session.turn is None:
+        if session is not None:
+            self._stop(session)
+
+    @staticmethod
+    def _stop(session: AcpSession) -> None:
+        """The session's turn cancelled, again every :data:`CANCEL_AGAIN` seconds until
+        it ends (a library may swallow one cancellation)."""
+        if session.turn is None:
             return
         turn, loop = session.turn, asyncio.get_running_loop()
 
@@ -360,12 +330,3 @@ class TuiAgent:
                 loop.call_later(CANCEL_AGAIN, again)
 
         again()
-
-    async def _send(self, session_id: str, update: Any) -> None:
-        if self.client is not None:
-            await self.client.session_update(session_id=session_id, update=update)
-
-    async def close(self) -> None:
-        for task in list(self._background):
-            task.cancel()
-        await self.sessions.close()

@@ -17,17 +17,15 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
-from acp.helpers import update_agent_message_text, update_available_commands
+from acp.helpers import update_available_commands
 from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
-    ConfigOptionUpdate,
-    SessionConfigOptionSelect,
-    SessionConfigSelectOption,
     TextContentBlock,
     UnstructuredCommandInput,
 )
 
+from tui_agent.acp.chunks import own_text
 from tui_agent.acp.sessions import AcpSession
 from tui_agent.config.interpolate import mask
 from tui_agent.core.attachments import Prepared, content
@@ -134,7 +132,7 @@ async def run_user_command(
 def _said(session: AcpSession, text: str) -> Any:
     """A command's answer as text of the reply: it may quote the person's words or a
     config error, so it is masked and cleaned as the turn's text is."""
-    return update_agent_message_text(clean(mask(text, session.settings.secrets)))
+    return own_text(clean(mask(text, session.settings.secrets)), "command")
 
 
 def is_command(session: AcpSession, text: str) -> bool:
@@ -160,11 +158,11 @@ async def _compact(session: AcpSession, send: Send) -> None:
         async for event in events:
             for shown in masker(event):
                 if isinstance(shown, Compacted):
-                    await send(update_agent_message_text(clean(shown.describe())))
+                    await send(own_text(clean(shown.describe()), "command"))
                 elif isinstance(shown, ErrorOccurred):
-                    await send(update_agent_message_text(f"⚠ {clean(shown.message)}"))
+                    await send(own_text(f"⚠ {clean(shown.message)}", "command"))
                 elif isinstance(shown, Notice):
-                    await send(update_agent_message_text(clean(shown.message)))
+                    await send(own_text(clean(shown.message), "command"))
 
 
 async def _context(session: AcpSession) -> str:
@@ -190,77 +188,14 @@ def code_switch(session: AcpSession, word: str) -> str:
 
 
 def _model(session: AcpSession, name: str) -> str:
+    from tui_agent.acp.options import switch_model
+
     if not name:
         current = session.agent.llm.model
         return "Models: " + ", ".join(f"{m}{' (in use)' if m == current else ''}"
                                       for m in session.models.choices())
     problem = switch_model(session, name)
     return f"⚠ {problem}" if problem else f"Using {name} from the next turn on."
-
-
-def switch_model(session: AcpSession, name: str) -> str | None:
-    """Use ``name`` from the next turn on (``/model`` and the model option); what was wrong
-    when its ``[models]`` table cannot be used (the model in use stays)."""
-    from tui_agent.config import ConfigError
-
-    try:
-        session.settings.check(name)
-    except ConfigError as exc:
-        return str(exc)
-    session.models.chosen = name
-    session.agent.llm = session.models.make()
-    return None
-
-
-CODE_MODE = {"tools": ("Tools", "the model calls each MCP tool itself"),
-             "code": ("Code mode", "the model writes one Starlark script that calls the "
-                                   "tools")}
-"""The values of the ``code_mode`` option (the session modes of before: they are the
-permission modes now)."""
-
-
-def options(session: AcpSession) -> list[Any]:
-    """The session's config options: the model, and code mode."""
-    return [model_option(session), code_mode_option(session)]
-
-
-def options_update(session: AcpSession) -> ConfigOptionUpdate:
-    """``config_option_update``: the options as they are now (after ``/code``)."""
-    return ConfigOptionUpdate(session_update="config_option_update",
-                              config_options=options(session))
-
-
-def set_option(session: AcpSession, config_id: str, value: Any) -> str | None:
-    """``session/set_config_option``: what was wrong, or None once it is set."""
-    if config_id == "model" and isinstance(value, str):
-        return switch_model(session, value)
-    if config_id == "code_mode" and value in CODE_MODE:
-        session.set_code_mode(value == "code")
-        return None
-    if config_id == "code_mode":
-        return "code_mode is 'tools' or 'code'"
-    return "the options are 'model' and 'code_mode'"
-
-
-def code_mode_option(session: AcpSession) -> SessionConfigOptionSelect:
-    """Code mode, as an editor's picker: ``tools`` (each tool called itself) or ``code``."""
-    return SessionConfigOptionSelect(
-        type="select", id="code_mode", name="Code mode",
-        description="how the model reaches the MCP tools",
-        current_value="code" if session.code_mode else "tools",
-        options=[SessionConfigSelectOption(value=k, name=n, description=d)
-                 for k, (n, d) in CODE_MODE.items()])
-
-
-def model_option(session: AcpSession) -> SessionConfigOptionSelect:
-    """The model picker an editor shows (``session/set_config_option`` with ``model``): the
-    models of the config, the one in use first if it is not among them."""
-    current = session.agent.llm.model or ""
-    names = session.models.choices()
-    names = names if current in names else [current, *names]
-    return SessionConfigOptionSelect(
-        type="select", id="model", name="Model", category="model", current_value=current,
-        options=[SessionConfigSelectOption(value=n, name=n) for n in names if n])
 
 
 async def _mcp_prompt(session: AcpSession, ref: str, rest: str) -> str:

@@ -11,9 +11,8 @@ import contextlib
 import logging
 from collections.abc import Sequence
 
-from acp.helpers import update_agent_message_text
-
 from tui_agent.acp import commands, trust
+from tui_agent.acp.chunks import own_text
 from tui_agent.acp.sessions import AcpSession
 from tui_agent.core.events import Event, EventMasker, Notice
 from tui_agent.tools.text import clean
@@ -32,7 +31,7 @@ async def advertise(session: AcpSession, send: commands.Send,
     for event in heard:
         for said in masker(event):
             if isinstance(said, Notice):
-                await send(update_agent_message_text(f"{clean(said.message)}\n"))
+                await send(own_text(f"{clean(said.message)}\n"))
     await offer_commands(session, send)
     if session.hub is None:
         return

@@ -44,6 +44,8 @@ class Released:
     """Nothing was said in it: its file was removed, and a new one takes its id."""
     mode: Mode = "default"
     """Its permission mode."""
+    effort: str | None = None
+    """Its reasoning level (None: each model's own)."""
 
 
 Reopen = Callable[[str, Released], Awaitable[AcpSession]]
@@ -99,7 +101,8 @@ class Sessions:
         if writer is not None:
             self.released[session_id] = Released(
                 writer.path, session.cwd, session.servers, session.roots, session.code_mode,
-                session.models.chosen, writer.blank, session.agent.policy.mode)
+                session.models.chosen, writer.blank, session.agent.policy.mode,
+                session.models.reasoning_effort)
         with contextlib.suppress(Exception):
             await session.close()
         log.info("released the idle session %s (over %d open)", session_id, self.limit)

@@ -125,6 +125,7 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
     from acp.agent.connection import AgentSideConnection
 
     from tui_agent.acp.agent import TuiAgent
+    from tui_agent.acp.wire import Wire
     from tui_agent.codemode import spare
 
     loop = asyncio.get_running_loop()
@@ -137,9 +138,13 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
     gatekeeper = asyncio.ensure_future(_well_formed(reader, checked, writer))
     agent = TuiAgent(settings, tool_filter)
     # TuiAgent answers the stable methods; the SDK answers "method not found" for the rest.
-    # session/close is stable ACP; SDK 0.12.1 still files it under "unstable" (its other
-    # unstable methods, fork and resume, are answered "method not found": not ours).
-    conn = AgentSideConnection(cast("Agent", agent), writer, checked, listening=False,
+    # session/close and session/resume are stable ACP; SDK 0.12.1 still files them under
+    # "unstable" (its other unstable method, fork, is answered "method not found": not
+    # ours). What it does not route at all (session/delete, $/cancel_request) the wire
+    # answers.
+    wire = Wire(checked, writer, agent.cancel_request,
+                {"session/delete": agent.delete_session})
+    conn = AgentSideConnection(cast("Agent", agent), wire, listening=False,
                                use_unstable_protocol=True)
     work = asyncio.ensure_future(conn.listen())
 
@@ -201,7 +206,7 @@ async def _well_formed(source: asyncio.StreamReader, sink: asyncio.StreamReader,
         sink.feed_eof()
 
 
-NOTIFICATIONS = frozenset({"session/cancel"})
+NOTIFICATIONS = frozenset({"session/cancel", "$/cancel_request"})
 """The notifications this agent acts on; any other is dropped unanswered."""
 
 

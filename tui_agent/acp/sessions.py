@@ -67,6 +67,8 @@ class AcpSession:
     """The MCP servers the editor handed over (a released session reopens with them)."""
     roots: tuple[Path, ...] = ()
     """The editor's ``additionalDirectories``: folders of the session beside ``cwd``."""
+    levels: tuple[str, ...] | None = None
+    """The reasoning levels the model takes, once litellm said (None: not yet)."""
 
     def folders(self) -> list[Path]:
         """Where a prompt's files are read without asking: beside ``cwd``, the editor's

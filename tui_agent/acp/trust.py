@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp.helpers import update_agent_message_text
 from acp.schema import (
     AllowedOutcome,
     ContentToolCallContent,
@@ -29,6 +28,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from tui_agent.acp.chunks import own_text
 from tui_agent.config.held import HeldProject
 from tui_agent.tools.text import clean
 
@@ -64,7 +64,7 @@ async def notice(session: AcpSession, send: Send) -> None:
 
     held = await asyncio.to_thread(held_at, session.cwd)
     if held is not None:
-        await send(update_agent_message_text(clean(held_warning(held, HOW)) + "\n\n"))
+        await send(own_text(clean(held_warning(held, HOW)) + "\n\n"))
 
 
 async def trust(session: AcpSession, client: Client, send: Send) -> bool:
@@ -75,7 +75,7 @@ async def trust(session: AcpSession, client: Client, send: Send) -> bool:
 
     held = await asyncio.to_thread(held_at, session.cwd)
     if held is None:
-        await send(update_agent_message_text(
+        await send(own_text(
             "/trust: nothing in this project waits for your trust."))
         return False
     root = held.content_root or held.project.root
@@ -96,16 +96,16 @@ async def trust(session: AcpSession, client: Client, send: Send) -> bool:
         return False
     outcome = answer.outcome
     if not isinstance(outcome, AllowedOutcome) or outcome.option_id != TRUST:
-        await send(update_agent_message_text(clean(f"/trust: not trusted: {root}'s files "
+        await send(own_text(clean(f"/trust: not trusted: {root}'s files "
                                                    "stay unread.")))
         return False
     try:
         await asyncio.to_thread(record_trust, held)
     except OSError as exc:
-        await send(update_agent_message_text(clean(
+        await send(own_text(clean(
             f"/trust: could not remember the trust: {exc.strerror or exc}")))
         return False
-    await send(update_agent_message_text(clean(
+    await send(own_text(clean(
         f"/trust: trusted the project in {root}: its memory is read from the next turn and "
         "its commands are offered now; its servers, settings and skills apply once the "
         "agent starts again.")))

@@ -4,8 +4,9 @@ replayed the same way (``session/load``).
 Text and thinking stream as ``agent_message_chunk`` / ``agent_thought_chunk`` (secrets
 masked across pieces, control characters removed); a call is a ``tool_call`` (title, kind,
 arguments, paths, and the diff of a file it writes) followed by ``tool_call_update``s as
-the gate and the server answer. Errors and notices of the turn reach the editor as text
-of the reply, since ACP has no place of their own for them.
+the gate and the server answer. Chunks carry message ids (:mod:`.chunks`). Errors and
+notices of the turn reach the editor as agent messages of their own, marked as
+tui-agent's (ACP has no place of their own for them), never as thinking.
 """
 
 from __future__ import annotations
@@ -20,14 +21,12 @@ from acp.helpers import (
     text_block,
     tool_content,
     tool_diff_content,
-    update_agent_message_text,
-    update_agent_thought_text,
     update_tool_call,
-    update_user_message_text,
 )
 from acp.schema import ToolCallLocation, ToolCallStatus
 
 from tui_agent.acp.agent_calls import AgentCalls, agent_title, is_agent_call
+from tui_agent.acp.chunks import MessageIds, agent_text, new_id, own_text, thought_text, user_text
 from tui_agent.acp.kinds import kind_of, paths_of, title_of
 from tui_agent.acp.shown import shown_change, shown_input
 from tui_agent.core.diffs import FileChange, Scopes, change_of
@@ -62,6 +61,7 @@ class Updates:
         self._text, self._thought = StreamCleaner(), StreamCleaner()
         self.cwd, self.scopes = cwd, scopes
         self._agents = AgentCalls(self._call, self._started)
+        self.ids = MessageIds()
 
     def __call__(self, event: Event) -> list[Any]:
         return [u for shown in self._mask(event) for u in self._one(shown)]
@@ -72,8 +72,8 @@ class Updates:
         text kept."""
         held = [u for shown in self._mask.flush() for u in self._one(shown)]
         thought, text = self._thought.flush(), self._text.flush()
-        return held + ([update_agent_thought_text(thought)] if thought else []) + \
-            ([update_agent_message_text(text)] if text else [])
+        return held + ([thought_text(thought, self.ids.thought())] if thought else []) + \
+            ([agent_text(text, self.ids.reply())] if text else [])
 
     def _one(self, event: Event) -> list[Any]:
         if event.agent is not None:  # a sub-agent's: shown on its agent call
@@ -81,20 +81,30 @@ class Updates:
         match event:
             case TextDelta(delta=delta):
                 text = self._text.feed(delta)
-                return [update_agent_message_text(text)] if text else []
+                return [agent_text(text, self.ids.reply())] if text else []
             case ReasoningDelta(delta=delta):
                 text = self._thought.feed(delta)
-                return [update_agent_thought_text(text)] if text else []
+                return [thought_text(text, self.ids.thought())] if text else []
             case ToolCallStarted():
+                self.ids.end()
                 return [self._started(event)]
             case AgentStarted() | AgentFinished():
                 return self._agents.own(event)
             case ErrorOccurred(message=message):
-                return [update_agent_message_text(f"\n\n⚠ {clean(message)}\n")]
+                return [*self._flush(), own_text(f"⚠ {clean(message)}\n", "error")]
             case Notice(message=message):
-                return [update_agent_thought_text(f"{clean(message)}\n")]
+                return [*self._flush(), own_text(f"{clean(message)}\n")]
         call_id = getattr(event, "id", None)
         return self._call(event, call_id) if isinstance(call_id, str) else []
+
+    def _flush(self) -> list[Any]:
+        """The reply and thinking held back so far, sent before a message of tui-agent's
+        own comes between (the reply's message ends there)."""
+        thought, text = self._thought.flush(), self._text.flush()
+        ids = (self.ids.thought(), self.ids.reply())
+        self.ids.end()
+        return ([thought_text(thought, ids[0])] if thought else []) + \
+            ([agent_text(text, ids[1])] if text else [])
 
     def _call(self, event: Event, call_id: str) -> list[Any]:
         """The update of a call's approval, progress or result (``call_id``: the call's
@@ -159,10 +169,10 @@ def replay(messages: list[dict[str, Any]],
     for message in messages:
         role, text = message.get("role"), _text_of(message.get("content"))
         if role == "user" and text:
-            updates.append(update_user_message_text(clean(without_mode_note(text))))
+            updates.append(user_text(clean(without_mode_note(text)), new_id()))
         elif role == "assistant":
             if text:
-                updates.append(update_agent_message_text(clean(text)))
+                updates.append(agent_text(clean(text), new_id()))
             for call in message.get("tool_calls") or []:
                 function = call.get("function") or {}
                 name = str(function.get("name", "?"))

@@ -60,6 +60,10 @@ def _acp(sub: Any, name: str, what: str) -> None:
                          description="Run as an ACP agent for an editor (Zed, JetBrains, "
                                      "Neovim...): JSON-RPC on stdin/stdout, logs on stderr.")
     common(acp, inner=True)
+    acp.add_argument("--terminal-login", action="store_true",
+                     help="log in for the model in this terminal and end: asks for its key "
+                          "(not shown) and keeps it, in the keyring or the state folder "
+                          "(what an editor's terminal login runs)")
 
 
 def _servers(sub: Any, name: str, what: str) -> None:

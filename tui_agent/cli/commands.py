@@ -112,9 +112,13 @@ def cmd_acp(args: argparse.Namespace, err: IO[str]) -> int:
     chosen = narrowed(settings, args, err)
     if chosen is None:
         return 2
+    from tui_agent.acp.login import login, with_stored_key
+
+    if getattr(args, "terminal_login", False):
+        return login(settings, err)
     from tui_agent.acp.serve import serve
 
-    return serve(settings, chosen, err)
+    return serve(with_stored_key(settings), chosen, err)
 
 
 def cmd_hooks(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets as _secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -106,15 +107,20 @@ class Conversation:
     def title(self, width: int = 60) -> str:
         """The first words the user sent (``(demo)`` first for a demo conversation)."""
         mark = "(demo) " if self.demo else ""
-        width -= len(mark)
-        for e in self.entries:
-            content = e.message.get("content")
-            if isinstance(content, list):  # words and images: the words
-                content = next((p.get("text") for p in content if isinstance(p, dict)), None)
-            if e.message.get("role") == "user" and isinstance(content, str):
-                text = " ".join(clean(content).split())
-                return mark + (text if len(text) <= width else text[: width - 1] + "…")
-        return f"{mark}(empty)"
+        return mark + (first_words(self.messages, width - len(mark)) or "(empty)")
+
+
+def first_words(messages: Iterable[dict[str, Any]], width: int = 60) -> str | None:
+    """The first words the user sent, on one line, cut to ``width`` (None: nothing yet):
+    a conversation's title, as ``tui-agent sessions`` and an editor's list show it."""
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):  # words and images: the words
+            content = next((p.get("text") for p in content if isinstance(p, dict)), None)
+        if message.get("role") == "user" and isinstance(content, str):
+            text = " ".join(clean(content).split())
+            return text if len(text) <= width else text[: width - 1] + "…"
+    return None
 
 
 def new_id() -> str:
