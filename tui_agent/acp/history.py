@@ -22,7 +22,7 @@ from typing import Any
 from acp import RequestError
 from acp.schema import SessionInfo
 
-from tui_agent.core.session import SessionError, load
+from tui_agent.core.session.peek import peek
 from tui_agent.core.session.store import SessionStore
 
 PAGE = 50
@@ -84,14 +84,16 @@ def _same(a: str, b: str) -> bool:
 
 
 def _info(path: Path, mtime: float, secrets: frozenset[str]) -> SessionInfo | None:
+    """The session as listed, read from its first lines only (:func:`peek`)."""
     try:
-        conv = load(path, secrets)
-    except (SessionError, OSError):
+        glance = peek(path, secrets)
+    except OSError:
         return None
-    cwd = conv.meta.get("cwd")
-    if not conv.entries or conv.demo or not isinstance(cwd, str) or not cwd:
+    cwd = glance.meta.get("cwd")
+    if not glance.said or glance.meta.get("demo") is True or not isinstance(cwd, str) \
+            or not cwd:
         return None
-    return SessionInfo(session_id=conv.id, cwd=cwd, title=conv.title(),
+    return SessionInfo(session_id=path.stem, cwd=cwd, title=glance.title,
                        updated_at=iso(mtime))
 
 
@@ -107,8 +109,8 @@ def delete(store: SessionStore, session_id: str) -> None:
     path = find(store, session_id)
     if path is None:
         return
-    try:
-        with path.open("ab") as handle:
+    try:  # never created: a file gone since it was found stays gone
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND), "ab") as handle:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -83,6 +83,12 @@ def login(settings: Settings, out: IO[str],
     if not key:
         out.write("tui-agent: no key given: nothing kept\n")
         return 1
-    _vault().write(RECORD.format(variable=variable), key)
+    try:
+        _vault().write(RECORD.format(variable=variable), key)
+    except Exception as exc:  # no keyring and no writable state folder
+        out.write(f"tui-agent: the key could not be kept ({type(exc).__name__}: "
+                  f"{clean(str(exc))[:300]}); set {variable} in the editor's environment "
+                  "for the agent instead\n")
+        return 1
     out.write(f"tui-agent: the key for {variable} is kept; the editor can connect again\n")
     return 0

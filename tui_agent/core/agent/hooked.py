@@ -25,6 +25,7 @@ from tui_agent.core.permissions import Policy
 from tui_agent.core.permissions.names import rule_name
 from tui_agent.core.scripts import Emit
 from tui_agent.core.session import SavedCall, SessionWriter
+from tui_agent.core.session.records import SESSION_START_CONTEXT
 from tui_agent.tools.spec import ToolOutcome, ToolSpec
 from tui_agent.tools.text import clean
 
@@ -38,6 +39,8 @@ class Hooked:
     session: SessionWriter | None
     conversation_id: str
     halted: str | None
+    held: list[dict[str, Any]]
+    """A ``SessionStart`` hook's words, waiting for the first prompt."""
     """Set by a hook's ``continue: false``: the turn stops, with this said."""
     _background: set[asyncio.Task[HookResult]]
 
@@ -109,8 +112,18 @@ class Hooked:
         heard: list[Event] = []
         said = await self.fire("SessionStart", {"source": source}, heard.append)
         if said.context:
-            self.record({"role": "user", "content": f"{START_CONTEXT}\n{said.context}"})
+            context = {"role": "user", "content": f"{START_CONTEXT}\n{said.context}"}
+            if source == "compact":  # a turn may be under way: its next request reads it
+                self.record(context)
+            else:  # with the first prompt: a session nobody says anything in stays blank
+                self.held.append(context)
         return heard
+
+    def record_held(self) -> None:
+        """Record what ``SessionStart`` held (before the prompt that is about to be)."""
+        held, self.held = self.held, []
+        for message in held:
+            self.record(message)
 
     async def pre_compact(self, trigger: str, instructions: str, emit: Emit) -> bool:
         """``PreCompact`` (``trigger``: manual, auto); True when a hook blocks it (the
@@ -141,6 +154,6 @@ class Hooked:
         raise NotImplementedError  # the agent's: the conversation and its session file
 
 
-START_CONTEXT = "Context from a SessionStart hook:"
+START_CONTEXT = SESSION_START_CONTEXT
 SESSION_END_WAIT = 10.0
 """Seconds the end of a session waits for its ``SessionEnd`` hooks."""

@@ -46,7 +46,7 @@ from tui_agent.core.permissions.modes import with_mode_note
 from tui_agent.core.prompt import PromptPart, SystemPrompt
 from tui_agent.core.rounds import exchange
 from tui_agent.core.scripts import CodeMode
-from tui_agent.core.session import Compaction, SavedCall, SessionWriter, new_id
+from tui_agent.core.session import Compaction, SavedCall, SessionWriter, new_id, records
 from tui_agent.core.skills import servers as server_skills
 from tui_agent.core.skills.catalog import Catalog
 from tui_agent.core.skills.index import skills_index
@@ -58,8 +58,8 @@ from tui_agent.tools.wording import counted
 
 MAX_STOP_REPEATS = 3
 """Times in a row a ``Stop`` hook may send the model back to work in one turn."""
-STOP_NOTE = "A Stop hook asks you to go on before ending your turn:"
-HOOK_CONTEXT = "Context from a UserPromptSubmit hook:"
+STOP_NOTE = records.STOP_NOTE
+HOOK_CONTEXT = records.PROMPT_CONTEXT
 
 
 def prompt_text(text: str | list[dict[str, Any]]) -> str:
@@ -117,6 +117,9 @@ class Agent(ToolCalls):
         """The user's hooks (:mod:`tui_agent.core.agent.hooked` fires them)."""
         self.halted: str | None = None
         self._background: set[asyncio.Task[HookResult]] = set()
+        self.held: list[dict[str, Any]] = []
+        """What a ``SessionStart`` hook added, recorded only with the first prompt: a
+        session nobody said anything in stays blank (and is removed)."""
         self.starting: asyncio.Task[list[Event]] | None = None
         """``SessionStart`` run in the background by a front end that could not wait for
         it (the app's ``/clear``, a resume): the next turn waits for it first, so what its
@@ -229,6 +232,7 @@ class Agent(ToolCalls):
             return
         # In plan mode the model is told so with the message (not in the system prompt,
         # whose cache a mode switch would break).
+        self.record_held()  # a SessionStart hook's words, held until something is said
         self.record({"role": "user", "content": with_mode_note(text, self.policy.mode)})
         if said.context:  # for this turn's requests and the ones after, as Claude Code does
             self.record({"role": "user", "content": f"{HOOK_CONTEXT}\n{said.context}"})

@@ -110,13 +110,25 @@ class Conversation:
         return mark + (first_words(self.messages, width - len(mark)) or "(empty)")
 
 
+SESSION_START_CONTEXT = "Context from a SessionStart hook:"
+PROMPT_CONTEXT = "Context from a UserPromptSubmit hook:"
+SUBAGENT_START_CONTEXT = "Context from a SubagentStart hook:"
+STOP_NOTE = "A Stop hook asks you to go on before ending your turn:"
+NOT_TYPED = (SESSION_START_CONTEXT, PROMPT_CONTEXT, SUBAGENT_START_CONTEXT, STOP_NOTE)
+"""How the user-role messages that tui-agent writes itself (hooks' words for the model)
+begin: none of them is what the person typed, so none is a conversation's title."""
+
+
 def first_words(messages: Iterable[dict[str, Any]], width: int = 60) -> str | None:
     """The first words the user sent, on one line, cut to ``width`` (None: nothing yet):
-    a conversation's title, as ``tui-agent sessions`` and an editor's list show it."""
+    a conversation's title, as ``tui-agent sessions`` and an editor's list show it. The
+    hooks' words for the model (:data:`NOT_TYPED`) are not the user's."""
     for message in messages:
         content = message.get("content")
         if isinstance(content, list):  # words and images: the words
             content = next((p.get("text") for p in content if isinstance(p, dict)), None)
+        if isinstance(content, str) and content.startswith(NOT_TYPED):
+            continue
         if message.get("role") == "user" and isinstance(content, str):
             text = " ".join(clean(content).split())
             return text if len(text) <= width else text[: width - 1] + "…"

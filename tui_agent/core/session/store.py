@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -42,9 +43,15 @@ class SessionStore:
         return self.directory / f"{new_id()}.jsonl"
 
     def paths(self) -> list[Path]:
+        """The session files, oldest first (last written); one removed while they are
+        listed is left out."""
         if not self.directory.is_dir():
             return []
-        return sorted(self.directory.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
+        found = []
+        for path in self.directory.glob("*.jsonl"):
+            with contextlib.suppress(FileNotFoundError):
+                found.append((path.stat().st_mtime, path.name, path))
+        return [path for _, _, path in sorted(found)]
 
     def latest(self) -> Path | None:
         """The conversation written to last, but never a demo one (``-c`` after ``--demo``

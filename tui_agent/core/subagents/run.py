@@ -39,6 +39,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.scripts import Emit
 from tui_agent.core.session.calls import SavedAgent
+from tui_agent.core.session.records import SUBAGENT_START_CONTEXT
 from tui_agent.core.subagents.manager import Agent, Child, ChildParts, Running, Subagents
 from tui_agent.core.subagents.view import (
     AskingAs,
@@ -82,7 +83,7 @@ def _task_of(subagents: Subagents, arguments: dict[str, Any]) -> tuple[AgentDef,
     return found, prompt
 
 
-START_CONTEXT = "Context from a SubagentStart hook:"
+START_CONTEXT = SUBAGENT_START_CONTEXT
 """What comes before the hooks' words in the message that carries them to the sub-agent."""
 
 
