@@ -1,8 +1,10 @@
 """Opening a session in ``tui-agent acp``, where it can go wrong between the request and
 the session's first turn: a ``session/load`` cancelled (``$/cancel_request``) during its
-replay leaves no session open (its file unlocked: another process opens it); the updates
-of a new session follow the ``session/new`` response that names it; a model switched
-while the previous model's reasoning levels are looked up never gets those levels."""
+replay leaves no session open (its file unlocked: another process opens it), and one
+cancelled while it closes the session's open copy leaves that copy closed in full; the
+updates of a new session follow the ``session/new`` response that names it; a model
+switched while the previous model's reasoning levels are looked up never gets those
+levels."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from typing import Any
 import pytest
 from acp import RequestError
 
-from tests.acp_kit import Editor, config, running
-from tests.fakes.llm_server import FakeLLM
+from tests.acp_kit import Editor, config, prompt, running
+from tests.fakes.llm_server import FakeLLM, Reply
+from tests.hook_kit import hooks_toml, script
 from tests.test_acp_errors import next_line, send, start
 from tui_agent.config import paths
 from tui_agent.core.session import SessionWriter
@@ -76,6 +79,39 @@ def test_a_load_cancelled_during_its_replay_leaves_no_session_open(
     assert seen["replayed"] < 8000  # cancelled before the replay ended
     assert seen["not_open"].code == -32602 and "no such session" in str(seen["not_open"].data)
     assert seen["resumed"].modes is not None
+
+
+def test_a_load_cancelled_while_the_open_copy_closes_leaves_it_closed_in_full(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """``session/load`` of a session open in this process closes that copy first; the
+    request cancelled then (a SessionEnd hook makes the close slow) still closes it in
+    full, so the next ``session/load`` opens the file instead of finding it locked."""
+    fake_llm.push(Reply(text="Noted."))
+    ending = script(tmp_path, "ending.sh", "#!/bin/bash\ncat > /dev/null\nsleep 4\n")
+    conf = config(tmp_path, fake_llm,
+                  extra="\n" + hooks_toml("SessionEnd", str(ending), timeout=60))
+    editor = Editor()
+
+    async def scenario() -> tuple[RequestError, Any]:
+        async with running(editor, conf, cwd=tmp_path) as (conn, _):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+            await prompt(conn, sid, "remember this")
+            rid = conn._conn._next_request_id
+            load = asyncio.ensure_future(conn._conn.send_request(
+                "session/load", {"sessionId": sid, "cwd": str(tmp_path), "mcpServers": []}))
+            await asyncio.sleep(1.5)  # the open copy's SessionEnd hook is running
+            await conn._conn.send_notification("$/cancel_request", {"requestId": rid})
+            with pytest.raises(RequestError) as cancelled:
+                await asyncio.wait_for(load, 120)
+            again = await asyncio.wait_for(conn.load_session(
+                cwd=str(tmp_path), session_id=sid, mcp_servers=[]), 120)
+            return cancelled.value, again
+
+    cancelled, again = asyncio.run(scenario())
+    assert cancelled.code == -32800
+    assert again.modes is not None
+    said = [u.content.text for u in editor.of("user_message_chunk")]
+    assert said[-1:] == ["remember this"]  # the second load replayed the conversation
 
 
 def test_the_updates_of_a_new_session_follow_its_response(fake_llm: FakeLLM,

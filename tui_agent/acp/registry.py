@@ -59,8 +59,8 @@ class Sessions:
         self._reopen, self.limit = reopen, limit
         self._reopening = asyncio.Lock()
         """One reopen at a time: two requests naming one released session open it once."""
-        self._closing: set[asyncio.Task[None]] = set()
-        """Sessions being closed (see :meth:`_close`)."""
+        self._closing: dict[str, asyncio.Task[None]] = {}
+        """The sessions being closed, by id (see :meth:`_close`)."""
 
     def peek(self, session_id: str) -> AcpSession | None:
         """The session if it is open, without reopening it or counting it as a use."""
@@ -78,6 +78,7 @@ class Sessions:
             record = self.released.get(session_id)
             if record is None:
                 return None
+            await self.settled(session_id)  # released just now: its file is unlocked first
             session = await self._reopen(session_id, record)
             del self.released[session_id]
             await self.add(session)
@@ -125,7 +126,17 @@ class Sessions:
         session = self.open.pop(session_id, None)
         if session is not None:
             await self._close(session)
+        else:
+            await self.settled(session_id)
         return known
+
+    async def settled(self, session_id: str) -> None:
+        """Wait (at most :data:`CLOSE_WAIT` seconds more than its turn may take) for a
+        close of ``session_id`` still at work, one a cancelled request left running:
+        opening the session's file again needs its lock."""
+        closing = self._closing.get(session_id)
+        if closing is not None:
+            await asyncio.wait({closing}, timeout=2 * CLOSE_WAIT)
 
     async def close(self) -> None:
         """The connection ended: every open session is closed."""
@@ -133,15 +144,16 @@ class Sessions:
             await self._close(self.open.pop(session_id))
         self.released.clear()
         if self._closing:  # closes a cancelled request left running
-            await asyncio.wait(set(self._closing), timeout=CLOSE_WAIT)
+            await asyncio.wait(set(self._closing.values()), timeout=2 * CLOSE_WAIT)
 
     async def _close(self, session: AcpSession) -> None:
         """Close ``session`` in a task of its own, awaited shielded: a request cancelled
         while it closes one (``$/cancel_request``) does not leave it half closed, its file
         still locked and its servers running, so that opening it again would fail."""
         task = asyncio.ensure_future(_closed(session))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+        self._closing[session.id] = task
+        task.add_done_callback(lambda _: self._closing.pop(session.id, None)
+                               if self._closing.get(session.id) is task else None)
         await asyncio.shield(task)
 
 
