@@ -25,6 +25,7 @@ from tests.fakes.llm_server import FakeLLM, Reply
 from tests.hook_kit import hooks_toml, script
 from tests.installs import npm_ci
 from tests.zygote import command
+from tui_agent.config import paths
 
 pytestmark = pytest.mark.slow
 
@@ -211,16 +212,28 @@ def test_a_model_without_its_key_asks_for_authentication(tmp_path: Path) -> None
 def test_cancel_request_stops_a_session_being_opened(fake_llm: FakeLLM,
                                                      tmp_path: Path) -> None:
     """``$/cancel_request`` naming a ``session/new`` that waits on its SessionStart hook:
-    the request answers -32800 and leaves no session behind."""
-    slow = script(tmp_path, "slow.sh", "#!/bin/bash\nsleep 60\n")
+    the request answers -32800 and leaves no session behind: its file is gone and the id
+    (the hook was told it) names no session to close or load."""
+    told = tmp_path / "hook-input.json"
+    slow = script(tmp_path, "slow.sh", f"#!/bin/bash\ncat > '{told}'\nsleep 60\n")
     conf = config(tmp_path, fake_llm,
                   extra="\n" + hooks_toml("SessionStart", str(slow), timeout=120))
+    sid = f"$read:{told}#session_id"
     run = drive(tmp_path, conf, [
         {"op": "initialize", "params": {"protocolVersion": 1}},
         {"op": "cancel", "method": "session/new", "params": {
             "cwd": str(tmp_path), "mcpServers": []}, "afterMs": 3000},
-        {"op": "session/list", "params": {}},
+        {"op": "ls", "dir": str(paths.sessions_dir())},
+        {"op": "session/close", "params": {"sessionId": sid}},
+        {"op": "session/load", "params": {"sessionId": sid, "cwd": str(tmp_path),
+                                          "mcpServers": []}},
     ])
     cancelled = run.answer(1)
     assert cancelled["event"] == "error" and cancelled["code"] == -32800, cancelled
-    assert run.result(2) == {"sessions": []}
+    hooked = json.loads(told.read_text())
+    assert hooked["session_id"] and hooked["transcript_path"].endswith(".jsonl")
+    assert run.result(2) == []  # its file (made as it opened) is gone
+    for step in (3, 4):
+        refused = run.answer(step)
+        assert refused["event"] == "error" and refused["code"] == -32602, refused
+        assert hooked["session_id"] in json.dumps(refused["data"]), refused

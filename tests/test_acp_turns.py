@@ -219,6 +219,9 @@ def test_compact_errors_are_masked_and_cleaned(fake_llm: FakeLLM, tmp_path: Path
     shown = editor.text()
     assert "could not compact" in shown and "bad key" in shown
     assert secret not in shown and "\x1b" not in shown and "\x07" not in shown
+    # marked as tui-agent's error, as a turn's errors are, not as the command's answer
+    errors = [u for u in editor.own() if u.field_meta == {"tuiAgent": {"kind": "error"}}]
+    assert errors and "could not compact" in errors[0].content.text
 
 
 @pytest.mark.parametrize(("finish", "stop"), [("length", "max_tokens"),

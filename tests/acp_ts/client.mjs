@@ -12,11 +12,13 @@
 // {"event": "update", "sessionId": ..., "update": ...} and {"event": "permission", ...}.
 //
 // A step is {"op": METHOD-OR-NAME, "params": {...}}; in params, "$session" is the id of
-// the last session/new, "$first" that of the first. Ops: the agent's methods by their ACP
-// names, "cancel" (the request "method" sent with the SDK's cancellation signal, aborted
-// after "afterMs": the SDK sends $/cancel_request), and "wait" ("ms").
+// the last session/new, "$first" that of the first, and "$read:PATH#FIELD" the field of the
+// JSON object in file PATH, read when the step runs (e.g. what a hook was given). Ops: the
+// agent's methods by their ACP names, "cancel" (the request "method" sent with the SDK's
+// cancellation signal, aborted after "afterMs": the SDK sends $/cancel_request), "wait"
+// ("ms") and "ls" (the names of the files in folder "dir" ending ".jsonl", as its result).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
@@ -49,6 +51,10 @@ const ids = { session: null, first: null };
 const fill = (value) => {
   if (value === "$session") return ids.session;
   if (value === "$first") return ids.first;
+  if (typeof value === "string" && value.startsWith("$read:")) {
+    const [path, field] = value.slice("$read:".length).split("#");
+    return JSON.parse(readFileSync(path, "utf8"))[field];
+  }
   if (Array.isArray(value)) return value.map(fill);
   if (value && typeof value === "object") {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
@@ -56,7 +62,13 @@ const fill = (value) => {
   return value;
 };
 
-async function step(ctx, i, { op, method: cancelled, params = {}, afterMs = 1500, ms = 0 }) {
+async function step(ctx, i, { op, method: cancelled, params = {}, afterMs = 1500, ms = 0,
+                              dir = "" }) {
+  if (op === "ls") {
+    const names = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".jsonl")) : [];
+    out({ event: "response", step: i, op, result: names });
+    return;
+  }
   if (op === "wait") {
     await new Promise((resolve) => setTimeout(resolve, ms));
     out({ event: "response", step: i, op, result: null });

@@ -160,7 +160,7 @@ async def _compact(session: AcpSession, send: Send) -> None:
                 if isinstance(shown, Compacted):
                     await send(own_text(clean(shown.describe()), "command"))
                 elif isinstance(shown, ErrorOccurred):
-                    await send(own_text(f"⚠ {clean(shown.message)}", "command"))
+                    await send(own_text(f"⚠ {clean(shown.message)}", "error"))
                 elif isinstance(shown, Notice):
                     await send(own_text(clean(shown.message), "command"))
 

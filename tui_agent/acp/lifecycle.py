@@ -16,6 +16,7 @@ Deleting a session open in this process closes it first (its turn cancelled, as
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +37,19 @@ from acp.schema import (
 from tui_agent.acp import auth, history, offered, options
 from tui_agent.acp.gate import EditorGate
 from tui_agent.acp.registry import Released, Sessions
-from tui_agent.acp.sessions import AcpSession, SessionSetupError, open_session
+from tui_agent.acp.sessions import CLOSE_WAIT, AcpSession, SessionSetupError, open_session
 from tui_agent.acp.updates import replay
+from tui_agent.acp.wire import REQUEST_ID, Wire
 from tui_agent.config import Settings
 from tui_agent.core.filters import ToolFilter
 from tui_agent.core.permissions.modes import MODE_WORDS, MODES
 from tui_agent.core.session import Conversation, SessionError, load
 from tui_agent.core.session.records import first_words
 from tui_agent.wiring import build
+
+ABANDON_WAIT = 2 * CLOSE_WAIT
+"""Seconds a cancelled open waits for its session to close before it answers: long enough
+for a turn-less session (its hooks and servers), not forever."""
 
 
 class SessionMethods:
@@ -54,10 +60,13 @@ class SessionMethods:
         self.sessions = Sessions(self._reopen)
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[Any]] = set()
         """Tasks nobody awaits (the commands sent after a session opens), kept alive."""
         self.titles: dict[str, str] = {}
         """The title each open session's editor was last told."""
+        self.wire: Wire | None = None
+        """The connection's wire (:mod:`.serve` sets it), which runs what waits for a
+        response to be written."""
 
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None,
@@ -71,10 +80,8 @@ class SessionMethods:
                            mcp_servers: list[Any] | None = None,
                            additional_directories: list[str] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
-        session, conv = await self._continue(cwd, session_id, mcp_servers,
-                                             additional_directories)
-        for update in replay(conv.messages, conv.calls):
-            await self._send(session.id, update)
+        session = await self._continue(cwd, session_id, mcp_servers, additional_directories,
+                                       replayed=True)
         return LoadSessionResponse(modes=self._modes(session),
                                    config_options=options.options(session))
 
@@ -84,7 +91,7 @@ class SessionMethods:
                              **kwargs: Any) -> ResumeSessionResponse:
         """``session/resume``: as ``session/load``, the history not replayed (the editor
         shows its own copy)."""
-        session, _ = await self._continue(cwd, session_id, mcp_servers, additional_directories)
+        session = await self._continue(cwd, session_id, mcp_servers, additional_directories)
         return ResumeSessionResponse(modes=self._modes(session),
                                      config_options=options.options(session))
 
@@ -116,8 +123,9 @@ class SessionMethods:
         return CloseSessionResponse()
 
     async def _continue(self, cwd: str, session_id: str, servers: list[Any] | None,
-                        roots: list[str] | None) -> tuple[AcpSession, Conversation]:
-        """A saved session opened again (``session/load``, ``session/resume``)."""
+                        roots: list[str] | None, replayed: bool = False) -> AcpSession:
+        """A saved session opened again (``session/load``, ``session/resume``); its
+        conversation sent to the editor when ``replayed``."""
         await auth.require_key(self.settings)
         store = build.sessions()
         path = history.find(store, session_id)
@@ -134,7 +142,7 @@ class SessionMethods:
             old.agent.session.keep()  # its file is opened again just below
         await self.sessions.forget(conv.id)
         self.titles.pop(conv.id, None)  # told again once it is open
-        return await self._open(cwd, servers or [], roots or [], conv), conv
+        return await self._open(cwd, servers or [], roots or [], conv, replayed)
 
     async def _reopen(self, session_id: str, was: Released) -> AcpSession:
         """A released session opened again as it was (see :mod:`.registry`)."""
@@ -156,21 +164,45 @@ class SessionMethods:
         return session
 
     async def _open(self, cwd: str, servers: list[Any], roots: list[str],
-                    conv: Conversation | None = None) -> AcpSession:
+                    conv: Conversation | None = None, replayed: bool = False) -> AcpSession:
+        """A session opened and held, its SessionStart hooks run and (``replayed``) its
+        conversation sent. A request that fails or is cancelled (``$/cancel_request``)
+        on the way leaves no session open: it is closed again, its file unlocked."""
         session = self._opened(cwd, servers, roots, conv)
-        await self.sessions.add(session)
+        self.sessions.hold(session)
         try:
             # SessionStart hooks: their context joins the conversation; what they say to
             # the person (systemMessage, a warning) is sent with the session's first updates.
             heard = await session.agent.session_start("resume" if conv is not None
                                                       else "startup")
-        except asyncio.CancelledError:  # $/cancel_request: the session is not left open
-            await asyncio.shield(self.sessions.forget(session.id))
+            if replayed and conv is not None:
+                for update in replay(conv.messages, conv.calls):
+                    await self._send(session.id, update)
+            await self.sessions.trim(session.id)
+        except BaseException:
+            await self._abandon(session)
             raise
         # After the response that names the session: a client drops updates of a session
         # it does not know yet.
-        asyncio.get_running_loop().call_soon(self._later, self._opening(session, heard))
+        self._after_answer(lambda: self._later(self._opening(session, heard)))
         return session
+
+    async def _abandon(self, session: AcpSession) -> None:
+        """Close a session whose opening failed or was cancelled, waiting for it a bounded
+        time (the close goes on if the wait ends first: see :meth:`Sessions._close`)."""
+        forgetting = asyncio.ensure_future(self.sessions.forget(session.id))
+        self._background.add(forgetting)
+        forgetting.add_done_callback(self._background.discard)
+        await asyncio.wait({forgetting}, timeout=ABANDON_WAIT)
+
+    def _after_answer(self, start: Callable[[], object]) -> None:
+        """``start`` once the response to the request being handled is written (see
+        :meth:`.wire.Wire.after`); never if the request fails."""
+        request_id = REQUEST_ID.get()
+        if self.wire is None or request_id is None:  # no wire: nothing to wait for
+            asyncio.get_running_loop().call_soon(start)
+        else:
+            self.wire.after(request_id, start)
 
     async def _opening(self, session: AcpSession, heard: Any) -> None:
         await self.retitle(session)
@@ -179,9 +211,11 @@ class SessionMethods:
 
     async def relevel(self, session: AcpSession) -> None:
         """The reasoning levels the model takes, told with ``config_option_update`` once
-        litellm has said and they differ from those offered."""
-        if await options.learn_levels(session):
-            await self._send(session.id, options.options_update(session))
+        litellm has said and they differ from those offered. One model's at a time, in the
+        order the models were chosen (a switch while one is learned starts another)."""
+        async with session.leveling:
+            if await options.learn_levels(session):
+                await self._send(session.id, options.options_update(session))
 
     async def retitle(self, session: AcpSession) -> None:
         """``session_info_update`` when the session's title is new to the editor (its first

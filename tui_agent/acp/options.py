@@ -142,13 +142,17 @@ def effort_option(session: AcpSession) -> SessionConfigOptionSelect:
 
 async def learn_levels(session: AcpSession) -> bool:
     """Ask litellm (in a thread: its first import is slow) which levels the session's
-    model takes; whether the levels offered changed."""
-    where = getattr(session.agent.llm, "where", None)
+    model takes; whether the levels offered changed. A model switched meanwhile gives it
+    up: the levels learned are not the new model's (its own lookup follows)."""
+    llm = session.agent.llm
+    where = getattr(llm, "where", None)
     if where is None:
         return False
     try:
         route = await asyncio.to_thread(where)
     except Exception:  # litellm cannot route it: the turn will say why
+        return False
+    if session.agent.llm is not llm:
         return False
     if route.known and not route.reasons:
         levels: tuple[str, ...] = (DEFAULT_EFFORT,)

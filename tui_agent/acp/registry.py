@@ -13,7 +13,6 @@ with nothing said in it yet had its empty file removed; it comes back under its 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_agent.acp.sessions import AcpSession
+from tui_agent.acp.sessions import CLOSE_WAIT, AcpSession
 from tui_agent.core.permissions.modes import Mode
 
 log = logging.getLogger(__name__)
@@ -60,6 +59,8 @@ class Sessions:
         self._reopen, self.limit = reopen, limit
         self._reopening = asyncio.Lock()
         """One reopen at a time: two requests naming one released session open it once."""
+        self._closing: dict[str, asyncio.Task[None]] = {}
+        """The sessions being closed, by id (see :meth:`_close`)."""
 
     def peek(self, session_id: str) -> AcpSession | None:
         """The session if it is open, without reopening it or counting it as a use."""
@@ -77,6 +78,7 @@ class Sessions:
             record = self.released.get(session_id)
             if record is None:
                 return None
+            await self.settled(session_id)  # released just now: its file is unlocked first
             session = await self._reopen(session_id, record)
             del self.released[session_id]
             await self.add(session)
@@ -85,13 +87,24 @@ class Sessions:
     async def add(self, session: AcpSession) -> None:
         """Hold ``session`` open (most recently used), releasing the least recently used
         idle ones beyond the limit."""
+        self.hold(session)
+        await self.trim(session.id)
+
+    def hold(self, session: AcpSession) -> None:
+        """Hold ``session`` open (most recently used), over the limit for now: a session
+        being opened is counted once it is (:meth:`trim`), so that an open that is
+        cancelled has released nothing."""
         self.open[session.id] = session
         self.open.move_to_end(session.id)
+
+    async def trim(self, keep: str) -> None:
+        """Release the least recently used idle sessions beyond the limit, never ``keep``
+        (the one just opened)."""
         for old_id in list(self.open):
             if len(self.open) <= self.limit:
                 break
-            old = self.open[old_id]
-            if old_id != session.id and (old.turn is None or old.turn.done()):
+            old = self.open.get(old_id)
+            if old is not None and old_id != keep and (old.turn is None or old.turn.done()):
                 await self.release(old_id)
 
     async def release(self, session_id: str) -> None:
@@ -103,8 +116,7 @@ class Sessions:
                 writer.path, session.cwd, session.servers, session.roots, session.code_mode,
                 session.models.chosen, writer.blank, session.agent.policy.mode,
                 session.models.reasoning_effort)
-        with contextlib.suppress(Exception):
-            await session.close()
+        await self._close(session)
         log.info("released the idle session %s (over %d open)", session_id, self.limit)
 
     async def forget(self, session_id: str) -> bool:
@@ -113,14 +125,40 @@ class Sessions:
         self.released.pop(session_id, None)
         session = self.open.pop(session_id, None)
         if session is not None:
-            with contextlib.suppress(Exception):
-                await session.close()
+            await self._close(session)
+        else:
+            await self.settled(session_id)
         return known
+
+    async def settled(self, session_id: str) -> None:
+        """Wait (at most :data:`CLOSE_WAIT` seconds more than its turn may take) for a
+        close of ``session_id`` still at work, one a cancelled request left running:
+        opening the session's file again needs its lock."""
+        closing = self._closing.get(session_id)
+        if closing is not None:
+            await asyncio.wait({closing}, timeout=2 * CLOSE_WAIT)
 
     async def close(self) -> None:
         """The connection ended: every open session is closed."""
         for session_id in list(self.open):
-            session = self.open.pop(session_id)
-            with contextlib.suppress(Exception):
-                await session.close()
+            await self._close(self.open.pop(session_id))
         self.released.clear()
+        if self._closing:  # closes a cancelled request left running
+            await asyncio.wait(set(self._closing.values()), timeout=2 * CLOSE_WAIT)
+
+    async def _close(self, session: AcpSession) -> None:
+        """Close ``session`` in a task of its own, awaited shielded: a request cancelled
+        while it closes one (``$/cancel_request``) does not leave it half closed, its file
+        still locked and its servers running, so that opening it again would fail."""
+        task = asyncio.ensure_future(_closed(session))
+        self._closing[session.id] = task
+        task.add_done_callback(lambda _: self._closing.pop(session.id, None)
+                               if self._closing.get(session.id) is task else None)
+        await asyncio.shield(task)
+
+
+async def _closed(session: AcpSession) -> None:
+    try:
+        await session.close()  # bounded: its turn by CLOSE_WAIT, its hooks by their timeouts
+    except Exception:  # the session is gone from the registry whatever its servers did
+        log.warning("closing the session %s failed", session.id, exc_info=True)

@@ -144,6 +144,7 @@ async def _main(settings: Settings, tool_filter: ToolFilter, protocol_out: Binar
     # answers.
     wire = Wire(checked, writer, agent.cancel_request,
                 {"session/delete": agent.delete_session})
+    agent.wire = wire
     conn = AgentSideConnection(cast("Agent", agent), wire, listening=False,
                                use_unstable_protocol=True)
     work = asyncio.ensure_future(conn.listen())

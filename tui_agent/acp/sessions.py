@@ -69,6 +69,8 @@ class AcpSession:
     """The editor's ``additionalDirectories``: folders of the session beside ``cwd``."""
     levels: tuple[str, ...] | None = None
     """The reasoning levels the model takes, once litellm said (None: not yet)."""
+    leveling: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while the levels are learned: one model's at a time, in the order asked."""
 
     def folders(self) -> list[Path]:
         """Where a prompt's files are read without asking: beside ``cwd``, the editor's

@@ -3,9 +3,13 @@ stable ACP v1 is answered here, before its router would say "method not found".
 
 - ``$/cancel_request`` (a notification naming a request id): the request's work is
   cancelled and the request answers -32800 (Request cancelled), or, for a prompt, its own
-  ``cancelled`` stop reason, as the cancellation page allows (:mod:`.requests`).
-- ``session/delete`` and ``logout``: the SDK has their types but no route; they are
-  answered here by the agent's ``delete_session`` and ``logout``.
+  ``cancelled`` stop reason, as the cancellation page allows (the agent's
+  ``cancel_request``, :mod:`.agent`).
+- ``session/delete``: the SDK has its types but no route; it is answered here by the
+  agent's ``delete_session``.
+
+What must follow a response (the updates of a session ``session/new`` names: a client
+drops those of a session it does not know yet) waits for it with :meth:`Wire.after`.
 
 Each request's id is told to the work it starts (:data:`REQUEST_ID`, a context variable
 the SDK's task for the request inherits: that task is created right after the message is
@@ -47,12 +51,25 @@ class Wire:
         self._own = own
         """The requests answered here, by method."""
         self._pending: set[asyncio.Task[None]] = set()
+        self._after: dict[Any, list[Callable[[], object]]] = {}
+        """What runs once the response to a request is written, by the request's id."""
+
+    def after(self, request_id: Any, start: Callable[[], object]) -> None:
+        """Call ``start`` once the successful response to request ``request_id`` is
+        written; an error response (the request failed or was cancelled) drops it."""
+        self._after.setdefault(request_id, []).append(start)
 
     async def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        waiting: list[Callable[[], object]] = []
+        if "method" not in message and message.get("id") in self._after:  # a response
+            waiting = self._after.pop(message["id"])
         async with self._sending:
             self._writer.write(data)
             await self._writer.drain()
+        if "result" in message:
+            for start in waiting:
+                start()
 
     async def close(self) -> None:
         for task in list(self._pending):
