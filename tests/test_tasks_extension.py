@@ -10,7 +10,6 @@ read from its marks file."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 from tests.conftest import ROOT, tagged_env
 from tests.reference import free_port, http_server
 from tests.test_hub import call, spec
-from tests.test_tasks import told
+from tests.test_tasks import seen, told
 from tests.zygote import module
 from tui_agent.config.models import ServerConfig
 from tui_agent.tools.client import ClientSide
@@ -53,14 +52,6 @@ def served(transport: str, marks: Path, *args: str) -> Iterator[ServerConfig]:
                      *args)
     with http_server(command, port, {"PYTHONPATH": str(ROOT)}, "/mcp") as url:
         yield ServerConfig(url=url, transport="http", startup_timeout=60)
-
-
-def seen(marks: Path, method: str | None = None) -> list[dict[str, Any]]:
-    """What the server was asked (and sent), in order (``method``: only those)."""
-    if not marks.exists():
-        return []
-    lines = [json.loads(line) for line in marks.read_text().splitlines()]
-    return [m for m in lines if method is None or m["method"] == method]
 
 
 @asynccontextmanager

@@ -5,20 +5,21 @@ scripted LLM over HTTP, tests/fakes/ext_task_server.py over stdio."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import tomlkit
 
 from tests.conftest import ROOT, tagged_env
 from tests.fakes.llm_server import FakeLLM, FakeToolCall, Reply
-from tests.test_tasks_extension import FAKE, seen
-from tests.test_tasks_headless import entry, of, run  # noqa: F401 (entry: a fixture)
+from tests.test_tasks import seen
+from tests.test_tasks_extension import FAKE
+from tests.test_tasks_headless import (  # noqa: F401 (entry: a fixture)
+    entry,
+    interrupted,
+    of,
+    run,
+)
 from tests.zygote import module
 
 pytestmark = pytest.mark.slow
@@ -73,33 +74,8 @@ def test_a_scripts_deadline_cancels_its_task_on_the_server(
 def test_ctrl_c_stops_the_run_and_cancels_its_task(fake_llm: FakeLLM, tmp_path: Path) -> None:
     """Ctrl-C (SIGINT) during the call of a task: the server is told to cancel it before
     the run ends."""
-    import signal
-    import time
-
     marks = tmp_path / "marks"
     fake_llm.push(Reply(tool_calls=[FakeToolCall("x__endless", {}, id="e1")]))
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tui_agent", "run", "--config", str(config(tmp_path, marks)),
-         "--model", "openai/fake-model", "--api-base", fake_llm.base_url, "--approve", "auto",
-         "--output", "jsonl", "go"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-    def wait_until(check: Any, limit: float, what: str) -> None:
-        deadline = time.monotonic() + limit
-        while not check():
-            assert time.monotonic() < deadline and child.poll() is None, what
-            time.sleep(0.05)
-
-    try:
-        wait_until(lambda: fake_llm.requests, 180, "run never asked the model")
-        wait_until(lambda: seen(marks, "tasks/get"), 60, "no task began")
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(30)
-    assert b"Traceback" not in err, err
-    events = [json.loads(line) for line in out.decode().splitlines()]
+    events = interrupted(fake_llm, config(tmp_path, marks), marks)
     task = of(events, "task")[0]["task"]
     assert [c["task"] for c in seen(marks, "tasks/cancel")] == [task]

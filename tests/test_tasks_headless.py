@@ -164,18 +164,28 @@ def test_server_everythings_research_query_through_run(
 def test_ctrl_c_stops_the_run_and_cancels_its_task(fake_llm: FakeLLM, tmp_path: Path) -> None:
     """Ctrl-C (SIGINT) during a task's call: the turn stops, and the server is told to
     cancel the task before the run ends."""
+    marks = tmp_path / "marks"
+    fake_llm.push(Reply(tool_calls=[FakeToolCall("t__endless", {}, id="e1")]))
+    events = interrupted(fake_llm, config(tmp_path, marks), marks)
+    task = of(events, "task")[0]["task"]
+    assert [c["task"] for c in seen(marks, "tasks/cancel")] == [task]
+
+
+def interrupted(fake_llm: FakeLLM, config_path: Path, marks: Path) -> list[dict[str, Any]]:
+    """``tui-agent run --output jsonl`` with ``config_path``, sent Ctrl-C (SIGINT) once the
+    server of ``marks`` was asked about a task; the events it printed (and no traceback).
+    Both forms of tasks stop so."""
     import os
     import signal
     import subprocess
     import time
 
-    marks = tmp_path / "marks"
-    fake_llm.push(Reply(tool_calls=[FakeToolCall("t__endless", {}, id="e1")]))
     child = subprocess.Popen(
-        [sys.executable, "-m", "tui_agent", "run", "--config", str(config(tmp_path, marks)),
+        [sys.executable, "-m", "tui_agent", "run", "--config", str(config_path),
          "--model", "openai/fake-model", "--api-base", fake_llm.base_url, "--approve", "auto",
          "--output", "jsonl", "go"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
     def wait_until(check: Callable[[], object], limit: float, what: str) -> None:
         deadline = time.monotonic() + limit
         while not check():
@@ -194,6 +204,4 @@ def test_ctrl_c_stops_the_run_and_cancels_its_task(fake_llm: FakeLLM, tmp_path: 
             child.kill()
             child.wait(30)
     assert b"Traceback" not in err, err
-    events = [json.loads(line) for line in out.decode().splitlines()]
-    task = of(events, "task")[0]["task"]
-    assert [c["task"] for c in seen(marks, "tasks/cancel")] == [task]
+    return [json.loads(line) for line in out.decode().splitlines()]

@@ -86,7 +86,6 @@ async def test_an_extension_tasks_question_is_the_form_modal_once(fake_llm: Fake
     answered), and the answer sent from the form completes the task."""
     from textual.widgets import Input
 
-    from tests.test_tasks_extension import seen as ext_seen
     from tui_agent.ui.screens.elicit import ElicitScreen
 
     marks = tmp_path / "marks"
@@ -105,7 +104,7 @@ async def test_an_extension_tasks_question_is_the_form_modal_once(fake_llm: Fake
 
         await until(pilot, lambda: "input_required — waiting for a name" in line(),
                     what="the task line")
-        await until(pilot, lambda: sum(1 for g in ext_seen(marks, "tasks/get")
+        await until(pilot, lambda: sum(1 for g in seen(marks, "tasks/get")
                                        if g["keys"] == ["name"]) >= 3,
                     what="the question shown on three looks", timeout=60)
         assert app.screen is screen  # one modal for the one question
@@ -115,7 +114,7 @@ async def test_an_extension_tasks_question_is_the_form_modal_once(fake_llm: Fake
         told = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
         assert told[0]["content"] == "Hello, Luca!"
         assert not isinstance(app.screen, ElicitScreen)
-        assert [u["keys"] for u in ext_seen(marks, "tasks/update")] == [["name"]]
+        assert [u["keys"] for u in seen(marks, "tasks/update")] == [["name"]]
         assert card.status == "done"
         await finish(app)
 
@@ -124,7 +123,6 @@ async def test_escape_cancels_an_extension_task_on_the_server(fake_llm: FakeLLM,
                                                               tmp_path: Path) -> None:
     """Esc stops the turn, and the call's task of the extension is cancelled on the server
     (``tasks/cancel``, declaring the extension as every request does)."""
-    from tests.test_tasks_extension import seen as ext_seen
 
     marks = tmp_path / "marks"
     fake_llm.push(Reply(tool_calls=[FakeToolCall("x__endless", {}, id="e1")]))
@@ -133,13 +131,13 @@ async def test_escape_cancels_an_extension_task_on_the_server(fake_llm: FakeLLM,
         await ready(pilot, app)
         before = app.turns_ended
         await send(pilot, app, "go on forever")
-        await until(pilot, lambda: len(ext_seen(marks, "tasks/get")) >= 2,
+        await until(pilot, lambda: len(seen(marks, "tasks/get")) >= 2,
                     what="looks at the task", timeout=60)
         await pilot.press("escape")
         await until(pilot, lambda: app.turns_ended > before, what="the stop")
-        await until(pilot, lambda: bool(ext_seen(marks, "tasks/cancel")), what="tasks/cancel")
-        cancels = ext_seen(marks, "tasks/cancel")
-        assert [c["task"] for c in cancels] == [ext_seen(marks, "tasks/get")[0]["task"]]
+        await until(pilot, lambda: bool(seen(marks, "tasks/cancel")), what="tasks/cancel")
+        cancels = seen(marks, "tasks/cancel")
+        assert [c["task"] for c in cancels] == [seen(marks, "tasks/get")[0]["task"]]
         assert cancels[0]["declared"]
         assert app.transcript.cards["e1"].status == "cancelled"
         await finish(app)
